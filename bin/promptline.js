@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // Thin launcher so `npx promptline` works after `npm ci` (which builds via `prepare`).
-import('../dist/src/cli/main.js');
+await import('../dist/src/cli/main.js');

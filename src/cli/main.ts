@@ -1,0 +1,96 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { openStore } from '../db/store.js';
+import { serve } from '../serve.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { Role } from '../http/route.js';
+import { createKeyService } from '../modules/keys/keys.service.js';
+import { createProjectService } from '../modules/projects/projects.service.js';
+import { formatTable } from './table.js';
+import { addExperimentCommands } from './experimentsCommands.js';
+import { HttpError, ValidationFailed } from '../http/httpError.js';
+
+/** The `promptline` command: operator tasks on the same database file the server uses. */
+function configOrExit(): Config {
+  const { config, errors } = loadConfig(process.env);
+  if (config === null) {
+    for (const error of errors) process.stderr.write(`promptline: ${error}\n`);
+    process.exit(1);
+  }
+  return config;
+}
+
+function services(store: ReturnType<typeof openStore>) {
+  const projects = createProjectService(store);
+  const keys = createKeyService(store);
+  const projectId = (name: string) => {
+    const project = projects.findByName(name);
+    if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
+    return project.id;
+  };
+  return { store, projects, keys, projectId };
+}
+
+type Services = ReturnType<typeof services>;
+
+function withStore<T>(action: (services: Services) => Promise<T>): Promise<T> {
+  const config = configOrExit();
+  const store = openStore(config.dataDir, config.durability);
+  return action(services(store)).finally(() => store.db.close());
+}
+
+const ROLES: Role[] = ['runtime', 'read', 'admin'];
+function parseRole(value: string): Role {
+  if (!(ROLES as string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${ROLES.join(', ')}`);
+  return value as Role;
+}
+
+export function buildCli(): Command {
+  const program = new Command('promptline').version(SERVICE_VERSION).description('Promptline: run, A/B-test and measure LLM prompts');
+  program.command('serve').description('start the HTTP service (configuration from environment variables)').action(() => serve(configOrExit()));
+
+  const projects = program.command('projects').description('manage projects');
+  projects.command('create <name>').description('create a project').action((name: string) =>
+    withStore(async ({ projects: p }) => {
+      const row = await p.create(name);
+      console.log(formatTable([row], ['id', 'name', 'created_at']));
+    }));
+  projects.command('list').description('list projects').action(() =>
+    withStore(async ({ projects: p }) => console.log(formatTable(p.list(), ['id', 'name', 'created_at']))));
+
+  const keys = program.command('keys').description('manage API keys');
+  keys.command('create').description('create an API key; the key is printed once')
+    .requiredOption('--project <name>', 'project name')
+    .requiredOption('--role <role>', 'runtime | read | admin', parseRole)
+    .option('--name <name>', 'a name to recognise the key by', 'cli')
+    .action((opts: { project: string; role: Role; name: string }) =>
+      withStore(async ({ keys: k, projectId }) => {
+        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role });
+        console.log(formatTable([created], ['key_id', 'name', 'role', 'created_at']));
+        console.log(`\nkey (shown only this once): ${created.key}`);
+      }));
+  keys.command('list').description('list API keys (no secrets)').requiredOption('--project <name>', 'project name')
+    .action((opts: { project: string }) =>
+      withStore(async ({ keys: k, projectId }) =>
+        console.log(formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'created_at', 'revoked_at']))));
+  keys.command('revoke <key_id>').description('revoke an API key; effective on the next request').requiredOption('--project <name>', 'project name')
+    .action((keyId: string, opts: { project: string }) =>
+      withStore(async ({ keys: k, projectId }) => {
+        await k.revoke(projectId(opts.project), keyId);
+        console.log(`revoked ${keyId}`);
+      }));
+  addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));
+  return program;
+}
+
+/** Service errors read as the API would answer them; anything else by its message. */
+function describeError(error: unknown): string {
+  if (error instanceof ValidationFailed) return error.items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n');
+  if (error instanceof HttpError) return error.detail;
+  return error instanceof Error ? error.message : String(error);
+}
+
+buildCli().parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`promptline: ${describeError(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Durability = 'full' | 'normal';
+export type Db = Database.Database;
+
+export const DB_FILE_NAME = 'promptline.db';
+
+/**
+ * Opens the SQLite file with the pragmas of design.md §2. WAL lets readers run beside the writer;
+ * synchronous=FULL fsyncs every commit so an acknowledged write survives power loss
+ * (`normal` only risks the last commits on power loss, never on a process crash).
+ */
+export function openDatabase(dataDir: string, durability: Durability): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, DB_FILE_NAME));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+/** FastAPI's validation-error schemas, byte for byte (contract.md §3). */
+export const FASTAPI_ERROR_SCHEMAS = {
+  HTTPValidationError: {
+    properties: { detail: { items: { $ref: '#/components/schemas/ValidationError' }, type: 'array', title: 'Detail' } },
+    type: 'object',
+    title: 'HTTPValidationError',
+  },
+  ValidationError: {
+    properties: {
+      loc: { items: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, type: 'array', title: 'Location' },
+      msg: { type: 'string', title: 'Message' },
+      type: { type: 'string', title: 'Error Type' },
+    },
+    type: 'object',
+    required: ['loc', 'msg', 'type'],
+    title: 'ValidationError',
+  },
+};
+
+const VALIDATION_RESPONSE = {
+  description: 'Validation Error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+};
+
+type OpenApiDoc = {
+  paths?: Record<string, Record<string, { parameters?: unknown[]; responses?: Record<string, unknown> }>>;
+  components?: { schemas?: Record<string, unknown> };
+};
+
+/** Every operation that takes input can answer 422 with FastAPI's body; say so in the document. */
+function addValidationResponses(doc: OpenApiDoc): OpenApiDoc {
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation.parameters?.length || 'requestBody' in operation) {
+        operation.responses = { ...operation.responses, 422: VALIDATION_RESPONSE };
+      }
+    }
+  }
+  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, ...FASTAPI_ERROR_SCHEMAS } };
+  return doc;
+}
+
+/** `/openapi.json` (OpenAPI 3.1, every route) and `/docs`, whose assets are served locally (works offline). */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Promptline',
+        description: 'Run LLM prompts, A/B-test prompt versions on real users, and measure which one works.',
+        version,
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    },
+    transformObject: (documentObject) => addValidationResponses((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  app.get('/openapi.json', { schema: { summary: 'This OpenAPI document', tags: ['operations'] } }, (_req, reply) => {
+    reply.header('content-type', 'application/json').send(JSON.stringify(app.swagger()));
+  });
+}

@@ -1,0 +1,186 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { readBody } from './body.js';
+import { HttpError } from './httpError.js';
+import { sendDetail, sendJson } from './send.js';
+import { validateValue, type ErrorItem } from './pydanticValidator.js';
+
+export type Role = 'runtime' | 'read' | 'admin';
+
+export interface AuthContext {
+  readonly keyId: string;
+  readonly projectId: string;
+  readonly role: Role;
+}
+
+/** Resolves an API key to its project and role, or null when unknown, revoked or expired. */
+export type Authenticator = (apiKey: string) => AuthContext | null;
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HandlerContext<B, Q, P> {
+  body: B;
+  /** The body as decoded, before coercion and defaults: what FastAPI echoes as an error's `input`. */
+  rawBody: unknown;
+  query: Q;
+  params: P;
+  auth: AuthContext;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+type StaticOr<T, D> = T extends TSchema ? Static<T> : D;
+
+export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined> {
+  method: HTTPMethods;
+  url: string;
+  summary: string;
+  tags: string[];
+  /** Minimum role; `runtime` routes accept every role, `read` accepts read and admin. */
+  role: Role;
+  /** Management routes forbid unknown fields (`extra_forbidden`); runtime routes ignore them. */
+  strict: boolean;
+  body?: B;
+  bodyOptional?: boolean;
+  query?: Q;
+  params?: P;
+  response: Record<number, TSchema>;
+  /** Runs after validation and authentication; may throw HttpError / ValidationFailed. */
+  handler: (ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>) =>
+    Promise<RouteResult> | RouteResult;
+}
+
+const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
+export const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
+const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
+
+interface Validated {
+  body: unknown;
+  rawBody: unknown;
+  query: unknown;
+  params: unknown;
+  auth: AuthContext | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    promptline?: Validated;
+  }
+}
+
+function firstHeaderValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Registers a route with FastAPI's pipeline (contract.md §2): body decoding errors first, then
+ * path/query/header/body validation collected into one 422, then the key check (401/403) as a
+ * preHandler, so a wrong key with an invalid body is a 422 and with a valid body a 401.
+ */
+export function registerRoute<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined>(
+  app: FastifyInstance,
+  authenticate: Authenticator,
+  spec: RouteSpec<B, Q, P>,
+): void {
+  const minRank = ROLE_RANK[spec.role];
+  const strict = spec.strict;
+
+  function validate(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const errors: ErrorItem[] = [];
+    let body: unknown;
+    let rawBody: unknown;
+    if (spec.body) {
+      const read = readBody(req);
+      if (read.kind === 'undecodable') {
+        sendDetail(reply, 400, 'There was an error parsing the body');
+        return;
+      }
+      if (read.kind === 'json_invalid') {
+        sendDetail(reply, 422, [read.item]);
+        return;
+      }
+      body = read.kind === 'value' ? read.value : null;
+      rawBody = body;
+    }
+    let params: unknown = {};
+    if (spec.params) {
+      const result = validateValue(spec.params, req.params, { loc: ['path'], strict: false });
+      errors.push(...result.errors);
+      params = result.value;
+    }
+    let query: unknown = {};
+    if (spec.query) {
+      const result = validateValue(spec.query, req.query, { loc: ['query'], strict: false });
+      errors.push(...result.errors);
+      query = result.value;
+    }
+    const apiKey = firstHeaderValue(req.headers['x-api-key']);
+    if (apiKey === undefined) errors.push(MISSING_KEY);
+    if (spec.body) {
+      if (body === null || body === undefined) {
+        if (!spec.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
+      } else {
+        const result = validateValue(spec.body, body, { loc: ['body'], strict });
+        errors.push(...result.errors);
+        body = result.value;
+      }
+    }
+    if (errors.length > 0) {
+      sendDetail(reply, 422, errors);
+      return;
+    }
+    req.promptline = { body: body ?? undefined, rawBody, query, params, auth: null };
+    done();
+  }
+
+  function authorize(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const auth = authenticate(firstHeaderValue(req.headers['x-api-key']) ?? '');
+    if (auth === null) {
+      sendDetail(reply, 401, 'Invalid API key');
+      return;
+    }
+    if (ROLE_RANK[auth.role] < minRank) {
+      sendDetail(reply, 403, 'Not allowed for this API key');
+      return;
+    }
+    req.promptline!.auth = auth;
+    done();
+  }
+
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    schema: {
+      summary: spec.summary,
+      tags: spec.tags,
+      headers: API_KEY_HEADER,
+      ...(spec.body ? { body: spec.body } : {}),
+      ...(spec.query ? { querystring: spec.query } : {}),
+      ...(spec.params ? { params: spec.params } : {}),
+      response: spec.response,
+    },
+    preValidation: validate,
+    preHandler: authorize,
+    handler: async (req, reply) => {
+      const v = req.promptline!;
+      const result = await spec.handler({
+        body: v.body as never,
+        rawBody: v.rawBody,
+        query: v.query as never,
+        params: v.params as never,
+        auth: v.auth!,
+        req,
+        reply,
+      });
+      if (result.headers) reply.headers(result.headers);
+      if (result.body === undefined) return reply.code(result.status).send();
+      return sendJson(reply, result.status, result.body);
+    },
+  });
+}
+
+export { HttpError };

@@ -1,0 +1,142 @@
+import type { Store } from '../../db/store.js';
+import { isoNow } from '../../lib/clock.js';
+import { ValidationFailed } from '../../http/httpError.js';
+import type { ExperimentRouter, VariantAssignment } from '../prompts/serving.js';
+import { assignFromRanges, bucketRanges, type BucketRange } from './assignment.js';
+import type { VariantDef } from './experimentModel.js';
+import * as repo from './experiments.repo.js';
+
+interface RunningExperiment {
+  id: string;
+  seed: string;
+  ranges: BucketRange[];
+  variants: Map<string, VariantDef>;
+  order: VariantDef[];
+  /** Sticky assignments, user → variant key; the database is the source of truth, this its mirror. */
+  assigned: Map<string, string> | null;
+  /** First assignments being committed, so concurrent first calls of one user share one write. */
+  inFlight: Map<string, Promise<string>>;
+}
+
+const EXPOSURE_FLUSH_MS = 1000;
+
+/**
+ * Serves experiments on the hot path (design.md §4, issue: no per-request database read once
+ * warm): the running experiment of a prompt and its assignments live in memory; a new assignment
+ * is committed through the group-commit writer before the answer. Repeat calls only bump an
+ * in-memory exposure counter, flushed every second: a crash can lose the last second of call
+ * counts (last_seen, calls), never an assignment.
+ */
+export function createExperimentRouter(store: Store): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
+  const running = new Map<string, RunningExperiment | null>();
+  const pendingCalls = new Map<string, { projectId: string; experimentId: string; userId: string; calls: number; at: string }>();
+  const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
+
+  function load(projectId: string, promptId: string): RunningExperiment | null {
+    const key = keyOf(projectId, promptId);
+    const cached = running.get(key);
+    if (cached !== undefined) return cached;
+    const row = repo.findRunningExperiment(store.db, projectId, promptId);
+    let state: RunningExperiment | null = null;
+    if (row) {
+      const order = JSON.parse(row.variants) as VariantDef[];
+      state = {
+        id: row.id,
+        seed: row.seed,
+        ranges: bucketRanges(order.map((v) => v.weight), row.coverage),
+        variants: new Map(order.map((v) => [v.key, v])),
+        order,
+        assigned: null,
+        inFlight: new Map(),
+      };
+    }
+    running.set(key, state);
+    return state;
+  }
+
+  function assignedOf(projectId: string, state: RunningExperiment): Map<string, string> {
+    if (state.assigned === null) {
+      state.assigned = new Map(repo.loadAssignments(store.db, projectId, state.id).map((a) => [a.external_user_id, a.variant]));
+    }
+    return state.assigned;
+  }
+
+  function countCall(projectId: string, experimentId: string, userId: string): void {
+    const key = `${projectId}\u0000${experimentId}\u0000${userId}`;
+    const at = isoNow(store.clock);
+    const pending = pendingCalls.get(key);
+    if (pending) {
+      pending.calls += 1;
+      pending.at = at;
+    } else {
+      pendingCalls.set(key, { projectId, experimentId, userId, calls: 1, at });
+    }
+  }
+
+  async function flushExposures(): Promise<void> {
+    if (pendingCalls.size === 0) return;
+    const batch = [...pendingCalls.values()];
+    pendingCalls.clear();
+    await store.writer.write((db) => {
+      for (const p of batch) repo.recordExposureCalls(db, p.projectId, p.experimentId, p.userId, p.calls, p.at);
+    });
+  }
+
+  const timer = setInterval(() => {
+    flushExposures().catch(() => undefined);
+  }, EXPOSURE_FLUSH_MS);
+  timer.unref();
+
+  function answer(state: RunningExperiment, variantKey: string): VariantAssignment {
+    return { experimentId: state.id, variant: variantKey, version: state.variants.get(variantKey)!.version };
+  }
+
+  return {
+    route(projectId, promptId, userId, body) {
+      const state = load(projectId, promptId);
+      if (state === null) return null;
+      if (userId === null) {
+        throw new ValidationFailed([{
+          type: 'missing', loc: ['body', 'external_user_id'], msg: 'Field required', input: body,
+          ctx: { reason: `experiment ${state.id} is running on prompt ${promptId}` },
+        }]);
+      }
+      const assigned = assignedOf(projectId, state);
+      const stored = assigned.get(userId);
+      if (stored !== undefined && state.variants.has(stored)) {
+        countCall(projectId, state.id, userId);
+        return Promise.resolve(answer(state, stored));
+      }
+      const index = assignFromRanges(state.seed, userId, state.ranges);
+      if (index === null) return null;
+      let write = state.inFlight.get(userId);
+      if (write === undefined) {
+        const variant = state.order[index]!.key;
+        // ON CONFLICT keeps the first stored variant, so the database decides stickiness even across caches.
+        write = store.writer.write((db) => repo.insertAssignment(db, projectId, state.id, userId, variant, isoNow(store.clock)));
+        state.inFlight.set(userId, write);
+        write.then(
+          (storedVariant) => {
+            assigned.set(userId, storedVariant);
+            state.inFlight.delete(userId);
+          },
+          () => state.inFlight.delete(userId),
+        );
+      } else {
+        countCall(projectId, state.id, userId);
+      }
+      return write.then((storedVariant) => answer(state, storedVariant));
+    },
+    invalidate(projectId, promptId) {
+      running.delete(keyOf(projectId, promptId));
+    },
+    clear() {
+      running.clear();
+    },
+    flushExposures,
+    async close() {
+      clearInterval(timer);
+      await flushExposures();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { prepared } from '../../db/prepared.js';
+import type { Db } from '../../db/open.js';
+import type { ExperimentStatus } from './experiments.schemas.js';
+
+export interface ExperimentRow {
+  id: string;
+  prompt_id: string;
+  name: string | null;
+  hypothesis: string | null;
+  status: ExperimentStatus;
+  variants: string;
+  control: string;
+  coverage: number;
+  seed: string;
+  primary_metric: string | null;
+  winner: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  stopped_at: string | null;
+}
+
+const COLUMNS = ['id', 'prompt_id', 'name', 'hypothesis', 'status', 'variants', 'control', 'coverage', 'seed', 'primary_metric',
+  'winner', 'created_at', 'updated_at', 'started_at', 'stopped_at'];
+const SELECT = COLUMNS.join(', ');
+
+export function insertExperiment(db: Db, projectId: string, row: ExperimentRow): void {
+  prepared(db, `INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
+    .run({ ...row, project_id: projectId });
+}
+
+export function updateExperiment(db: Db, projectId: string, row: ExperimentRow): void {
+  const sets = COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = @${c}`).join(', ');
+  prepared(db, `UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`).run({ ...row, project_id: projectId });
+}
+
+export function findExperiment(db: Db, projectId: string, id: string): ExperimentRow | undefined {
+  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id) as ExperimentRow | undefined;
+}
+
+export function listExperiments(db: Db, projectId: string, filter: { prompt_id?: string; status?: string }): ExperimentRow[] {
+  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = @project_id
+      AND (@prompt_id IS NULL OR prompt_id = @prompt_id) AND (@status IS NULL OR status = @status)
+      ORDER BY created_at DESC, id DESC`)
+    .all({ project_id: projectId, prompt_id: filter.prompt_id ?? null, status: filter.status ?? null }) as ExperimentRow[];
+}
+
+export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRow | undefined {
+  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`)
+    .get(projectId, promptId) as ExperimentRow | undefined;
+}
+
+export function loadAssignments(db: Db, projectId: string, experimentId: string): Array<{ external_user_id: string; variant: string }> {
+  return prepared(db, 'SELECT external_user_id, variant FROM assignments WHERE project_id = ? AND experiment_id = ?')
+    .all(projectId, experimentId) as Array<{ external_user_id: string; variant: string }>;
+}
+
+export function assignedCountsByVariant(db: Db, projectId: string, experimentId: string): Map<string, number> {
+  const rows = prepared(db, 'SELECT variant, count(*) AS n FROM assignments WHERE project_id = ? AND experiment_id = ? GROUP BY variant')
+    .all(projectId, experimentId) as Array<{ variant: string; n: number }>;
+  return new Map(rows.map((r) => [r.variant, r.n]));
+}
+
+/** First write wins: a concurrent second assignment of the same user keeps the stored variant. */
+export function insertAssignment(db: Db, projectId: string, experimentId: string, userId: string, variant: string, at: string): string {
+  prepared(db, `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
+    VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`).run(projectId, experimentId, userId, variant, at, at);
+  return prepared(db, 'SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?')
+    .pluck().get(projectId, experimentId, userId) as string;
+}
+
+export function recordExposureCalls(db: Db, projectId: string, experimentId: string, userId: string, calls: number, at: string): void {
+  prepared(db, `UPDATE assignments SET calls = calls + ?, last_seen = max(last_seen, ?)
+    WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?`).run(calls, at, projectId, experimentId, userId);
+}
+
+/**
+ * Attribution of an outcome without a run (design.md §6): the user's assignment in the experiment
+ * running on the prompt now, else the latest experiment on that prompt that assigned the user.
+ */
+export function findAttributableAssignment(db: Db, projectId: string, promptId: string, userId: string): { experiment_id: string; variant: string } | undefined {
+  return prepared(db, `SELECT a.experiment_id, a.variant FROM assignments a
+      JOIN experiments e ON e.project_id = a.project_id AND e.id = a.experiment_id
+      WHERE a.project_id = ? AND a.external_user_id = ? AND e.prompt_id = ?
+      ORDER BY (e.status = 'running') DESC, a.first_seen DESC LIMIT 1`)
+    .get(projectId, userId, promptId) as { experiment_id: string; variant: string } | undefined;
+}

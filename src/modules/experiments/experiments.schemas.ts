@@ -1,0 +1,75 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../http/commonSchemas.js';
+
+export const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
+export const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
+
+const Variant = Type.Object({
+  key: Type.String({ pattern: VARIANT_KEY_PATTERN }),
+  version: Type.Integer({ minimum: 1 }),
+  weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 })),
+});
+
+const PrimaryMetric = Type.Object({
+  event_type: Type.String({ minLength: 1, maxLength: 128 }),
+  kind: Type.Union([Type.Literal('success_rate'), Type.Literal('mean')]),
+});
+export type PrimaryMetricInput = Static<typeof PrimaryMetric>;
+
+const editable = {
+  name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  hypothesis: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  variants: Type.Optional(Type.Array(Variant, { minItems: 2, maxItems: 20 })),
+  control: Type.Optional(Type.String({ pattern: VARIANT_KEY_PATTERN })),
+  coverage: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  seed: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  primary_metric: Type.Optional(Nullable(PrimaryMetric)),
+};
+
+export const CreateExperimentBody = Type.Object({
+  experiment_id: Type.Optional(Type.String({ pattern: EXPERIMENT_ID_PATTERN })),
+  prompt_id: Type.String({ maxLength: 128 }),
+  name: editable.name,
+  hypothesis: editable.hypothesis,
+  variants: Type.Array(Variant, { minItems: 2, maxItems: 20 }),
+  control: editable.control,
+  coverage: editable.coverage,
+  seed: editable.seed,
+  primary_metric: editable.primary_metric,
+});
+export type CreateExperimentInput = Static<typeof CreateExperimentBody>;
+
+export const PatchExperimentBody = Type.Object(editable);
+export type PatchExperimentInput = Static<typeof PatchExperimentBody>;
+
+export const StopExperimentBody = Type.Object({ winner: Type.Optional(Nullable(Type.String({ pattern: VARIANT_KEY_PATTERN }))) });
+
+export const ExperimentIdParams = Type.Object({ experiment_id: Type.String({ maxLength: 128 }) });
+
+export const StatusSchema = Type.Union([Type.Literal('draft'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('stopped')]);
+export type ExperimentStatus = Static<typeof StatusSchema>;
+
+export const ListExperimentsQuery = Type.Object({
+  prompt_id: Type.Optional(Type.String({ maxLength: 128 })),
+  status: Type.Optional(StatusSchema),
+});
+
+export const ExperimentSchema = Type.Object({
+  experiment_id: Type.String(),
+  prompt_id: Type.String(),
+  name: Nullable(Type.String()),
+  hypothesis: Nullable(Type.String()),
+  status: StatusSchema,
+  variants: Type.Array(Type.Object({ key: Type.String(), version: Type.Integer(), weight: Type.Number() })),
+  control: Type.String(),
+  coverage: Type.Number(),
+  seed: Type.String(),
+  primary_metric: Nullable(PrimaryMetric),
+  winner: Nullable(Type.String()),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  started_at: Nullable(Type.String()),
+  stopped_at: Nullable(Type.String()),
+});
+
+export const ExperimentListSchema = Type.Object({ data: Type.Array(ExperimentSchema) });

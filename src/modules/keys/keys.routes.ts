@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { registerRoute, type Authenticator } from '../../http/route.js';
+import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
+import { valueError } from '../../http/httpError.js';
+import type { KeyService } from './keys.service.js';
+import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PublicKeySchema } from './keys.schemas.js';
+
+export function registerKeyRoutes(app: FastifyInstance, authenticate: Authenticator, keys: KeyService): void {
+  registerRoute(app, authenticate, {
+    method: 'POST', url: '/keys', summary: 'Create an API key (the key is shown only in this answer)', tags: ['keys'],
+    role: 'admin', strict: true, body: CreateKeyBody,
+    response: { 201: CreatedKeySchema, ...AUTH_ERRORS },
+    handler: async ({ body, auth }) => {
+      if (body.expires_at != null && Number.isNaN(Date.parse(body.expires_at))) {
+        throw valueError(['body', 'expires_at'], body.expires_at, 'expires_at must be an ISO-8601 date-time');
+      }
+      const expiresAt = body.expires_at == null ? null : new Date(body.expires_at).toISOString();
+      return { status: 201, body: await keys.create(auth.projectId, { ...body, expires_at: expiresAt }) };
+    },
+  });
+
+  registerRoute(app, authenticate, {
+    method: 'GET', url: '/keys', summary: 'List the API keys of the project (no secrets)', tags: ['keys'],
+    role: 'admin', strict: true,
+    response: { 200: Type.Object({ data: Type.Array(PublicKeySchema) }), ...AUTH_ERRORS },
+    handler: ({ auth }) => ({ status: 200, body: { data: keys.list(auth.projectId) } }),
+  });
+
+  registerRoute(app, authenticate, {
+    method: 'DELETE', url: '/keys/:key_id', summary: 'Revoke an API key, effective on the next request', tags: ['keys'],
+    role: 'admin', strict: true, params: KeyIdParams,
+    response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => {
+      await keys.revoke(auth.projectId, params.key_id);
+      return { status: 204 };
+    },
+  });
+}

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { registerRoute, type Authenticator } from '../../http/route.js';
+import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
+import { ListOutcomesQuery } from '../runs/runs.schemas.js';
+import type { OutcomeService } from './outcomes.service.js';
+import { OutcomePageSchema, TrackOutcomeRequest, TrackOutcomeResponse } from './outcomes.schemas.js';
+
+export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authenticator, outcomes: OutcomeService): void {
+  registerRoute(app, authenticate, {
+    method: 'POST', url: '/track_outcome', summary: 'Track Outcome', tags: ['runtime'],
+    role: 'runtime', strict: false, body: TrackOutcomeRequest,
+    response: { 200: TrackOutcomeResponse, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ body, auth }) => ({ status: 200, body: await outcomes.track(auth.projectId, body) }),
+  });
+  registerRoute(app, authenticate, {
+    method: 'GET', url: '/outcomes', summary: 'List outcomes, newest first', tags: ['outcomes'],
+    role: 'read', strict: true, query: ListOutcomesQuery,
+    response: { 200: OutcomePageSchema, ...AUTH_ERRORS },
+    handler: ({ query, auth }) => ({ status: 200, body: outcomes.list(auth.projectId, query) }),
+  });
+}

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/commonSchemas.js';
+
+/** contract.md §1, in declaration order. */
+export const TrackOutcomeRequest = Type.Object({
+  prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id' }))),
+  prompt_id: Type.String({ title: 'Prompt Id' }),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id' }))),
+  event_type: Type.Optional(Type.String({ default: 'outcome', title: 'Event Type' })),
+  label: Type.Optional(Nullable(Type.String({ title: 'Label' }))),
+  value: Type.Optional(Nullable(Type.String({ title: 'Value' }))),
+  numeric_value: Type.Optional(Nullable(Type.Number({ title: 'Numeric Value' }))),
+  is_success: Type.Optional(Nullable(Type.Boolean({ title: 'Is Success' }))),
+  source: Type.Optional(Nullable(Type.String({ title: 'Source' }))),
+  metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
+}, { title: 'TrackOutcomeRequest' });
+
+export const TrackOutcomeResponse = Type.Object({
+  outcome_id: Type.String(),
+  status: Type.Literal('recorded'),
+  experiment_id: Nullable(Type.String()),
+  variant_assigned: Nullable(Type.String()),
+}, { title: 'TrackOutcomeResponse' });
+
+export const OutcomeSchema = Type.Object({
+  outcome_id: Type.String(),
+  prompt_id: Type.String(),
+  prompt_run_id: Nullable(Type.String()),
+  external_user_id: Nullable(Type.String()),
+  event_type: Type.String(),
+  label: Nullable(Type.String()),
+  value: Nullable(Type.String()),
+  numeric_value: Nullable(Type.Number()),
+  is_success: Nullable(Type.Boolean()),
+  source: Nullable(Type.String()),
+  metadata: Nullable(Type.Record(Type.String(), Type.Any())),
+  experiment_id: Nullable(Type.String()),
+  variant: Nullable(Type.String()),
+  attributed_by: Type.Union([Type.Literal('run'), Type.Literal('assignment'), Type.Literal('none')]),
+  created_at: Type.String(),
+});
+
+export const OutcomePageSchema = Type.Object({ data: Type.Array(OutcomeSchema), next_cursor: Nullable(Type.String()) });

@@ -1,0 +1,27 @@
+import type { Store } from '../../db/store.js';
+import { isoNow } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { findProjectByName, insertProject, listProjects, type ProjectRow } from './projects.repo.js';
+
+export const PROJECT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export class ProjectError extends Error {}
+
+export function createProjectService(store: Store) {
+  return {
+    list: (): ProjectRow[] => listProjects(store.db),
+    findByName: (name: string) => findProjectByName(store.db, name) ?? null,
+    /** Creates a project; names are unique and used by operators in the CLI. */
+    async create(name: string): Promise<ProjectRow> {
+      if (!PROJECT_NAME.test(name)) throw new ProjectError(`invalid project name ${JSON.stringify(name)}: 1-64 of [A-Za-z0-9_.-]`);
+      return store.writer.write((db) => {
+        if (findProjectByName(db, name)) throw new ProjectError(`project ${JSON.stringify(name)} already exists`);
+        const row = { id: newId('prj'), name, created_at: isoNow(store.clock) };
+        insertProject(db, row);
+        return row;
+      });
+    },
+  };
+}
+
+export type ProjectService = ReturnType<typeof createProjectService>;

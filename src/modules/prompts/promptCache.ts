@@ -1,0 +1,80 @@
+import type { Db } from '../../db/open.js';
+import { compileTemplate } from './template.js';
+import type { ChatRole, CompiledVersion } from './versionContent.js';
+import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRow } from './prompts.repo.js';
+
+export function compileVersionRow(row: VersionRow): CompiledVersion {
+  const messages = row.messages === null ? null : (JSON.parse(row.messages) as Array<{ role: ChatRole; content: string }>);
+  return {
+    version: row.version,
+    kind: messages === null ? 'text' : 'chat',
+    template: row.template === null ? null : compileTemplate(row.template),
+    messages: messages === null ? null : messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
+    model: row.model,
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    fallbacks: JSON.parse(row.fallbacks) as string[],
+    variables: JSON.parse(row.variables) as string[],
+  };
+}
+
+interface Entry {
+  /** The version served when no experiment applies: `production` label, else the latest. */
+  served: number | null;
+  versions: Map<number, CompiledVersion>;
+}
+
+/**
+ * Hot reads for the runtime endpoints (design.md §2): prompt → served version, compiled once.
+ * Entries are dropped on every write to their prompt; the database stays the source of truth.
+ * Unknown prompts are not cached, so random ids cannot grow memory.
+ */
+export function createPromptCache(db: Db) {
+  const entries = new Map<string, Entry>();
+  const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
+
+  function load(projectId: string, promptId: string): Entry | null {
+    const key = keyOf(projectId, promptId);
+    const cached = entries.get(key);
+    if (cached) return cached;
+    const prompt = findPrompt(db, projectId, promptId);
+    if (prompt === undefined || prompt.archived_at !== null) return null;
+    const production = listLabels(db, projectId, promptId).find((l) => l.label === 'production');
+    const latest = latestVersionNumber(db, projectId, promptId);
+    const entry: Entry = { served: production?.version ?? (latest > 0 ? latest : null), versions: new Map() };
+    entries.set(key, entry);
+    return entry;
+  }
+
+  function version(projectId: string, promptId: string, entry: Entry, number: number): CompiledVersion | null {
+    let compiled = entry.versions.get(number);
+    if (compiled === undefined) {
+      const row = findVersion(db, projectId, promptId, number);
+      if (row === undefined) return null;
+      compiled = compileVersionRow(row);
+      entry.versions.set(number, compiled);
+    }
+    return compiled;
+  }
+
+  return {
+    /** null: the prompt does not exist in this project, or is archived. */
+    exists(projectId: string, promptId: string): boolean {
+      return load(projectId, promptId) !== null;
+    },
+    /** The version to serve; `number` overrides (an experiment's variant). Null when none exists. */
+    served(projectId: string, promptId: string, number?: number): CompiledVersion | null {
+      const entry = load(projectId, promptId);
+      if (entry === null) return null;
+      const wanted = number ?? entry.served;
+      return wanted === null ? null : version(projectId, promptId, entry, wanted);
+    },
+    invalidate(projectId: string, promptId: string): void {
+      entries.delete(keyOf(projectId, promptId));
+    },
+    clear(): void {
+      entries.clear();
+    },
+  };
+}
+
+export type PromptCache = ReturnType<typeof createPromptCache>;

@@ -1,0 +1,74 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../http/commonSchemas.js';
+
+export const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
+export const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
+export const MODEL_PATTERN = '^[A-Za-z0-9_.-]+/\\S+$';
+
+export const PromptIdParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }) });
+export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: Type.Integer({ minimum: 1 }) });
+export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), label: Type.String({ pattern: LABEL_PATTERN }) });
+
+export const ChatMessageSchema = Type.Object({
+  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
+  content: Type.String({ maxLength: 100_000 }),
+});
+
+const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
+
+/** The content of a version; shared by prompt creation (version 1) and new versions. */
+const versionFields = {
+  template: Type.Optional(Type.String({ maxLength: 100_000 })),
+  messages: Type.Optional(Type.Array(ChatMessageSchema, { minItems: 1, maxItems: 100 })),
+  model: Type.Optional(Nullable(ModelString)),
+  params: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  fallbacks: Type.Optional(Type.Array(ModelString, { maxItems: 5 })),
+  commit_message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  labels: Type.Optional(Type.Array(Type.String({ pattern: LABEL_PATTERN }), { maxItems: 20 })),
+};
+
+export const CreatePromptBody = Type.Object({
+  prompt_id: Type.String({ pattern: PROMPT_ID_PATTERN }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  ...versionFields,
+});
+export type CreatePromptInput = Static<typeof CreatePromptBody>;
+
+export const CreateVersionBody = Type.Object(versionFields);
+export type VersionInput = Static<typeof CreateVersionBody>;
+
+export const MoveLabelBody = Type.Object({ version: Type.Integer({ minimum: 1 }) });
+
+export const ListPromptsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  include_archived: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const VersionSchema = Type.Object({
+  prompt_id: Type.String(),
+  version: Type.Integer(),
+  type: Type.Union([Type.Literal('text'), Type.Literal('chat')]),
+  template: Nullable(Type.String()),
+  messages: Nullable(Type.Array(ChatMessageSchema)),
+  model: Nullable(Type.String()),
+  params: Type.Record(Type.String(), Type.Any()),
+  fallbacks: Type.Array(Type.String()),
+  variables: Type.Array(Type.String()),
+  commit_message: Nullable(Type.String()),
+  labels: Type.Array(Type.String()),
+  created_at: Type.String(),
+});
+
+export const PromptSchema = Type.Object({
+  prompt_id: Type.String(),
+  description: Nullable(Type.String()),
+  latest_version: Nullable(Type.Integer()),
+  labels: Type.Record(Type.String(), Type.Integer()),
+  created_at: Type.String(),
+  archived_at: Nullable(Type.String()),
+});
+
+export const PromptWithVersionSchema = Type.Composite([PromptSchema, Type.Object({ version: Nullable(VersionSchema) })]);
+export const PromptPageSchema = Type.Object({ data: Type.Array(PromptSchema), next_cursor: Nullable(Type.String()) });
+export const VersionListSchema = Type.Object({ data: Type.Array(VersionSchema) });

@@ -1,0 +1,186 @@
+import type { Store } from '../../db/store.js';
+import { isoNow } from '../../lib/clock.js';
+import { conflict, HttpError, notFound, valueError } from '../../http/httpError.js';
+import type { CreatePromptInput, VersionInput } from './prompts.schemas.js';
+import { checkVersionContent } from './versionContent.js';
+import type { PromptCache } from './promptCache.js';
+import * as repo from './prompts.repo.js';
+
+export interface PromptView {
+  prompt_id: string;
+  description: string | null;
+  latest_version: number | null;
+  labels: Record<string, number>;
+  created_at: string;
+  archived_at: string | null;
+}
+
+export interface VersionView {
+  prompt_id: string;
+  version: number;
+  type: 'text' | 'chat';
+  template: string | null;
+  messages: Array<{ role: string; content: string }> | null;
+  model: string | null;
+  params: Record<string, unknown>;
+  fallbacks: string[];
+  variables: string[];
+  commit_message: string | null;
+  labels: string[];
+  created_at: string;
+}
+
+type Db = Store['db'];
+
+function encodeCursor(row: repo.PromptRow): string {
+  return Buffer.from(JSON.stringify([row.created_at, row.prompt_id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
+  } catch {
+    // fall through to the 422 below
+  }
+  throw valueError(['query', 'cursor'], cursor, 'invalid cursor');
+}
+
+export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean) {
+  function view(db: Db, projectId: string, row: repo.PromptRow): PromptView {
+    const labels = Object.fromEntries(repo.listLabels(db, projectId, row.prompt_id).map((l) => [l.label, l.version]));
+    const latest = repo.latestVersionNumber(db, projectId, row.prompt_id);
+    return { ...row, latest_version: latest > 0 ? latest : null, labels };
+  }
+
+  function versionView(db: Db, projectId: string, row: repo.VersionRow): VersionView {
+    const labels = repo.listLabels(db, projectId, row.prompt_id).filter((l) => l.version === row.version).map((l) => l.label);
+    return {
+      prompt_id: row.prompt_id,
+      version: row.version,
+      type: row.messages === null ? 'text' : 'chat',
+      template: row.template,
+      messages: row.messages === null ? null : JSON.parse(row.messages),
+      model: row.model,
+      params: JSON.parse(row.params),
+      fallbacks: JSON.parse(row.fallbacks),
+      variables: JSON.parse(row.variables),
+      commit_message: row.commit_message,
+      labels,
+      created_at: row.created_at,
+    };
+  }
+
+  function requirePrompt(db: Db, projectId: string, promptId: string, options: { allowArchived: boolean }): repo.PromptRow {
+    const prompt = repo.findPrompt(db, projectId, promptId);
+    if (prompt === undefined || (!options.allowArchived && prompt.archived_at !== null)) throw notFound(`Prompt '${promptId}' not found`);
+    return prompt;
+  }
+
+  /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
+  function addVersion(db: Db, projectId: string, promptId: string, input: VersionInput, checked: ReturnType<typeof checkVersionContent>): repo.VersionRow {
+    const now = isoNow(store.clock);
+    const row: repo.VersionRow = {
+      prompt_id: promptId,
+      version: repo.latestVersionNumber(db, projectId, promptId) + 1,
+      template: input.template ?? null,
+      messages: input.messages ? JSON.stringify(input.messages) : null,
+      model: input.model ?? null,
+      params: JSON.stringify(input.params ?? {}),
+      fallbacks: JSON.stringify(input.fallbacks ?? []),
+      variables: JSON.stringify(checked.variables),
+      commit_message: input.commit_message ?? null,
+      created_at: now,
+    };
+    repo.insertVersion(db, projectId, row);
+    for (const label of new Set(input.labels ?? [])) repo.upsertLabel(db, projectId, promptId, label, row.version, now);
+    return row;
+  }
+
+  const hasContent = (input: VersionInput) => input.template !== undefined || input.messages !== undefined;
+
+  return {
+    async create(projectId: string, input: CreatePromptInput): Promise<PromptView & { version: VersionView | null }> {
+      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured) : null;
+      if (!checked && input.labels?.length) throw valueError(['body', 'labels'], input.labels, 'labels need a version: give a template or messages');
+      const result = await store.writer.write((db) => {
+        if (repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
+        const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
+        repo.insertPrompt(db, projectId, row);
+        const version = checked ? addVersion(db, projectId, input.prompt_id, input, checked) : null;
+        return { ...view(db, projectId, row), version: version ? versionView(db, projectId, version) : null };
+      });
+      cache.invalidate(projectId, input.prompt_id);
+      return result;
+    },
+
+    list(projectId: string, query: { limit?: number; cursor?: string; include_archived?: boolean }): { data: PromptView[]; next_cursor: string | null } {
+      const limit = query.limit ?? 50;
+      const rows = repo.listPrompts(store.db, projectId, {
+        limit: limit + 1,
+        includeArchived: query.include_archived ?? false,
+        ...(query.cursor ? { after: decodeCursor(query.cursor) } : {}),
+      });
+      const page = rows.slice(0, limit);
+      return { data: page.map((r) => view(store.db, projectId, r)), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+    },
+
+    get(projectId: string, promptId: string): PromptView {
+      return view(store.db, projectId, requirePrompt(store.db, projectId, promptId, { allowArchived: true }));
+    },
+
+    async archive(projectId: string, promptId: string): Promise<void> {
+      await store.writer.write((db) => {
+        requirePrompt(db, projectId, promptId, { allowArchived: true });
+        repo.archivePrompt(db, projectId, promptId, isoNow(store.clock));
+      });
+      cache.invalidate(projectId, promptId);
+    },
+
+    async createVersion(projectId: string, promptId: string, input: VersionInput): Promise<VersionView> {
+      requirePrompt(store.db, projectId, promptId, { allowArchived: false });
+      const checked = checkVersionContent(input, isModelConfigured);
+      const result = await store.writer.write((db) => {
+        requirePrompt(db, projectId, promptId, { allowArchived: false });
+        return versionView(db, projectId, addVersion(db, projectId, promptId, input, checked));
+      });
+      cache.invalidate(projectId, promptId);
+      return result;
+    },
+
+    listVersions(projectId: string, promptId: string): VersionView[] {
+      requirePrompt(store.db, projectId, promptId, { allowArchived: true });
+      return repo.listVersions(store.db, projectId, promptId).map((r) => versionView(store.db, projectId, r));
+    },
+
+    getVersion(projectId: string, promptId: string, version: number): VersionView {
+      requirePrompt(store.db, projectId, promptId, { allowArchived: true });
+      const row = repo.findVersion(store.db, projectId, promptId, version);
+      if (row === undefined) throw notFound(`Version ${version} of prompt '${promptId}' not found`);
+      return versionView(store.db, projectId, row);
+    },
+
+    async moveLabel(projectId: string, promptId: string, label: string, version: number): Promise<PromptView> {
+      const result = await store.writer.write((db) => {
+        const prompt = requirePrompt(db, projectId, promptId, { allowArchived: false });
+        if (repo.findVersion(db, projectId, promptId, version) === undefined) {
+          throw valueError(['body', 'version'], version, `prompt '${promptId}' has no version ${version}`);
+        }
+        repo.upsertLabel(db, projectId, promptId, label, version, isoNow(store.clock));
+        return view(db, projectId, prompt);
+      });
+      cache.invalidate(projectId, promptId);
+      return result;
+    },
+
+    async deleteLabel(projectId: string, promptId: string, label: string): Promise<void> {
+      await store.writer.write((db) => {
+        requirePrompt(db, projectId, promptId, { allowArchived: false });
+        if (!repo.deleteLabel(db, projectId, promptId, label)) throw new HttpError(404, `Label '${label}' not found on prompt '${promptId}'`);
+      });
+      cache.invalidate(projectId, promptId);
+    },
+  };
+}
+
+export type PromptService = ReturnType<typeof createPromptService>;

@@ -1,0 +1,72 @@
+import { ValidationFailed } from '../../http/httpError.js';
+import type { ErrorItem } from '../../http/pydanticValidator.js';
+import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
+import type { VersionInput } from './prompts.schemas.js';
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+/** A version ready to serve: templates parsed once, reused by every request. */
+export interface CompiledVersion {
+  readonly version: number;
+  readonly kind: 'text' | 'chat';
+  readonly template: CompiledTemplate | null;
+  readonly messages: ReadonlyArray<{ role: ChatRole; template: CompiledTemplate }> | null;
+  readonly model: string | null;
+  readonly params: Record<string, unknown>;
+  readonly fallbacks: readonly string[];
+  readonly variables: readonly string[];
+}
+
+/** Params the service itself controls: a version cannot override them. */
+const RESERVED_PARAMS = ['model', 'messages', 'stream', 'n'];
+const MAX_PARAMS_JSON = 16_384;
+
+function valueItem(loc: (string | number)[], input: unknown, why: string): ErrorItem {
+  return { type: 'value_error', loc, msg: `Value error, ${why}`, input, ctx: { error: why } };
+}
+
+/**
+ * Checks a version's content beyond its schema: exactly one of template/messages, templates that
+ * parse without partials or delimiter changes, params the service does not reserve, models whose
+ * provider is configured. All problems are reported together, as one 422.
+ */
+export function checkVersionContent(
+  input: VersionInput,
+  isModelConfigured: (model: string) => boolean,
+): { template: CompiledTemplate | null; messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null; variables: string[] } {
+  const errors: ErrorItem[] = [];
+  const compile = (source: string, loc: (string | number)[]): CompiledTemplate | null => {
+    try {
+      return compileTemplate(source);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      errors.push(valueItem(loc, source, error.message));
+      return null;
+    }
+  };
+  if ((input.template === undefined) === (input.messages === undefined)) {
+    errors.push(valueItem(['body'], input, 'a version needs exactly one of template (text prompt) or messages (chat prompt)'));
+  }
+  const template = input.template === undefined ? null : compile(input.template, ['body', 'template']);
+  const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['body', 'messages', i, 'content']) }));
+  for (const key of Object.keys(input.params ?? {})) {
+    if (RESERVED_PARAMS.includes(key)) errors.push(valueItem(['body', 'params', key], input.params![key], `'${key}' is set by the service and cannot be a param`));
+  }
+  if (input.params && JSON.stringify(input.params).length > MAX_PARAMS_JSON) {
+    errors.push(valueItem(['body', 'params'], input.params, `params must serialise to at most ${MAX_PARAMS_JSON} bytes`));
+  }
+  const models: Array<[string, (string | number)[]]> = [];
+  if (input.model != null) models.push([input.model, ['body', 'model']]);
+  (input.fallbacks ?? []).forEach((m, i) => models.push([m, ['body', 'fallbacks', i]]));
+  for (const [model, loc] of models) {
+    if (!isModelConfigured(model)) errors.push(valueItem(loc, model, `provider '${model.split('/')[0]}' is not configured`));
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  const variables = new Set<string>();
+  for (const t of [template, ...(messages ?? []).map((m) => m.template)]) t?.variables.forEach((v) => variables.add(v));
+  return {
+    template,
+    messages: messages ? messages.map((m) => ({ role: m.role, template: m.template! })) : null,
+    variables: [...variables],
+  };
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { registerRoute, type Authenticator } from '../../http/route.js';
+import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
+import type { RunService } from './runs.service.js';
+import { ListRunsQuery, RunIdParams, RunPageSchema, RunPromptRequest, RunPromptResponse, RunSchema } from './runs.schemas.js';
+
+/** An AbortSignal that fires when the client goes away before its answer was written. */
+function clientGone(reply: { raw: NodeJS.WritableStream & { writableFinished: boolean; on(e: 'close', f: () => void): unknown } }): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+export function registerRunRoutes(app: FastifyInstance, authenticate: Authenticator, runs: RunService): void {
+  registerRoute(app, authenticate, {
+    method: 'POST', url: '/run_prompt', summary: 'Run Prompt', tags: ['runtime'],
+    role: 'runtime', strict: false, body: RunPromptRequest,
+    response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
+    handler: async ({ body, rawBody, auth, reply }) => ({ status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply)) }),
+  });
+  registerRoute(app, authenticate, {
+    method: 'GET', url: '/runs', summary: 'List runs, newest first', tags: ['runs'],
+    role: 'read', strict: true, query: ListRunsQuery,
+    response: { 200: RunPageSchema, ...AUTH_ERRORS },
+    handler: ({ query, auth }) => ({ status: 200, body: runs.list(auth.projectId, query) }),
+  });
+  registerRoute(app, authenticate, {
+    method: 'GET', url: '/runs/:run_id', summary: 'One run: inputs, rendered prompt, output, model, tokens, cost, latency, status, error', tags: ['runs'],
+    role: 'read', strict: true, params: RunIdParams,
+    response: { 200: RunSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: ({ params, auth }) => ({ status: 200, body: runs.get(auth.projectId, params.run_id) }),
+  });
+}

@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/commonSchemas.js';
+import { ChatMessageSchema } from '../prompts/prompts.schemas.js';
+
+/** contract.md §1, in declaration order. */
+export const RunPromptRequest = Type.Object({
+  prompt_id: Type.String({ title: 'Prompt Id' }),
+  inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs' }),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id' }))),
+}, { title: 'RunPromptRequest' });
+
+export const RunPromptResponse = Type.Object({
+  run_id: Type.String({ title: 'Run Id' }),
+  output: Type.String({ title: 'Output' }),
+  model_used: Type.String({ title: 'Model Used' }),
+  latency_ms: Type.Integer({ title: 'Latency Ms' }),
+  prompt_tokens: Type.Integer({ title: 'Prompt Tokens' }),
+  completion_tokens: Type.Integer({ title: 'Completion Tokens' }),
+  total_tokens: Type.Integer({ title: 'Total Tokens' }),
+  token_cost_usd: Type.Number({ title: 'Token Cost Usd' }),
+  variant_assigned: Nullable(Type.String({ title: 'Variant Assigned' })),
+  experiment_id: Nullable(Type.String({ title: 'Experiment Id' })),
+  prompt_version: Type.Integer({ title: 'Prompt Version' }),
+}, { title: 'RunPromptResponse' });
+
+const Filters = {
+  prompt_id: Type.Optional(Type.String({ maxLength: 128 })),
+  experiment_id: Type.Optional(Type.String({ maxLength: 128 })),
+  variant: Type.Optional(Type.String({ maxLength: 64 })),
+  external_user_id: Type.Optional(Type.String({ maxLength: 1024 })),
+  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
+  until: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 128 })),
+};
+
+export const ListRunsQuery = Type.Object({ ...Filters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
+export const ListOutcomesQuery = Type.Object({
+  ...Filters,
+  event_type: Type.Optional(Type.String({ maxLength: 128 })),
+  prompt_run_id: Type.Optional(Type.String({ maxLength: 128 })),
+});
+
+export const AttemptSchema = Type.Object({
+  model: Type.String(),
+  attempt: Type.Integer(),
+  status: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  latency_ms: Type.Integer(),
+});
+
+export const RunSchema = Type.Object({
+  run_id: Type.String(),
+  prompt_id: Type.String(),
+  prompt_version: Type.Integer(),
+  experiment_id: Nullable(Type.String()),
+  variant: Nullable(Type.String()),
+  external_user_id: Nullable(Type.String()),
+  inputs: Type.Record(Type.String(), Type.Any()),
+  rendered_prompt: Type.String(),
+  messages: Type.Array(ChatMessageSchema),
+  output: Nullable(Type.String()),
+  model_requested: Type.String(),
+  model_used: Nullable(Type.String()),
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  cached_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  tokens_estimated: Type.Boolean(),
+  token_cost_usd: Type.Number(),
+  cost_known: Type.Boolean(),
+  price: Nullable(Type.Record(Type.String(), Type.Any())),
+  latency_ms: Type.Integer(),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  error: Nullable(Type.String()),
+  attempts: Type.Array(AttemptSchema),
+  created_at: Type.String(),
+});
+
+export const RunPageSchema = Type.Object({ data: Type.Array(RunSchema), next_cursor: Nullable(Type.String()) });
+export const RunIdParams = Type.Object({ run_id: Type.String({ maxLength: 128 }) });

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp, type AppDeps, type PromptlineApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createProjectService } from '../../src/modules/projects/projects.service.js';
+import type { Role } from '../../src/http/route.js';
+
+export const ADMIN_KEY = 'pl_a_test-bootstrap-admin-key-000000000000';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+  json: any;
+}
+
+export interface TestApp extends PromptlineApp {
+  dataDir: string;
+  request(method: string, url: string, options?: { key?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<Answer>;
+  /** A key of the given role in a project (created when missing), made through the services as the CLI does. */
+  keyFor(role: Role, project?: string): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/** The real app on a real temporary SQLite file; only the model provider may be faked (by a loopback server). */
+export async function startTestApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-test-'));
+  const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...env });
+  if (config === null) throw new Error(`bad test config: ${errors.join('; ')}`);
+  const service = await buildApp(config, deps);
+  await service.bootstrap();
+  const projects = createProjectService(service.store);
+  const keyCache = new Map<string, string>();
+
+  return {
+    ...service,
+    dataDir,
+    async request(method, url, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      const key = options.key === undefined ? ADMIN_KEY : options.key;
+      if (key !== null) headers['x-api-key'] = key;
+      let payload: string | Buffer | undefined = options.raw;
+      if (options.body !== undefined) {
+        payload = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await service.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+      let json: unknown;
+      try {
+        json = res.body === '' ? undefined : JSON.parse(res.body);
+      } catch {
+        json = undefined;
+      }
+      return { status: res.statusCode, headers: res.headers, text: res.body, json };
+    },
+    async keyFor(role, project = 'default') {
+      const cacheKey = `${project}/${role}`;
+      const cached = keyCache.get(cacheKey);
+      if (cached) return cached;
+      const row = projects.findByName(project) ?? (await projects.create(project));
+      const created = await service.keys.create(row.id, { name: `test-${role}`, role });
+      keyCache.set(cacheKey, created.key);
+      return created.key;
+    },
+    async cleanup() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
