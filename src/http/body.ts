@@ -37,6 +37,8 @@ export function readBody(req: FastifyRequest): BodyResult {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const decoded = decodePythonJson(text);
   if (decoded.ok) return { kind: 'value', value: decoded.value };
+  // Python itself would fail outside JSON syntax (nesting or integer-size limits): FastAPI's 400.
+  if (decoded.fatal) return { kind: 'undecodable' };
   return {
     kind: 'json_invalid',
     item: { type: 'json_invalid', loc: ['body', decoded.pos], msg: 'JSON decode error', input: {}, ctx: { error: decoded.msg } },

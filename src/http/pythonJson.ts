@@ -1,0 +1,76 @@
+// Emulates CPython 3.11 `json.loads(body_bytes)` (the C scanner in Modules/_json.c, default
+// settings) so that JSON syntax errors carry exactly the message and position FastAPI reports.
+import { Fail, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH, Scanner } from './pythonJsonScanner.js';
+
+export { INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH };
+
+export interface PythonJsonError {
+  ok: false;
+  /** 0-based index in code points (a Python str index), as `JSONDecodeError.pos`. */
+  pos: number;
+  /** `JSONDecodeError.msg`, or the message of the other exception when `fatal`. */
+  msg: string;
+  /**
+   * Python raised something other than JSONDecodeError (RecursionError, or ValueError for an
+   * integer literal over 4300 digits); FastAPI turns that into a 400, not a 422.
+   */
+  fatal?: true;
+}
+
+export type PythonJsonResult = { ok: true; value: unknown } | PythonJsonError;
+
+export function decodePythonJson(text: string): PythonJsonResult {
+  // V8's JSON.parse accepts a strict subset of what Python accepts and builds the same values
+  // (last duplicate wins, 1e400 -> Infinity), so the hand-written scanner only runs for
+  // invalid input, NaN/Infinity literals, and documents that could hit Python's limits.
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return scanDocument(text);
+  }
+  if (mayExceedPythonLimits(text)) return scanDocument(text);
+  return { ok: true, value };
+}
+
+function mayExceedPythonLimits(text: string): boolean {
+  if (text.length > MAX_NESTING_DEPTH * 2) {
+    // Counting brackets anywhere (even inside strings) gives a cheap upper bound on depth.
+    let count = 0;
+    for (const ch of ['[', '{']) {
+      let at = text.indexOf(ch);
+      while (at !== -1) {
+        if (++count > MAX_NESTING_DEPTH) return true;
+        at = text.indexOf(ch, at + 1);
+      }
+    }
+  }
+  return text.length > INT_MAX_STR_DIGITS && TOO_MANY_DIGITS.test(text);
+}
+
+const TOO_MANY_DIGITS = new RegExp(`[0-9]{${INT_MAX_STR_DIGITS + 1}}`);
+
+function scanDocument(text: string): PythonJsonResult {
+  try {
+    return { ok: true, value: new Scanner(text).document() };
+  } catch (e) {
+    if (!(e instanceof Fail)) throw e;
+    const pos = toCodePointIndex(text, e.pos);
+    return e.fatal ? { ok: false, pos, msg: e.msg, fatal: true } : { ok: false, pos, msg: e.msg };
+  }
+}
+
+function toCodePointIndex(text: string, utf16Index: number): number {
+  let pos = utf16Index;
+  for (let i = 0; i < utf16Index - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        pos--;
+        i++;
+      }
+    }
+  }
+  return pos;
+}
