@@ -1,0 +1,141 @@
+import { gaussianPosterior, undefinedPosterior } from './bayesian.js';
+import { tTest, undefinedTest, welchDf } from './frequentist.js';
+import { checkSuff } from './moments.js';
+import { sequentialTest } from './sequential.js';
+import type {
+  CompareOptions,
+  Comparison,
+  FrequentistResult,
+  MetricKind,
+  Moments,
+  Suff,
+} from './types.js';
+
+export const DEFAULT_ALPHA = 0.05;
+export const DEFAULT_PRIOR_STD_DEV = 0.3;
+export const DEFAULT_SEQUENTIAL_TUNING = 5000;
+
+export const REASON_TOO_FEW_USERS = 'not enough data: each variant needs at least 2 users';
+export const REASON_CONTROL_MEAN_ZERO = 'control mean is 0: relative lift undefined';
+
+interface ResolvedOptions {
+  alpha: number;
+  prior: 'flat' | 'proper';
+  priorStdDev: number;
+  sequential: boolean;
+  tuning: number;
+}
+
+/** Options are configuration, not data: a bad value is a programming error and throws. */
+function resolveOptions(opts: CompareOptions): ResolvedOptions {
+  const alpha = opts.alpha ?? DEFAULT_ALPHA;
+  const priorStdDev = opts.priorStdDev ?? DEFAULT_PRIOR_STD_DEV;
+  const tuning = opts.sequentialTuning ?? DEFAULT_SEQUENTIAL_TUNING;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(priorStdDev > 0 && Number.isFinite(priorStdDev))) {
+    throw new RangeError(`priorStdDev must be a positive number, got ${priorStdDev}`);
+  }
+  if (!(tuning > 0 && Number.isFinite(tuning))) {
+    throw new RangeError(`sequentialTuning must be a positive number, got ${tuning}`);
+  }
+  return { alpha, prior: opts.prior ?? 'flat', priorStdDev, sequential: opts.sequential ?? false, tuning };
+}
+
+function notEnough(
+  reason: string,
+  o: ResolvedOptions,
+  absolute: FrequentistResult = undefinedTest(),
+  relativeLift: number | null = null,
+): Comparison {
+  const c: Comparison = {
+    enoughData: false,
+    reason,
+    absolute,
+    relative: undefinedTest(relativeLift),
+    bayes: undefinedPosterior(),
+  };
+  if (o.sequential) c.sequential = { ci: null, pValue: null };
+  return c;
+}
+
+function zeroVarianceReason(control: Moments, treatment: Moments): string | null {
+  const c = control.variance === 0;
+  const t = treatment.variance === 0;
+  if (c && t) return 'no variation in either variant: every user has the same value';
+  if (c) return 'no variation in control: every user has the same value';
+  if (t) return 'no variation in treatment: every user has the same value';
+  return null;
+}
+
+function isFiniteResult(c: Comparison): boolean {
+  const nums: Array<number | null> = [
+    c.absolute.lift, c.absolute.se, c.absolute.pValue, c.absolute.df, ...(c.absolute.ci ?? []),
+    c.relative.lift, c.relative.se, c.relative.pValue, c.relative.df, ...(c.relative.ci ?? []),
+    c.bayes.chanceToWin, c.bayes.mean, c.bayes.sd, ...(c.bayes.ci ?? []),
+    c.sequential?.pValue ?? null, ...(c.sequential?.ci ?? []),
+  ];
+  return nums.every((x) => x === null || Number.isFinite(x));
+}
+
+/**
+ * Compares a treatment with the control on one metric (design.md §7, gbstats conventions):
+ * absolute difference and relative lift with Welch t-tests (Welch–Satterthwaite ν), a Gaussian
+ * Bayesian posterior on the relative lift, and optionally always-valid sequential inference.
+ *
+ * Never returns NaN or ±Infinity. When inference is impossible, `enoughData` is false, `reason`
+ * says why in plain words, and every undefined number is null:
+ * - fewer than 2 users in a variant, or inconsistent statistics;
+ * - zero variance in either variant (gbstats ZERO_NEGATIVE_VARIANCE): only the lifts are given;
+ * - control mean 0 (gbstats BASELINE_VARIATION_ZERO): the absolute test is still given in full.
+ */
+export function compareToControl(
+  kind: MetricKind,
+  control: Suff,
+  treatment: Suff,
+  opts: CompareOptions = {},
+): Comparison {
+  const o = resolveOptions(opts);
+  const cc = checkSuff(kind, control);
+  const ct = checkSuff(kind, treatment);
+  if (!cc.ok || !ct.ok) {
+    if ((!cc.ok && cc.reason === 'invalid') || (!ct.ok && ct.reason === 'invalid')) {
+      const which = !cc.ok && cc.reason === 'invalid' ? 'control' : 'treatment';
+      return notEnough(`invalid statistics for ${which}: counts or sums are inconsistent`, o);
+    }
+    return notEnough(REASON_TOO_FEW_USERS, o);
+  }
+  const mc = cc.moments;
+  const mt = ct.moments;
+  const nC = control.n;
+  const nT = treatment.n;
+  const absLift = mt.mean - mc.mean;
+  const relLift = mc.mean === 0 ? null : absLift / Math.abs(mc.mean);
+
+  const zeroVar = zeroVarianceReason(mc, mt);
+  if (zeroVar !== null) return notEnough(zeroVar, o, undefinedTest(absLift), relLift);
+
+  const df = welchDf(mc.variance, nC, mt.variance, nT);
+  const absolute = tTest(absLift, Math.sqrt(mt.variance / nT + mc.variance / nC), df, o.alpha);
+
+  let result: Comparison;
+  if (relLift === null) {
+    result = notEnough(REASON_CONTROL_MEAN_ZERO, o, absolute);
+  } else {
+    // Delta method: σT²/(nT μC²) + σC² μT²/(nC μC⁴), factored as [σT²/nT + σC²(μT/μC)²/nC]/μC²
+    // so that μC⁴ cannot underflow or overflow.
+    const ratio = mt.mean / mc.mean;
+    const relSe = Math.sqrt(mt.variance / nT + (mc.variance * ratio * ratio) / nC) / Math.abs(mc.mean);
+    result = {
+      enoughData: true,
+      absolute,
+      relative: tTest(relLift, relSe, df, o.alpha),
+      bayes: gaussianPosterior(relLift, relSe, o.alpha, o.prior, o.priorStdDev),
+    };
+    if (o.sequential) result.sequential = sequentialTest(relLift, relSe, nC + nT, o.alpha, o.tuning);
+  }
+
+  if (!isFiniteResult(result)) {
+    return notEnough('values too large to analyse: a statistic overflowed', o);
+  }
+  return result;
+}

@@ -1,0 +1,47 @@
+import type { SequentialResult } from './types.js';
+
+/**
+ * Always-valid inference with the asymptotic confidence sequences of Waudby-Smith et al.
+ * (arXiv:2103.06476), as gbstats' SequentialTwoSidedTTest: N = nC + nT, s² = SE²·N and
+ *   ρ = √((−2 ln α + ln(−2 ln α + 1)) / N*),
+ *   half-width = s·√( 2(Nρ²+1)/(N²ρ²) · ln(√(Nρ²+1)/α) ).
+ * ρ is tuned once, at the configured α, so that the sequence is tightest around N ≈ N*.
+ */
+export function sequentialRho(alpha: number, tuning: number): number {
+  const l = -2 * Math.log(alpha);
+  return Math.sqrt((l + Math.log(l + 1)) / tuning);
+}
+
+export function sequentialHalfWidth(se: number, n: number, alpha: number, rho: number): number {
+  const s2 = se * se * n;
+  const nr2 = n * rho * rho;
+  return Math.sqrt(s2) * Math.sqrt(((2 * (nr2 + 1)) / (nr2 * n)) * Math.log(Math.sqrt(nr2 + 1) / alpha));
+}
+
+/**
+ * Always-valid p-value: the smallest α' at which the sequence (with ρ held at its value for the
+ * configured α, which makes the sequences nested in α') excludes 0. Setting the half-width equal
+ * to |Δ| and solving for α' gives a closed form, so no bisection is needed:
+ *   |Δ|² = SE²·2(Nρ²+1)/(Nρ²) · ln(√(Nρ²+1)/α')
+ *   ⇔ α' = √(Nρ²+1) · exp(−ρ²·(Δ²N/SE²) / (2(Nρ²+1))),
+ * which is gbstats' p = 1/e-value (Howard et al. eq. 155). Evaluated in log space so that huge
+ * z-scores give 0 instead of overflowing; capped at 1.
+ */
+export function sequentialPValue(lift: number, se: number, n: number, rho: number): number {
+  const nr2p1 = n * rho * rho + 1;
+  const st2 = (lift * lift * n) / (se * se);
+  const logP = 0.5 * Math.log(nr2p1) - (rho * rho * st2) / (2 * nr2p1);
+  return Math.min(1, Math.exp(logP));
+}
+
+export function sequentialTest(
+  lift: number,
+  se: number,
+  n: number,
+  alpha: number,
+  tuning: number,
+): SequentialResult {
+  const rho = sequentialRho(alpha, tuning);
+  const half = sequentialHalfWidth(se, n, alpha, rho);
+  return { ci: [lift - half, lift + half], pValue: sequentialPValue(lift, se, n, rho) };
+}
