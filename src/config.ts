@@ -1,4 +1,4 @@
-import { parseProviderEnv, type ProviderSettings } from './providers/settings.js';
+import { ECHO_PROVIDER, parseProviderEnv, type ProviderSettings } from './providers/settings.js';
 import type { Durability } from './db/open.js';
 
 export interface Config {
@@ -61,7 +61,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);
   const provider = defaultModel.split('/')[0]!;
-  if (errors.length === 0 && !providers.settings.providers.some((p) => p.name === provider)) {
+  if (provider !== ECHO_PROVIDER && !Object.hasOwn(providers.settings.providers, provider)) {
     errors.push(`PROMPTLINE_DEFAULT_MODEL=${JSON.stringify(defaultModel)} names provider "${provider}", which is not configured`);
   }
   if (errors.length > 0) return { config: null, errors };

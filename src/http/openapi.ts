@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { sendJson } from './send.js';
 
 /** FastAPI's validation-error schemas, byte for byte (contract.md §3). */
 export const FASTAPI_ERROR_SCHEMAS = {
@@ -60,6 +61,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
   app.get('/openapi.json', { schema: { summary: 'This OpenAPI document', tags: ['operations'] } }, (_req, reply) => {
-    reply.header('content-type', 'application/json').send(JSON.stringify(app.swagger()));
+    sendJson(reply, 200, app.swagger());
   });
 }

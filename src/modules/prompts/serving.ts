@@ -1,4 +1,5 @@
 import { HttpError, ValidationFailed } from '../../http/httpError.js';
+import { joinMessages } from '../../providers/echo.js';
 import type { PromptCache } from './promptCache.js';
 import { renderTemplate } from './template.js';
 import type { ChatRole, CompiledVersion } from './versionContent.js';
@@ -34,10 +35,6 @@ export interface RenderedPrompt {
   messages: RenderedMessage[];
   /** Text prompts: the rendered text; chat prompts: `"{role}: {content}"` blocks separated by a blank line. */
   text: string;
-}
-
-export function joinMessages(messages: ReadonlyArray<{ role: string; content: string }>): string {
-  return messages.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 }
 
 export const promptNotFound = (promptId: string) => new HttpError(404, `Prompt '${promptId}' not found`);

@@ -117,7 +117,9 @@ export function createRunService(deps: {
       const row = baseRow(input, served, rendered, model);
       let result: ModelResult;
       try {
-        result = await gateway.execute({ model, fallbacks: [...served.version.fallbacks], messages: rendered.messages, params: served.version.params, signal });
+        result = await gateway.execute({
+          model, fallbacks: [...served.version.fallbacks], messages: rendered.messages, params: served.version.params, signal, promptText: rendered.text,
+        });
       } catch (error) {
         if (!(error instanceof ModelCallError)) throw error;
         // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.

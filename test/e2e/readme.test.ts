@@ -1,0 +1,98 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The README as a newcomer runs it: the built server (`npm start` runs `node dist/src/server.js`)
+ * on a brand-new data folder, the admin key it prints, then the README's own curl blocks, verbatim,
+ * through bash. Every `# → …` line in a block must match an answer, in order (`…` matches anything).
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+function block(name: string): string {
+  const match = new RegExp(`<!-- ${name}:start -->\\s*\`\`\`bash\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(README);
+  if (!match) throw new Error(`README has no ${name} block`);
+  return match[1]!;
+}
+
+function expectations(script: string): RegExp[] {
+  return [...script.matchAll(/^# → (.*)$/gm)].map((m) =>
+    new RegExp(`^${m[1]!.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+}
+
+/** Runs a README block; `curl` gets a newline after each answer so answers are lines. */
+function runBlock(script: string, env: Record<string, string>): string[] {
+  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', `curl() { command curl "$@"; echo; }\n${script}`], {
+    env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000,
+  });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  return result.stdout.split('\n').filter((line) => line !== '');
+}
+
+function expectInOrder(lines: string[], patterns: RegExp[]): void {
+  let from = 0;
+  for (const pattern of patterns) {
+    const index = lines.findIndex((line, i) => i >= from && pattern.test(line));
+    expect(index, `no answer matches ${pattern} after line ${from} in:\n${lines.join('\n')}`).toBeGreaterThanOrEqual(0);
+    from = index + 1;
+  }
+}
+
+let server: ChildProcess;
+let dataDir: string;
+const env: Record<string, string> = {};
+
+beforeAll(async () => {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  expect(build.status, build.stdout + build.stderr).toBe(0);
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-readme-'));
+  server = spawn(process.execPath, ['dist/src/server.js'], {
+    cwd: ROOT, env: { ...process.env, PORT: '0', PROMPTLINE_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      const key = /^\s+(pl_a_[A-Za-z0-9_-]{43})$/m.exec(output);
+      if (port && key) {
+        env.PL = `http://127.0.0.1:${port[1]}`;
+        env.KEY = key[1]!;
+        resolve();
+      }
+    });
+    server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}, 120_000);
+
+afterAll(() => {
+  server?.kill('SIGTERM');
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('README', () => {
+  it('documents exactly two set-up commands that install, then start or test', () => {
+    expect(README).toContain('```bash\nnpm ci && npm start\n```');
+    expect(README).toContain('```bash\nnpm ci && npm test\n```');
+  });
+
+  it('prints an admin key once on a new database, and the quickstart works as written', () => {
+    const script = block('quickstart');
+    const lines = runBlock(script, env);
+    expectInOrder(lines, expectations(script));
+    expect(lines[2]).toMatch(/^run_[0-9a-f]{32}$/);
+    const run = JSON.parse(lines[4]!);
+    expect(run).toMatchObject({ run_id: lines[2], prompt_id: 'welcome', output: 'Write a one-line welcome for Ada.', model_used: 'echo/echo', status: 'ok' });
+  });
+
+  it('runs the A/B testing walkthrough as written', () => {
+    const script = block('abtest');
+    const lines = runBlock(script, env);
+    expectInOrder(lines, expectations(script));
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ experiment_id: 'welcome-warmth', status: 'stopped', winner: 'warm' });
+  });
+});
