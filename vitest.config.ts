@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/globalSetup.ts'],
     pool: 'forks',
     testTimeout: 20_000,
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });

@@ -1,15 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
 /**
  * The README as a newcomer runs it: the built server (`npm start` runs `node dist/src/server.js`)
  * on a brand-new data folder, the admin key it prints, then the README's own curl blocks, verbatim,
  * through bash. Every `# → …` line in a block must match an answer, in order (`…` matches anything).
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 function block(name: string): string {
@@ -42,35 +41,21 @@ function expectInOrder(lines: string[], patterns: RegExp[]): void {
   }
 }
 
-let server: ChildProcess;
+let server: RunningServer;
 let dataDir: string;
 const env: Record<string, string> = {};
 
 beforeAll(async () => {
-  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
-  expect(build.status, build.stdout + build.stderr).toBe(0);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-readme-'));
-  server = spawn(process.execPath, ['dist/src/server.js'], {
-    cwd: ROOT, env: { ...process.env, PORT: '0', PROMPTLINE_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      const key = /^\s+(pl_a_[A-Za-z0-9_-]{43})$/m.exec(output);
-      if (port && key) {
-        env.PL = `http://127.0.0.1:${port[1]}`;
-        env.KEY = key[1]!;
-        resolve();
-      }
-    });
-    server.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}, 120_000);
+  dataDir = tempDataDir();
+  server = await startServer({ PROMPTLINE_DATA_DIR: dataDir });
+  const key = /^\s+(pl_a_[A-Za-z0-9_-]{43})$/m.exec(server.output());
+  expect(key, server.output()).not.toBeNull();
+  env.PL = server.origin;
+  env.KEY = key![1]!;
+});
 
-afterAll(() => {
-  server?.kill('SIGTERM');
+afterAll(async () => {
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

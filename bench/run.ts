@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { runLoad, type LoadResult } from './load.js';
+import { BENCH_DIR, SERVER_JS, startProcess, type Child } from './processes.js';
+
+/**
+ * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
+ * machine (design.md §8), never an absolute number compared with a constant.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ADMIN_KEY = 'pl_a_bench-admin-key-0000000000000000';
+const USERS = 100_000;
+
+interface Throughput {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function cannon(origin: string, pathName: string, body: (i: number) => string, headers: Record<string, string> = {}): Promise<Throughput> {
+  let i = 0;
+  const result = await autocannon({
+    url: `${origin}${pathName}`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [{
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY, ...headers },
+      setupRequest: (req) => ({ ...req, body: body(i++) }),
+    }],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function admin(origin: string, method: string, pathName: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${origin}${pathName}`, {
+    method, headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${pathName} → ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+function startPromptline(extraEnv: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-'));
+  return startProcess(SERVER_JS, [], {
+    PORT: '0', PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'info', ...extraEnv,
+  }, /"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/).then((child) => ({ ...child, dataDir }));
+}
+
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+function row(name: string, r: Throughput, ref: Throughput): string {
+  return `| ${name} | ${Math.round(r.rps)} | ${fmt(r.rps / ref.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`;
+}
+
+async function runtimeEndpoints(): Promise<void> {
+  const bare = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['bare'], {}, /LISTENING (\d+)/);
+  const pl = await startPromptline();
+  try {
+    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'welcome', template: 'Write a one-line welcome for {{name}}.', labels: ['production'] });
+    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
+    await admin(pl.origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
+    await admin(pl.origin, 'POST', '/experiments', { experiment_id: 'bench', prompt_id: 'ab', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2 }] });
+    await admin(pl.origin, 'POST', '/experiments/bench/start');
+
+    const getBody = () => JSON.stringify({ prompt_id: 'welcome', inputs: { name: 'Ada' } });
+    const abBody = (i: number) => JSON.stringify({ prompt_id: 'ab', inputs: { name: 'Ada' }, external_user_id: `user-${i % USERS}` });
+    const ref = await cannon(bare.origin, '/get_prompt', getBody);
+    const getPrompt = await cannon(pl.origin, '/get_prompt', getBody);
+    // First pass assigns the 100 000 users (a committed write each); the measured pass is the steady state.
+    const assigning = await autocannonAmount(pl.origin, '/get_prompt', abBody, USERS);
+    const experiment = await cannon(pl.origin, '/get_prompt', abBody);
+    const runPrompt = await cannon(pl.origin, '/run_prompt', (i) => JSON.stringify({ prompt_id: 'welcome', inputs: { name: `Ada ${i}` } }));
+    const track = await cannon(pl.origin, '/track_outcome', (i) => JSON.stringify({ prompt_id: 'welcome', external_user_id: `user-${i}`, event_type: 'click', is_success: true }));
+    console.log(`\n## Runtime endpoints (${CONNECTIONS} connections, ${SECONDS}s each; reference: bare node:http parsing the same JSON)\n`);
+    console.log('| endpoint | req/s | ratio to bare | p50 ms | p99 ms | errors |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(row('bare node:http (reference)', ref, ref));
+    console.log(row('/get_prompt', getPrompt, ref));
+    console.log(row(`/get_prompt, running experiment, ${USERS} users (sticky)`, experiment, ref));
+    console.log(row(`/get_prompt, first assignment of ${USERS} users (writes)`, assigning, ref));
+    console.log(row('/run_prompt (echo)', runPrompt, ref));
+    console.log(row('/track_outcome (synchronous=FULL)', track, ref));
+    console.log('\nTargets (design.md §8): /get_prompt in an experiment ≥ 0.50 of bare; /track_outcome ≥ 0.25.');
+  } finally {
+    await Promise.all([bare.stop(), pl.stop()]);
+    fs.rmSync(pl.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function autocannonAmount(origin: string, pathName: string, body: (i: number) => string, amount: number): Promise<Throughput> {
+  let i = 0;
+  const result = await autocannon({
+    url: `${origin}${pathName}`, connections: CONNECTIONS, amount,
+    requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, setupRequest: (req) => ({ ...req, body: body(i++) }) }],
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+async function providerOverhead(): Promise<void> {
+  const fake = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['fake'], {}, /LISTENING (\d+)/);
+  const proxy = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['proxy', fake.origin], {}, /LISTENING (\d+)/);
+  const pl = await startPromptline({ PROMPTLINE_PROVIDER_FAKE_BASE_URL: `${fake.origin}/v1`, PROMPTLINE_PROVIDER_FAKE_API_KEY: 'bench' });
+  try {
+    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'p', template: 'Say hi to {{name}}.', model: 'fake/gpt-4o-mini', labels: ['production'] });
+    const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
+    const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
+    const ms = SECONDS * 1000;
+    console.log(`\n## /run_prompt overhead over a zero-latency fake model (${SECONDS}s each)\n`);
+    console.log('| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 |');
+    console.log('|---|---|---|---|---|');
+    for (const connections of [1, 16, 64]) {
+      const direct = await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
+      const run = await runLoad({ origin: pl.origin, path: '/run_prompt', connections, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
+      console.log(`| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} |${run.errors ? ` errors: ${run.errors}` : ''}`);
+    }
+    const viaProxy: LoadResult = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections: CONNECTIONS, durationMs: ms, body: modelBody });
+    const viaPromptline = await runLoad({ origin: pl.origin, path: '/run_prompt', connections: CONNECTIONS, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
+    console.log(`\n| ${CONNECTIONS} clients | req/s | ratio |\n|---|---|---|`);
+    console.log(`| keep-alive node:http proxy → fake (reference) | ${Math.round(viaProxy.rps)} | 1.00 |`);
+    console.log(`| /run_prompt → fake | ${Math.round(viaPromptline.rps)} | ${fmt(viaPromptline.rps / viaProxy.rps)} |`);
+    console.log('\nTargets (design.md §8): adds < 1 ms at p50 and < 3 ms at p99 at moderate load; throughput ≥ 0.50 of the proxy.');
+  } finally {
+    await Promise.all([fake.stop(), proxy.stop(), pl.stop()]);
+    fs.rmSync(pl.dataDir, { recursive: true, force: true });
+  }
+}
+
+const only = process.argv[2];
+console.log(`# Promptline benchmarks — ${os.cpus().length} cores, Node ${process.version}`);
+if (!only || only === 'runtime') await runtimeEndpoints();
+if (!only || only === 'provider') await providerOverhead();

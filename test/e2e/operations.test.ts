@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
+
+const ADMIN = 'pl_a_e2e-operations-admin-key-0000000000';
+const dirs: string[] = [];
+const servers: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = tempDataDir();
+  dirs.push(dir);
+  return dir;
+}
+
+async function call(origin: string, path: string, key: string, body?: unknown, method = 'POST') {
+  const res = await fetch(`${origin}${path}`, {
+    method, headers: { 'content-type': 'application/json', 'x-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+describe('configuration', () => {
+  it('lists every bad variable, then exits 1', async () => {
+    const result = cli(['serve'], { PORT: 'eighty', PROMPTLINE_DURABILITY: 'sometimes', LOG_LEVEL: 'loud', PROMPTLINE_PROVIDER_LOCAL_BASE_URL: 'not a url' });
+    expect(result.status).toBe(1);
+    for (const name of ['PORT', 'PROMPTLINE_DURABILITY', 'LOG_LEVEL', 'PROMPTLINE_PROVIDER_LOCAL_BASE_URL']) expect(result.stderr).toContain(name);
+    expect(result.stderr.trim().split('\n')).toHaveLength(4);
+  });
+});
+
+describe('crash safety', () => {
+  it('keeps every acknowledged outcome and run after kill -9', async () => {
+    const dir = dataDir();
+    let server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(server);
+    await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'hi {{x}}' });
+    const acknowledged: string[] = [];
+    const send = (i: number) => {
+      const run = i % 4 === 0;
+      const body = run ? { prompt_id: 'p', inputs: { x: String(i) } } : { prompt_id: 'p', external_user_id: `u${i}` };
+      return call(server.origin, run ? '/run_prompt' : '/track_outcome', ADMIN, body).then(
+        (res) => { if (res.status === 200) acknowledged.push(res.json.run_id ?? res.json.outcome_id); },
+        () => undefined, // the connection died with the server: not acknowledged
+      );
+    };
+    await Promise.all(Array.from({ length: 200 }, (_, i) => send(i)));
+    // A second burst, killed with -9 while part of it is still in flight.
+    const burst = Array.from({ length: 400 }, (_, i) => send(200 + i));
+    while (acknowledged.length < 250) await new Promise((r) => setImmediate(r));
+    server.process.kill('SIGKILL');
+    await Promise.all(burst);
+    expect(acknowledged.length).toBeGreaterThan(250);
+    servers.pop();
+    expect(acknowledged.length).toBeGreaterThan(0);
+    server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(server);
+    const stored = new Set<string>();
+    for (const path of ['/runs', '/outcomes']) {
+      let cursor: string | null = null;
+      do {
+        const page = await call(server.origin, `${path}?limit=500${cursor ? `&cursor=${cursor}` : ''}`, ADMIN, undefined, 'GET');
+        for (const row of page.json.data) stored.add(row.run_id ?? row.outcome_id);
+        cursor = page.json.next_cursor;
+      } while (cursor);
+    }
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    expect(lost).toEqual([]);
+  });
+
+  it('shuts down gracefully on SIGTERM with exit code 0', async () => {
+    const server = await startServer({ PROMPTLINE_DATA_DIR: dataDir(), PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    expect((await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'x' })).status).toBe(201);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+});
+
+describe('the promptline CLI on the server\'s database', () => {
+  it('creates projects and keys, lists and revokes them, and a running server sees it on the next request', async () => {
+    const dir = dataDir();
+    const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
+    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(server);
+    const project = cli(['projects', 'create', 'acme'], env);
+    expect(project.status, project.stderr).toBe(0);
+    expect(project.stdout).toMatch(/^ID\s+NAME\s+CREATED_AT\nprj_[0-9a-f]{32}\s+acme\s/);
+    expect(cli(['projects', 'create', 'acme'], env).stderr).toContain('already exists');
+    const created = cli(['keys', 'create', '--project', 'acme', '--role', 'read', '--name', 'dash'], env);
+    expect(created.status, created.stderr).toBe(0);
+    const key = /key \(shown only this once\): (pl_v_\S+)/.exec(created.stdout)![1]!;
+    const keyId = /(key_[0-9a-f]{32})/.exec(created.stdout)![1]!;
+    expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(200);
+    const listed = cli(['keys', 'list', '--project', 'acme'], env);
+    expect(listed.stdout).toContain(keyId);
+    expect(listed.stdout).not.toContain(key);
+    expect(cli(['keys', 'revoke', keyId, '--project', 'acme'], env).status).toBe(0);
+    expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(401);
+    expect(cli(['keys', 'create', '--project', 'acme', '--role', 'root'], env).stderr).toContain('expected one of runtime, read, admin');
+    expect(cli(['keys', 'list', '--project', 'nope'], env).stderr).toContain('project "nope" not found');
+  });
+
+  it('manages experiments with JSON in and a table out', async () => {
+    const dir = dataDir();
+    const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
+    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(server);
+    await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
+    await call(server.origin, '/prompts/p/versions', ADMIN, { template: 'B {{x}}' });
+    const spec = JSON.stringify({ experiment_id: 'e1', prompt_id: 'p', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2, weight: 3 }] });
+    const created = cli(['experiments', 'create', '--json', spec], env);
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/e1\s+p\s+draft\s+a=v1@25% b=v2@75%\s+a\s+1/);
+    const bad = cli(['experiments', 'create', '--json', '{"prompt_id":"p","variants":[]}'], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('body.variants: List should have at least 2 items after validation, not 0');
+    expect(cli(['experiments', 'start', 'e1'], env).stdout).toMatch(/e1\s+p\s+running/);
+    const served = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 }, external_user_id: 'someone' });
+    expect(served.json.experiment_id).toBe('e1');
+    expect(cli(['experiments', 'list', '--status', 'running'], env).stdout).toContain('e1');
+    expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
+    expect(cli(['experiments', 'pause', 'e1'], env).stdout).toContain('paused');
+    expect(cli(['experiments', 'stop', 'e1', '--winner', 'b'], env).stdout).toMatch(/stopped\s.*\sb\s/);
+    expect(cli(['experiments', 'start', 'e1'], env).stderr).toContain("Experiment 'e1' is stopped: cannot start");
+    const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });
+    expect(after.json.experiment_id).toBeNull();
+  });
+});

@@ -1,0 +1,204 @@
+// A real loopback HTTP server speaking OpenAI's chat-completions protocol, scripted per request.
+// Tests reach it through the real `openai` SDK, so only the network edge is fake.
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+}
+
+export type Behaviour =
+  | { type: 'success'; content?: string; model?: string; usage?: FakeUsage | null; delayMs?: number }
+  | { type: 'hang' }
+  | { type: 'error'; status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
+  | { type: 'reset' }
+  | { type: 'malformed' };
+
+/** Constructors for the scripted behaviours. */
+export const behave = {
+  ok: (opts: Omit<Extract<Behaviour, { type: 'success' }>, 'type'> = {}): Behaviour => ({ type: 'success', ...opts }),
+  withoutUsage: (opts: { content?: string; model?: string } = {}): Behaviour => ({ type: 'success', usage: null, ...opts }),
+  slow: (delayMs: number, opts: { content?: string; model?: string } = {}): Behaviour => ({ type: 'success', delayMs, ...opts }),
+  hang: (): Behaviour => ({ type: 'hang' }),
+  status: (status: number, message = `status ${status}`, headers: Record<string, string> = {}): Behaviour => ({
+    type: 'error',
+    status,
+    message,
+    headers,
+  }),
+  rateLimited: (headers: Record<string, string>): Behaviour => ({
+    type: 'error',
+    status: 429,
+    message: 'Rate limit reached for requests',
+    headers,
+  }),
+  serverError: (): Behaviour => ({ type: 'error', status: 500, message: 'The server had an error' }),
+  badRequest: (message = "Invalid value for 'temperature'"): Behaviour => ({ type: 'error', status: 400, message }),
+  unauthorized: (message = 'Incorrect API key provided: sk-test-****cret.'): Behaviour => ({ type: 'error', status: 401, message }),
+  reset: (): Behaviour => ({ type: 'reset' }),
+  malformed: (): Behaviour => ({ type: 'malformed' }),
+};
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body (or the raw text when it is not JSON). */
+  body: unknown;
+  /** Local port of the client socket: equal ports mean a reused keep-alive connection. */
+  clientPort: number;
+  /** True when the client closed the connection before we answered. */
+  clientClosed: boolean;
+}
+
+export class FakeOpenAI {
+  readonly requests: RecordedRequest[] = [];
+  private queue: Behaviour[] = [];
+  private fallback: Behaviour = behave.ok();
+  private active = 0;
+  /** Highest number of requests being answered at the same time. */
+  maxInFlight = 0;
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  /** Queues behaviours for the next requests, in order; then the default applies. */
+  script(behaviours: Behaviour[]): this {
+    this.queue.push(...behaviours);
+    return this;
+  }
+
+  setDefault(behaviour: Behaviour): this {
+    this.fallback = behaviour;
+    return this;
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  async start(): Promise<{ baseURL: string }> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    return { baseURL: `http://127.0.0.1:${port}/v1` };
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/chat/completions')) {
+      sendJson(res, 404, { error: { message: `Unknown path ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+      return;
+    }
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      // keep the raw text
+    }
+    const record: RecordedRequest = {
+      method: req.method,
+      url: req.url ?? '',
+      headers: req.headers,
+      body,
+      clientPort: req.socket.remotePort ?? 0,
+      clientClosed: false,
+    };
+    this.requests.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientClosed = true;
+    });
+    const behaviour = this.queue.shift() ?? this.fallback;
+    this.active += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.active);
+    res.on('close', () => {
+      this.active -= 1;
+    });
+    await this.respond(behaviour, body, req, res);
+  }
+
+  private async respond(b: Behaviour, body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (b.type === 'hang') return; // never answers; close() destroys the socket
+    if (b.type === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (b.type === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"chatcmpl-broken","object":"chat.completion","choices":[{"index":0,');
+      return;
+    }
+    if ((b.type === 'success' || b.type === 'error') && b.delayMs) await this.wait(b.delayMs);
+    if (res.destroyed) return;
+    if (b.type === 'error') {
+      sendJson(res, b.status, { error: { message: b.message ?? `status ${b.status}`, type: 'fake_error', code: null } }, b.headers);
+      return;
+    }
+    const requested = (body as { model?: string; messages?: Array<{ content?: string }> }) ?? {};
+    const content = b.content ?? `fake answer to: ${requested.messages?.at(-1)?.content ?? ''}`;
+    const u = b.usage === undefined ? { prompt_tokens: 11, completion_tokens: 7 } : b.usage;
+    const usage =
+      u === null
+        ? undefined
+        : {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            total_tokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
+            prompt_tokens_details: { cached_tokens: u.cached_tokens ?? 0, audio_tokens: 0 },
+            completion_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0, audio_tokens: 0 },
+          };
+    sendJson(res, 200, {
+      id: `chatcmpl-${this.requests.length}`,
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: b.model ?? requested.model ?? 'unknown',
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      ...(usage ? { usage } : {}),
+    });
+  }
+
+  private wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, ms);
+      this.timers.add(t);
+    });
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** A pino logger that keeps its records in memory, for asserting on warnings. */
+export function memoryLogger(): { logger: Logger; records: Array<Record<string, unknown>> } {
+  const records: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  return { logger, records };
+}

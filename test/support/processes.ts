@@ -1,0 +1,54 @@
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-e2e-'));
+}
+
+export interface RunningServer {
+  origin: string;
+  process: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** The built server as `npm start` runs it, on a free port; resolves once it listens. */
+export function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['dist/src/server.js'], {
+    cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (port) {
+        clearInterval(timer);
+        resolve({
+          origin: `http://127.0.0.1:${port[1]}`,
+          process: child,
+          output: () => output,
+          stop: (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    }, 20);
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** The `promptline` CLI as an operator runs it. */
+export function cli(args: string[], env: Record<string, string>): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+}
