@@ -10,17 +10,35 @@ export type BodyResult =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Every body is read as raw bytes; decoding happens in `readBody` so FastAPI's rules apply, not Fastify's. */
+const originalContentType = new WeakMap<FastifyRequest, string | undefined>();
+
+/**
+ * Every body is read as raw bytes; decoding happens in `readBody` so FastAPI's rules apply, not
+ * Fastify's. Fastify refuses Content-Types it cannot parse as a media type before any parser runs,
+ * so the header is kept aside and every body reaches the one raw parser.
+ */
 export function registerRawBodyParser(app: FastifyInstance, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+  app.addHook('onRequest', (req, _reply, done) => {
+    originalContentType.set(req, req.headers['content-type']);
+    req.headers['content-type'] = 'application/octet-stream';
+    done();
+  });
 }
 
-/** FastAPI treats `application/json`, `application/*+json` and a missing Content-Type as JSON. */
+/**
+ * FastAPI's test (via Python's email parser): no or empty Content-Type is JSON; otherwise the
+ * media type before `;`, trimmed and lower-cased, must be `application/json` or
+ * `application/<anything>+json`, and a type without exactly one `/` counts as text/plain.
+ */
 export function isJsonContentType(header: string | undefined): boolean {
-  if (header === undefined) return true;
+  if (!header) return true;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+  const slash = type.indexOf('/');
+  if (slash === -1 || type.indexOf('/', slash + 1) !== -1) return false;
+  const subtype = type.slice(slash + 1);
+  return type.slice(0, slash) === 'application' && (subtype === 'json' || subtype.endsWith('+json'));
 }
 
 /** Step 2 of contract.md §2: empty → missing; bad UTF-8 → 400; JSON errors → one json_invalid item. */
@@ -33,7 +51,7 @@ export function readBody(req: FastifyRequest): BodyResult {
   } catch {
     return { kind: 'undecodable' };
   }
-  if (!isJsonContentType(req.headers['content-type'])) return { kind: 'value', value: text };
+  if (!isJsonContentType(originalContentType.get(req))) return { kind: 'value', value: text };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const decoded = decodePythonJson(text);
   if (decoded.ok) return { kind: 'value', value: decoded.value };

@@ -20,6 +20,8 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Keys whose values are pydantic floats, written `0.0` rather than `0`. */
+  floatKeys?: ReadonlySet<string>;
 }
 
 export interface HandlerContext<B, Q, P> {
@@ -72,8 +74,13 @@ declare module 'fastify' {
   }
 }
 
-function firstHeaderValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/** FastAPI reads the first occurrence of a repeated header; Node joins them with ", ", so look at the raw list. */
+function firstApiKey(req: FastifyRequest): string | undefined {
+  const raw = req.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 9 && raw[i]!.toLowerCase() === 'x-api-key') return raw[i + 1];
+  }
+  return undefined;
 }
 
 /**
@@ -118,7 +125,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       errors.push(...result.errors);
       query = result.value;
     }
-    const apiKey = firstHeaderValue(req.headers['x-api-key']);
+    const apiKey = firstApiKey(req);
     if (apiKey === undefined) errors.push(MISSING_KEY);
     if (spec.body) {
       if (body === null || body === undefined) {
@@ -138,7 +145,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
   }
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const auth = authenticate(firstHeaderValue(req.headers['x-api-key']) ?? '');
+    const auth = authenticate(firstApiKey(req) ?? '');
     if (auth === null) {
       sendDetail(reply, 401, 'Invalid API key');
       return;
@@ -178,7 +185,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       });
       if (result.headers) reply.headers(result.headers);
       if (result.body === undefined) return reply.code(result.status).send();
-      return sendJson(reply, result.status, result.body);
+      return sendJson(reply, result.status, result.body, result.floatKeys);
     },
   });
 }

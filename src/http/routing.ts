@@ -40,7 +40,7 @@ export function installRoutingAnswers(app: FastifyInstance): void {
     return null;
   };
 
-  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+  const answer = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const [path = '/', query] = splitUrl(req.url);
     const methods = methodsFor(path);
     if (methods !== null) {
@@ -53,13 +53,19 @@ export function installRoutingAnswers(app: FastifyInstance): void {
     if (canonical !== path && methodsFor(canonical) !== null) {
       return reply
         .code(307)
-        .header('location', query === undefined ? canonical : `${canonical}?${query}`)
+        .header('location', query ? `${canonical}?${query}` : canonical)
         .removeHeader('content-type')
         .send();
     }
     if (req.method === 'HEAD') return reply.code(404).header('content-type', 'application/json').send();
     return sendDetail(reply, 404, 'Not Found');
+  };
+
+  // Answered in onRequest, before the body is read: a huge body to an unknown path is still a 404.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.is404) return answer(req, reply);
   });
+  app.setNotFoundHandler(answer);
 }
 
 function splitUrl(url: string): [string, string | undefined] {

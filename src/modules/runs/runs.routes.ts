@@ -13,12 +13,17 @@ function clientGone(reply: { raw: NodeJS.WritableStream & { writableFinished: bo
   return controller.signal;
 }
 
+/** RunPromptResponse.token_cost_usd is a pydantic float. */
+const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
+
 export function registerRunRoutes(app: FastifyInstance, authenticate: Authenticator, runs: RunService): void {
   registerRoute(app, authenticate, {
     method: 'POST', url: '/run_prompt', summary: 'Run Prompt', tags: ['runtime'],
     role: 'runtime', strict: false, body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
-    handler: async ({ body, rawBody, auth, reply }) => ({ status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply)) }),
+    handler: async ({ body, rawBody, auth, reply }) => ({
+      status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply)), floatKeys: FLOAT_KEYS,
+    }),
   });
   registerRoute(app, authenticate, {
     method: 'GET', url: '/runs', summary: 'List runs, newest first', tags: ['runs'],
