@@ -239,7 +239,7 @@ describe('isolation and concurrency', () => {
     await new Promise((r) => setTimeout(r, 50));
     const started = performance.now();
     for (let i = 0; i < 5; i++) await gw.execute(req('backup/fast'));
-    expect(performance.now() - started).toBeLessThan(300);
+    expect(performance.now() - started).toBeLessThan(500);
     await primary.close(); // ends the hanging calls
     for (const e of await Promise.all(hanging)) expect(e).toBeInstanceOf(ModelCallError);
   });

@@ -1,4 +1,4 @@
-import { APIConnectionError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
+import { APIConnectionError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimiter, QueueAbortedError, QueueTimeoutError } from '../../src/providers/limiter.js';
 import { backoffMs, classifyFailure, MalformedResponseError, parseRetryAfterMs, scrub } from '../../src/providers/retry.js';
@@ -58,7 +58,7 @@ describe('classifyFailure', () => {
 
   it('never lets a key through', () => {
     const secret = 'my-very-secret-key-123';
-    const err = new BadRequestError(401, { message: `Incorrect API key provided: ${secret} / sk-abc****wxyz` }, undefined, new Headers());
+    const err = new AuthenticationError(401, { message: `Incorrect API key provided: ${secret} / sk-abc****wxyz` }, undefined, new Headers());
     const reason = classifyFailure(err, 'x', [secret]).reason;
     expect(reason).not.toContain(secret);
     expect(reason).not.toContain('sk-abc');

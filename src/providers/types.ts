@@ -1,0 +1,73 @@
+// The provider module's public data shapes. Behaviour lives in gateway.ts and friends.
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelRequest {
+  /** `<provider>/<model>`, e.g. `openai/gpt-4o-mini`, `ollama/llama3.1:8b`, `echo/anything`. */
+  model: string;
+  /** Tried in order after `model` fails for a retryable reason. */
+  fallbacks?: string[];
+  messages: ChatMessage[];
+  /** Passed through to chat.completions.create (temperature, max_tokens, seed, …). */
+  params?: Record<string, unknown>;
+  /** Abort when the client goes away: the in-flight call is aborted and nothing is retried. */
+  signal?: AbortSignal;
+  /**
+   * The rendered prompt exactly as /get_prompt shows it. Only the `echo` provider reads it (it
+   * answers with it); when absent echo answers with joinMessages(messages). Pass it for text
+   * prompts, which reach real providers as a single user message.
+   */
+  promptText?: string;
+}
+
+export interface AttemptRecord {
+  /** `<provider>/<model>` as requested for this attempt. */
+  model: string;
+  /** 1-based, counted per model. */
+  attempt: number;
+  /** HTTP status from the provider, null when no response (connection error, timeout, abort). */
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+/** The price applied to a run, USD per million tokens. */
+export interface PriceUsed {
+  input: number;
+  cached_input: number;
+  output: number;
+  source: 'override' | 'genai-prices' | 'echo';
+}
+
+export interface ModelResult {
+  output: string;
+  /** The primary model string the caller asked for (not the fallback that served). */
+  modelRequested: string;
+  /** `<provider>/<model the provider reported>`, e.g. `openai/gpt-4o-mini-2024-07-18`. */
+  modelUsed: string;
+  provider: string;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  /** True when the counts come from the local tokenizer rather than the provider's usage. */
+  tokensEstimated: boolean;
+  /** Integer nano-USD (1e-9 USD). */
+  costNanoUsd: number;
+  costKnown: boolean;
+  price: PriceUsed | null;
+  /** Wall time of execute(): queueing, every attempt and the waits between them. */
+  latencyMs: number;
+  attempts: AttemptRecord[];
+}
+
+export interface ModelGateway {
+  execute(req: ModelRequest): Promise<ModelResult>;
+  /** False when the `<provider>` part names no configured provider (or the string is malformed). */
+  isConfigured(model: string): boolean;
+  close(): Promise<void>;
+}
