@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
-import { BENCH_DIR, SERVER_JS, startProcess, type Child } from './processes.js';
+import { BENCH_DIR, startProcess, startPromptlineProcess, type Child } from './processes.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
@@ -44,11 +44,11 @@ async function admin(origin: string, method: string, pathName: string, body?: un
   return res.json();
 }
 
-function startPromptline(extraEnv: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
+/** Promptline as configured by default (access log at info level, synchronous=FULL), its log discarded. */
+async function startPromptline(extraEnv: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-'));
-  return startProcess(SERVER_JS, [], {
-    PORT: '0', PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'info', ...extraEnv,
-  }, /"Server listening at http:\/\/127\.0\.0\.1:(\d+)"/).then((child) => ({ ...child, dataDir }));
+  const child = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...extraEnv });
+  return { ...child, dataDir };
 }
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');

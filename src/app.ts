@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { pendingMigrations } from './db/migrate.js';
+import { prepared } from './db/prepared.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { registerRawBodyParser } from './http/body.js';
@@ -18,6 +19,8 @@ import { registerGetPromptRoute } from './modules/prompts/getPrompt.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
+import { createResultsService } from './modules/results/results.service.js';
+import { registerResultsRoutes } from './modules/results/results.routes.js';
 import { findAttributableAssignment } from './modules/experiments/experiments.repo.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
@@ -50,9 +53,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       level: config.logLevel,
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' },
     },
-    disableRequestLogging: true,
+    // One compact access line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
   });
   const gateway = deps.gateway ?? createModelGateway(config.providers, app.log);
@@ -75,6 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     return found ? { experimentId: found.experiment_id, variant: found.variant } : null;
   };
   const outcomes = createOutcomeService(store, promptCache, attribution);
+  const results = createResultsService(store);
 
   // Another process (the CLI) may change keys or prompts in the same file: SQLite's data_version
   // moves only on other connections' commits, so one cheap pragma per request keeps caches honest.
@@ -101,13 +106,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerOutcomeRoutes(app, authenticate, outcomes);
   registerPromptRoutes(app, authenticate, prompts);
   registerExperimentRoutes(app, authenticate, experiments);
+  registerResultsRoutes(app, authenticate, results);
   registerKeyRoutes(app, authenticate, keys);
 
   app.get('/healthz', { schema: { summary: 'Liveness: 200 while the process is up', tags: ['operations'] } }, (_req, reply) =>
     sendJson(reply, 200, { status: 'ok' }));
   app.get('/readyz', { schema: { summary: 'Readiness: the database answers and migrations are applied', tags: ['operations'] } }, (_req, reply) => {
     try {
-      db.prepare('SELECT 1').get();
+      prepared(db, 'SELECT 1').get();
       const pending = pendingMigrations(db, migrations);
       if (pending > 0) return sendJson(reply, 503, { status: 'not ready', reason: `${pending} migrations pending` });
       return sendJson(reply, 200, { status: 'ready' });

@@ -1,0 +1,155 @@
+/**
+ * Results at scale (design.md §8: 1 M outcomes in < 1 s). Seeds an experiment with 100 000 exposed
+ * users, 200 000 runs and 1 000 000 outcomes straight into a temporary SQLite file opened by the
+ * app itself (one transaction, deterministic rows), then times the results computation: the service
+ * call the CLI makes, and the HTTP endpoint through app.inject.
+ *
+ *   npm run build && node dist/bench/results.js
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp, type PromptlineApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { Db } from '../src/db/open.js';
+import { createResultsService } from '../src/modules/results/results.service.js';
+
+const USERS = 100_000;
+const OUTCOMES_PER_USER = 10;
+const RUNS_PER_USER = 2;
+const DAYS = 14;
+const TARGET_MS = 1000;
+const ADMIN_KEY = 'pl_a_bench-results-admin-key-0000000000000';
+
+/** mulberry32: a small deterministic PRNG, so every run of the bench measures the same data. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), a | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hexId = (prefix: string, n: number) => `${prefix}_${n.toString(16).padStart(32, '0')}`;
+const userId = (i: number) => `user_${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, '0')}_${i}`;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function seed(db: Db, projectId: string, experimentId: string, startedAt: string): void {
+  const random = prng(42);
+  const start = Date.parse(startedAt);
+  const assignment = db.prepare(`INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const run = db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
+      model_requested, model_used, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, error, attempts, created_at)
+    VALUES (?, ?, 'bench', ?, ?, ?, ?, '{}', '[]', 'openai/gpt-4o-mini', 'openai/gpt-4o-mini', ?, ?, ?, ?, ?, ?, ?, '[]', ?)`);
+  const outcome = db.prepare(`INSERT INTO outcomes (id, project_id, prompt_id, prompt_run_id, external_user_id, event_type, label, numeric_value,
+      is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
+    VALUES (?, ?, 'bench', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  let runN = 0;
+  let outN = 0;
+  db.transaction(() => {
+    for (let i = 0; i < USERS; i++) {
+      const user = userId(i);
+      const variant = random() < 0.5 ? 'control' : 'treatment';
+      const version = variant === 'control' ? 1 : 2;
+      const seen = start + Math.floor((i / USERS) * DAYS * 86_400_000);
+      assignment.run(projectId, experimentId, user, variant, iso(seen), iso(seen + 60_000), 1 + Math.floor(random() * 5));
+      const runIds: string[] = [];
+      for (let r = 0; r < RUNS_PER_USER; r++) {
+        const id = hexId('run', ++runN);
+        runIds.push(id);
+        const failed = random() < 0.02;
+        const promptTokens = 200 + Math.floor(random() * 300);
+        const completionTokens = failed ? 0 : 50 + Math.floor(random() * 200);
+        run.run(id, projectId, version, experimentId, variant, user, promptTokens, completionTokens, promptTokens + completionTokens,
+          failed ? 0 : promptTokens * 150 + completionTokens * 600, 150 + Math.floor(random() * 1800),
+          failed ? 'error' : 'ok', failed ? 'timeout' : null, iso(seen + r * 1000));
+      }
+      const rate = variant === 'control' ? 0.1 : 0.115;
+      for (let k = 0; k < OUTCOMES_PER_USER; k++) {
+        const at = iso(seen + 3_600_000 + k * 1000);
+        const byRun = k % 2 === 0;
+        const common = [projectId, byRun ? runIds[k % RUNS_PER_USER]! : null, user] as const;
+        if (k < 4) {
+          outcome.run(hexId('out', ++outN), ...common, 'click', null, null, random() < rate ? 1 : 0, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+        } else if (k < 8) {
+          outcome.run(hexId('out', ++outN), ...common, 'rating', null, 1 + Math.floor(random() * 5), null, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+        } else {
+          const up = random() < 0.6;
+          outcome.run(hexId('out', ++outN), ...common, 'feedback', up ? 'thumbs_up' : 'thumbs_down', null, up ? 1 : 0, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+        }
+      }
+    }
+    for (let k = 0; k < 500; k++) {
+      outcome.run(hexId('out', ++outN), projectId, null, null, 'click', null, null, 1, null, null, 'none', null, iso(start + k * 1000));
+    }
+  })();
+}
+
+function stats(samples: number[]): { median: number; max: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, max: sorted[sorted.length - 1]! };
+}
+
+async function time(label: string, repeat: number, action: () => Promise<unknown> | unknown): Promise<void> {
+  await action(); // warm-up: statement preparation and the page cache
+  const samples: number[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const started = performance.now();
+    await action();
+    samples.push(performance.now() - started);
+  }
+  const { median, max } = stats(samples);
+  console.log(`${label.padEnd(58)} median ${median.toFixed(0).padStart(5)} ms  max ${max.toFixed(0).padStart(5)} ms  `
+    + `(${repeat} runs)  median/target ${(median / TARGET_MS).toFixed(2)}`);
+}
+
+async function request(app: PromptlineApp, method: 'GET' | 'POST' | 'PATCH', url: string, body?: object) {
+  const res = await app.app.inject({ method, url, headers: { 'x-api-key': ADMIN_KEY }, ...(body === undefined ? {} : { payload: body }) });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res;
+}
+
+export async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
+  const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+  if (config === null) throw new Error(errors.join('; '));
+  const app = await buildApp(config);
+  try {
+    await app.bootstrap();
+    const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
+    await request(app, 'POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
+    await request(app, 'POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
+    const created = await request(app, 'POST', '/experiments', {
+      experiment_id: 'bench-results', prompt_id: 'bench', variants: [{ key: 'control', version: 1 }, { key: 'treatment', version: 2 }],
+      primary_metric: { event_type: 'click', kind: 'success_rate' },
+    });
+    const experimentId = created.json().experiment_id as string;
+    const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
+
+    const seeding = performance.now();
+    seed(app.store.db, projectId, experimentId, startedAt);
+    const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
+    console.log(`results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`);
+
+    const service = createResultsService(app.store);
+    const url = `/experiments/${experimentId}/results`;
+    await time('service.results (what the CLI runs), primary metric', 7, () => service.results(projectId, experimentId));
+    await time('service.results, ?sequential=true&prior=proper', 3, () => service.results(projectId, experimentId, { sequential: true, prior: 'proper' }));
+    await time(`HTTP GET ${url}`, 5, () => request(app, 'GET', url));
+    await time(`HTTP GET ${url}?format=csv`, 3, () => request(app, 'GET', `${url}?format=csv`));
+
+    // Without a primary metric: every event type read plainly, the widest one joined to assignments
+    // for the multiple-variant check, and a distinct count of users with any success (cost per success).
+    await request(app, 'POST', `/experiments/${experimentId}/pause`);
+    await request(app, 'PATCH', `/experiments/${experimentId}`, { primary_metric: null });
+    await time('service.results, experiment without a primary metric', 3, () => service.results(projectId, experimentId));
+  } finally {
+    await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
