@@ -3,6 +3,7 @@ import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ListOutcomesQuery } from '../runs/runs.schemas.js';
 import type { OutcomeService } from './outcomes.service.js';
+import { idempotencyClaim } from '../idempotency/idempotency.js';
 import { OutcomePageSchema, TrackOutcomeRequest, TrackOutcomeResponse } from './outcomes.schemas.js';
 
 export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authenticator, outcomes: OutcomeService): void {
@@ -10,7 +11,9 @@ export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authen
     method: 'POST', url: '/track_outcome', summary: 'Track Outcome', tags: ['runtime'],
     role: 'runtime', strict: false, body: TrackOutcomeRequest,
     response: { 200: TrackOutcomeResponse, 404: Detail, ...AUTH_ERRORS },
-    handler: async ({ body, auth }) => ({ status: 200, body: await outcomes.track(auth.projectId, body) }),
+    handler: async ({ body, rawBody, auth, req }) => ({
+      status: 200, body: await outcomes.track(auth.projectId, body, idempotencyClaim(req, 'track_outcome', rawBody)),
+    }),
   });
   registerRoute(app, authenticate, {
     method: 'GET', url: '/outcomes', summary: 'List outcomes, newest first', tags: ['outcomes'],

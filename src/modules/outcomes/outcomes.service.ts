@@ -7,6 +7,7 @@ import { page, toListFilter, type PageQuery } from '../runs/listParams.js';
 import { promptNotFound } from '../prompts/serving.js';
 import type { PromptCache } from '../prompts/promptCache.js';
 import { findRunAttribution, insertOutcome, listOutcomes, type OutcomeRow } from './outcomes.repo.js';
+import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 export interface TrackOutcomeInput {
   prompt_run_id?: string | null;
@@ -70,32 +71,41 @@ export function createOutcomeService(store: Store, cache: PromptCache, attribute
   }
 
   return {
-    async track(projectId: string, input: TrackOutcomeInput) {
+    async track(projectId: string, input: TrackOutcomeInput, claim: IdempotencyClaim | null = null): Promise<unknown> {
+      const prior = claim && replay(store.db, projectId, claim);
+      if (prior) return prior;
       if (!cache.exists(projectId, input.prompt_id)) throw promptNotFound(input.prompt_id);
       const metadata = input.metadata == null ? null : JSON.stringify(input.metadata);
       if (metadata !== null && metadata.length > MAX_METADATA_JSON) {
         throw valueError(['body', 'metadata'], input.metadata, `metadata must serialise to at most ${MAX_METADATA_JSON} bytes`);
       }
-      const row = await store.writer.write((db) => {
-        const stored: OutcomeRow = {
-          id: newId('out'),
-          prompt_id: input.prompt_id,
-          prompt_run_id: input.prompt_run_id ?? null,
-          external_user_id: input.external_user_id ?? null,
-          event_type: input.event_type ?? 'outcome',
-          label: input.label ?? null,
-          value: input.value ?? null,
-          numeric_value: input.numeric_value ?? null,
-          is_success: input.is_success == null ? null : input.is_success ? 1 : 0,
-          source: input.source ?? null,
-          metadata,
-          ...attribute(db, projectId, input),
-          created_at: isoNow(store.clock),
-        };
-        insertOutcome(db, projectId, stored);
-        return stored;
-      });
-      return { outcome_id: row.id, status: 'recorded' as const, experiment_id: row.experiment_id, variant_assigned: row.variant };
+      try {
+        return await store.writer.write((db) => {
+          const stored: OutcomeRow = {
+            id: newId('out'),
+            prompt_id: input.prompt_id,
+            prompt_run_id: input.prompt_run_id ?? null,
+            external_user_id: input.external_user_id ?? null,
+            event_type: input.event_type ?? 'outcome',
+            label: input.label ?? null,
+            value: input.value ?? null,
+            numeric_value: input.numeric_value ?? null,
+            is_success: input.is_success == null ? null : input.is_success ? 1 : 0,
+            source: input.source ?? null,
+            metadata,
+            ...attribute(db, projectId, input),
+            created_at: isoNow(store.clock),
+          };
+          insertOutcome(db, projectId, stored);
+          const answer = { outcome_id: stored.id, status: 'recorded' as const, experiment_id: stored.experiment_id, variant_assigned: stored.variant };
+          if (claim) remember(db, projectId, claim, answer, stored.created_at);
+          return answer;
+        });
+      } catch (error) {
+        // A concurrent twin with the same key committed first: answer what it answered.
+        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim);
+        throw error;
+      }
     },
 
     list(projectId: string, query: PageQuery & { prompt_id?: string; experiment_id?: string; variant?: string; external_user_id?: string; event_type?: string; prompt_run_id?: string }) {

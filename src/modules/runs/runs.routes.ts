@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { RunService } from './runs.service.js';
+import { idempotencyClaim } from '../idempotency/idempotency.js';
 import { ListRunsQuery, RunIdParams, RunPageSchema, RunPromptRequest, RunPromptResponse, RunSchema } from './runs.schemas.js';
 
 /** An AbortSignal that fires when the client goes away before its answer was written. */
@@ -21,8 +22,8 @@ export function registerRunRoutes(app: FastifyInstance, authenticate: Authentica
     method: 'POST', url: '/run_prompt', summary: 'Run Prompt', tags: ['runtime'],
     role: 'runtime', strict: false, body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
-    handler: async ({ body, rawBody, auth, reply }) => ({
-      status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply)), floatKeys: FLOAT_KEYS,
+    handler: async ({ body, rawBody, auth, req, reply }) => ({
+      status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply), idempotencyClaim(req, 'run_prompt', rawBody)), floatKeys: FLOAT_KEYS,
     }),
   });
   registerRoute(app, authenticate, {

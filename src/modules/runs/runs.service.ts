@@ -8,6 +8,7 @@ import type { PromptCache } from '../prompts/promptCache.js';
 import { renderVersion, resolveServedPrompt, type ExperimentRouter, type RenderedPrompt, type ServedPrompt } from '../prompts/serving.js';
 import { findRun, insertRun, listRuns, type RunRow } from './runs.repo.js';
 import { page, toListFilter, type PageQuery } from './listParams.js';
+import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 export interface RunPromptInput {
   prompt_id: string;
@@ -110,7 +111,9 @@ export function createRunService(deps: {
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
      * 422) stores nothing; a provider failure stores the run with status `error` and answers 502/504.
      */
-    async run(projectId: string, input: RunPromptInput, rawBody: unknown, signal: AbortSignal) {
+    async run(projectId: string, input: RunPromptInput, rawBody: unknown, signal: AbortSignal, claim: IdempotencyClaim | null = null): Promise<unknown> {
+      const prior = claim && replay(store.db, projectId, claim);
+      if (prior) return prior;
       const served = await resolveServedPrompt(deps.cache, deps.experiments, projectId, input.prompt_id, input.external_user_id ?? null, rawBody);
       const rendered = renderVersion(served.version, input.inputs);
       const model = served.version.model ?? deps.defaultModel;
@@ -132,8 +135,7 @@ export function createRunService(deps: {
         throw new HttpError(error.statusCode, error.detail, headers);
       }
       const stored = withResult(row, result);
-      await store.writer.write((db) => insertRun(db, projectId, stored));
-      return {
+      const answer = {
         run_id: stored.id,
         output: result.output,
         model_used: result.modelUsed,
@@ -146,6 +148,17 @@ export function createRunService(deps: {
         experiment_id: served.experimentId,
         prompt_version: served.version.version,
       };
+      try {
+        await store.writer.write((db) => {
+          insertRun(db, projectId, stored);
+          if (claim) remember(db, projectId, claim, answer, stored.created_at);
+        });
+      } catch (error) {
+        // A concurrent twin with the same key committed first: its run is the one on record.
+        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim);
+        throw error;
+      }
+      return answer;
     },
 
     get(projectId: string, runId: string) {

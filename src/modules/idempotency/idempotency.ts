@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../../db/open.js';
+import { ValidationFailed } from '../../http/httpError.js';
+import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency.repo.js';
+
+/**
+ * `Idempotency-Key` on /run_prompt and /track_outcome (design.md §6): the same key and body
+ * returns the first answer; the same key with another body is a 422. The answer is stored in the
+ * same transaction as the run or outcome it acknowledges, so a replay can never disagree with it.
+ */
+export interface IdempotencyClaim {
+  endpoint: string;
+  key: string;
+  requestHash: string;
+}
+
+const MAX_KEY_LENGTH = 255;
+
+export function idempotencyClaim(req: FastifyRequest, endpoint: string, rawBody: unknown): IdempotencyClaim | null {
+  const header = req.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined) return null;
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    const why = `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`;
+    throw new ValidationFailed([{ type: 'value_error', loc: ['header', 'idempotency-key'], msg: `Value error, ${why}`, input: key, ctx: { error: why } }]);
+  }
+  return { endpoint, key, requestHash: createHash('sha256').update(JSON.stringify(rawBody)).digest('hex') };
+}
+
+/** The stored answer for this claim, or null; a different body under the same key is refused. */
+export function replay(db: Db, projectId: string, claim: IdempotencyClaim): unknown {
+  const row = findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
+  if (row === undefined) return null;
+  if (row.request_hash !== claim.requestHash) {
+    const why = 'this Idempotency-Key was already used with a different request body';
+    throw new ValidationFailed([{ type: 'value_error', loc: ['header', 'idempotency-key'], msg: `Value error, ${why}`, input: claim.key, ctx: { error: why } }]);
+  }
+  return JSON.parse(row.response);
+}
+
+/** Inside the write that acknowledges the request. A concurrent twin fails here on the primary key. */
+export function remember(db: Db, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): void {
+  insertIdempotencyRecord(db, projectId, {
+    endpoint: claim.endpoint, key: claim.key, request_hash: claim.requestHash, status_code: 200, response: JSON.stringify(response), created_at: at,
+  });
+}
+
+export function isDuplicateClaim(error: unknown): boolean {
+  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
