@@ -81,7 +81,9 @@ CREATE INDEX experiments_prompt ON experiments (project_id, prompt_id, status);
 -- At most one running experiment per prompt, enforced by the database itself.
 CREATE UNIQUE INDEX experiments_one_running ON experiments (project_id, prompt_id) WHERE status = 'running';
 
--- A stored assignment is an exposure: the denominator of every result.
+-- A stored assignment is an exposure: the denominator of every result. WITHOUT ROWID: the rows live
+-- in primary-key order, so results join outcomes to assignments with one seek per user that lands on
+-- the row itself (a rowid table would add a second, random seek per user).
 CREATE TABLE assignments (
   project_id        TEXT NOT NULL,
   experiment_id     TEXT NOT NULL,
@@ -92,8 +94,11 @@ CREATE TABLE assignments (
   calls             INTEGER NOT NULL,
   PRIMARY KEY (project_id, experiment_id, external_user_id),
   FOREIGN KEY (project_id, experiment_id) REFERENCES experiments(project_id, id)
-);
+) WITHOUT ROWID;
 CREATE INDEX assignments_user ON assignments (project_id, external_user_id, first_seen);
+-- Results: exposures per variant and UTC day, grouped in index order with no sort. first_seen is
+-- repeated after the expression so SQLite counts the index as covering (no seek per row).
+CREATE INDEX assignments_variant_day ON assignments (project_id, experiment_id, variant, substr(first_seen, 1, 10), first_seen);
 
 CREATE TABLE runs (
   id                  TEXT PRIMARY KEY,
@@ -126,7 +131,9 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_project_created ON runs (project_id, created_at, id);
 CREATE INDEX runs_prompt ON runs (project_id, prompt_id, created_at);
-CREATE INDEX runs_experiment ON runs (project_id, experiment_id, variant, status, latency_ms);
+-- Results: covering, so counts, token and cost sums per variant and latency percentiles (ORDER BY
+-- latency_ms OFFSET k within a variant's ok runs) never read the table rows.
+CREATE INDEX runs_experiment ON runs (project_id, experiment_id, variant, status, latency_ms, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd);
 
 CREATE TABLE outcomes (
   id                TEXT PRIMARY KEY,
@@ -150,6 +157,10 @@ CREATE TABLE outcomes (
 CREATE INDEX outcomes_project_created ON outcomes (project_id, created_at, id);
 -- Covering index for results: per-user sufficient statistics stream out of it in group order.
 CREATE INDEX outcomes_experiment ON outcomes (project_id, experiment_id, event_type, variant, attributed_user, is_success, numeric_value, label);
+-- Results: label counts per event_type and variant in group order, reading only the labelled rows.
+CREATE INDEX outcomes_labels ON outcomes (project_id, experiment_id, event_type, variant, label) WHERE label IS NOT NULL;
+-- Results: users with any success per variant (cost per successful user), in group order.
+CREATE INDEX outcomes_successes ON outcomes (project_id, experiment_id, variant, attributed_user) WHERE is_success = 1;
 CREATE INDEX outcomes_unattributed ON outcomes (project_id, prompt_id, attributed_by, created_at);
 
 -- Idempotency-Key replay: same key and body → the first answer.

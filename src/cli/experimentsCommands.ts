@@ -9,6 +9,7 @@ import { createExperimentService } from '../modules/experiments/experiments.serv
 import { CreateExperimentBody, PatchExperimentBody } from '../modules/experiments/experiments.schemas.js';
 import type { ExperimentView } from '../modules/experiments/experimentModel.js';
 import { formatTable } from './table.js';
+import { addResultsCommand } from './resultsCommand.js';
 
 export type WithProjectStore = <T>(project: string, action: (store: Store, projectId: string) => Promise<T>) => Promise<T>;
 
@@ -68,5 +69,6 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .action((id: string, opts: { project: string; winner?: string }) => withProjectStore(opts.project, async (store, projectId) => {
       printExperiments([await service(store).transition(projectId, id, 'stop', opts.winner ?? null)]);
     }));
+  addResultsCommand(experiments, withProjectStore);
   return experiments;
 }

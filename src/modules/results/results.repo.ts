@@ -1,0 +1,168 @@
+import { prepared } from '../../db/prepared.js';
+import type { Db } from '../../db/open.js';
+
+/**
+ * SQL aggregation for experiment results. Every statistic is built from sufficient statistics
+ * (n, Σ, Σ²) computed here: first per user (the unit of randomisation), then per variant. No query
+ * returns a row per user or per outcome. SQLite has no hash aggregation, so a GROUP BY that does not
+ * follow an index sorts every row: the per-user grouping therefore follows outcomes_experiment and
+ * the queries go variant by variant, so that outer aggregates need no sort at all (the indexes are
+ * in migrations/0001_initial.sql). That is what keeps 1 M outcomes under a second.
+ */
+
+/** One variant × event_type: per-user values aggregated over the users who have the event. */
+export interface MetricAgg {
+  /** Users with at least one outcome of the event_type. */
+  users_with_event: number;
+  /** Users with at least one non-null is_success. */
+  users_with_success_data: number;
+  /** Users with at least one is_success = true. */
+  successes: number;
+  /** Users with at least one non-null numeric_value. */
+  users_with_numeric: number;
+  /** Σ over users of each user's Σ numeric_value, and Σ of its square. */
+  sum: number;
+  sum_squares: number;
+}
+
+/** One event_type in one variant, checked against the users' assignments. */
+export interface JoinedAgg {
+  /** Over every user with the event, as metricAggregate. */
+  totals: MetricAgg;
+  /** The same split by UTC day (YYYY-MM-DD) of first exposure; users without an assignment left out. */
+  days: Array<MetricAgg & { day: string }>;
+  /** Users with outcomes in this variant whose assignment names another variant. */
+  mismatched: string[];
+}
+
+export interface RunAgg {
+  variant: string;
+  runs: number;
+  errored: number;
+  ok: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_nano_usd: number;
+}
+
+const PER_USER_TOTALS = `count(*) AS users_with_event, count(success) AS users_with_success_data,
+  coalesce(sum(success), 0) AS successes, count(total) AS users_with_numeric,
+  coalesce(sum(total), 0) AS sum, coalesce(sum(total * total), 0) AS sum_squares`;
+
+/**
+ * Distinct event types of the experiment's outcomes by a loose index scan: one index seek per
+ * event type instead of reading every outcome.
+ */
+export function eventTypes(db: Db, projectId: string, experimentId: string): string[] {
+  return prepared(db, `WITH RECURSIVE seen(event_type) AS (
+      SELECT min(event_type) FROM outcomes WHERE project_id = @project AND experiment_id = @experiment
+      UNION ALL
+      SELECT (SELECT min(event_type) FROM outcomes
+              WHERE project_id = @project AND experiment_id = @experiment AND event_type > seen.event_type)
+      FROM seen WHERE seen.event_type IS NOT NULL)
+    SELECT event_type FROM seen WHERE event_type IS NOT NULL`)
+    .pluck().all({ project: projectId, experiment: experimentId }) as string[];
+}
+
+/**
+ * One event_type in one variant. The inner GROUP BY follows outcomes_experiment, so per-user rows
+ * stream into the outer aggregate, which has no GROUP BY and so needs no sort: querying variant by
+ * variant is what keeps this a single pass.
+ */
+export function metricAggregate(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): MetricAgg {
+  return prepared(db, `SELECT ${PER_USER_TOTALS} FROM (
+      SELECT max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+      WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
+        AND attributed_user IS NOT NULL
+      GROUP BY attributed_user)`)
+    .get({ project: projectId, experiment: experimentId, eventType, variant }) as MetricAgg;
+}
+
+function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
+  return {
+    users_with_event: a.users_with_event + b.users_with_event,
+    users_with_success_data: a.users_with_success_data + b.users_with_success_data,
+    successes: a.successes + b.successes,
+    users_with_numeric: a.users_with_numeric + b.users_with_numeric,
+    sum: a.sum + b.sum,
+    sum_squares: a.sum_squares + b.sum_squares,
+  };
+}
+
+/**
+ * metricAggregate split by the day of each user's first exposure, plus the users assigned to
+ * another variant. One primary-key seek per user (assignments is WITHOUT ROWID, so the seek lands
+ * on the row): about as much again as the scan itself, which is why the service runs this for one
+ * event type only. Users without an assignment come back under day null.
+ */
+export function joinedToAssignments(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedAgg {
+  const rows = prepared(db, `SELECT substr(a.first_seen, 1, 10) AS day, ${PER_USER_TOTALS},
+      json_group_array(g.user) FILTER (WHERE a.variant <> @variant) AS mismatched
+    FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+          WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
+            AND attributed_user IS NOT NULL
+          GROUP BY attributed_user) g
+    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user
+    GROUP BY day`)
+    .all({ project: projectId, experiment: experimentId, eventType, variant }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
+  let totals: MetricAgg = { users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 };
+  const days: JoinedAgg['days'] = [];
+  const mismatched: string[] = [];
+  for (const { day, mismatched: users, ...agg } of rows) {
+    totals = addAgg(totals, agg);
+    if (day !== null) days.push({ ...agg, day });
+    mismatched.push(...(JSON.parse(users) as string[]));
+  }
+  return { totals, days, mismatched };
+}
+
+/** Users with any is_success = true outcome, per variant (used for cost per success without a primary metric). */
+export function successfulUsers(db: Db, projectId: string, experimentId: string): Array<{ variant: string; users: number }> {
+  return prepared(db, `SELECT variant, count(*) AS users FROM (
+      SELECT variant, attributed_user FROM outcomes
+      WHERE project_id = ? AND experiment_id = ? AND is_success = 1 AND attributed_user IS NOT NULL
+      GROUP BY variant, attributed_user)
+    GROUP BY variant`).all(projectId, experimentId) as Array<{ variant: string; users: number }>;
+}
+
+/** Outcome counts per label, from the partial index of labelled outcomes. */
+export function labelCounts(db: Db, projectId: string, experimentId: string): Array<{ event_type: string; variant: string; label: string; n: number }> {
+  return prepared(db, `SELECT event_type, variant, label, count(*) AS n FROM outcomes
+    WHERE project_id = ? AND experiment_id = ? AND label IS NOT NULL AND variant IS NOT NULL
+    GROUP BY event_type, variant, label`)
+    .all(projectId, experimentId) as Array<{ event_type: string; variant: string; label: string; n: number }>;
+}
+
+export function runAggregates(db: Db, projectId: string, experimentId: string): RunAgg[] {
+  return prepared(db, `SELECT variant, count(*) AS runs, coalesce(sum(status = 'error'), 0) AS errored,
+      coalesce(sum(status = 'ok'), 0) AS ok, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
+      coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens,
+      coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd
+    FROM runs WHERE project_id = ? AND experiment_id = ? AND variant IS NOT NULL
+    GROUP BY variant`).all(projectId, experimentId) as RunAgg[];
+}
+
+/** Latency of the successful run at 0-based rank `offset` in latency order: a walk along runs_experiment. */
+export function okLatencyAtRank(db: Db, projectId: string, experimentId: string, variant: string, offset: number): number | null {
+  const value = prepared(db, `SELECT latency_ms FROM runs
+    WHERE project_id = ? AND experiment_id = ? AND variant = ? AND status = 'ok'
+    ORDER BY latency_ms LIMIT 1 OFFSET ?`).pluck().get(projectId, experimentId, variant, offset) as number | undefined;
+  return value ?? null;
+}
+
+/** Exposures (stored assignments) per variant and UTC day of first exposure. */
+export function exposuresByDay(db: Db, projectId: string, experimentId: string): Array<{ variant: string; day: string; n: number }> {
+  // The GROUP BY repeats the expression of assignments_variant_day so SQLite streams it in index order.
+  return prepared(db, `SELECT variant, substr(first_seen, 1, 10) AS day, count(*) AS n FROM assignments
+    WHERE project_id = ? AND experiment_id = ?
+    GROUP BY variant, substr(first_seen, 1, 10)`).all(projectId, experimentId) as Array<{ variant: string; day: string; n: number }>;
+}
+
+/** Outcomes of the prompt recorded unattributed in [from, to), or since `from` when to is null. */
+export function unattributedOutcomes(db: Db, projectId: string, promptId: string, from: string, to: string | null): number {
+  return prepared(db, `SELECT count(*) FROM outcomes
+    WHERE project_id = @project AND prompt_id = @prompt AND attributed_by = 'none' AND created_at >= @from
+      AND (@to IS NULL OR created_at < @to)`)
+    .pluck().get({ project: projectId, prompt: promptId, from, to }) as number;
+}
