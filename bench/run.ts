@@ -21,12 +21,18 @@ interface Throughput {
   errors: number;
 }
 
+/** Measures after a 2 s warm-up of the same load, so every server is compared with its JIT warm. */
 async function cannon(origin: string, pathName: string, body: (i: number) => string, headers: Record<string, string> = {}): Promise<Throughput> {
+  await cannonFor(2, origin, pathName, body, headers);
+  return cannonFor(SECONDS, origin, pathName, body, headers);
+}
+
+async function cannonFor(seconds: number, origin: string, pathName: string, body: (i: number) => string, headers: Record<string, string>): Promise<Throughput> {
   let i = 0;
   const result = await autocannon({
     url: `${origin}${pathName}`,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
     requests: [{
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY, ...headers },
@@ -111,12 +117,17 @@ async function providerOverhead(): Promise<void> {
     const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
     const ms = SECONDS * 1000;
     console.log(`\n## /run_prompt overhead over a zero-latency fake model (${SECONDS}s each)\n`);
-    console.log('| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 |');
-    console.log('|---|---|---|---|---|');
+    console.log('| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 | for scale: bare proxy → fake p50 / p99 ms |');
+    console.log('|---|---|---|---|---|---|');
+    await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections: 16, durationMs: 2000, body: modelBody });
+    await runLoad({ origin: pl.origin, path: '/run_prompt', connections: 16, durationMs: 2000, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
+    await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections: 16, durationMs: 2000, body: modelBody });
     for (const connections of [1, 16, 64]) {
       const direct = await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
       const run = await runLoad({ origin: pl.origin, path: '/run_prompt', connections, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
-      console.log(`| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} |${run.errors ? ` errors: ${run.errors}` : ''}`);
+      // The proxy pays the same extra network hop as /run_prompt and nothing else.
+      const hop = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
+      console.log(`| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} | ${fmt(hop.p50, 3)} / ${fmt(hop.p99, 3)} |${run.errors ? ` errors: ${run.errors}` : ''}`);
     }
     const viaProxy: LoadResult = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections: CONNECTIONS, durationMs: ms, body: modelBody });
     const viaPromptline = await runLoad({ origin: pl.origin, path: '/run_prompt', connections: CONNECTIONS, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
@@ -134,3 +145,7 @@ const only = process.argv[2];
 console.log(`# Promptline benchmarks — ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'runtime') await runtimeEndpoints();
 if (!only || only === 'provider') await providerOverhead();
+if (!only || only === 'results') {
+  const { main } = await import('./results.js');
+  await main();
+}

@@ -29,7 +29,8 @@ const EXPOSURE_FLUSH_MS = 1000;
  */
 export function createExperimentRouter(store: Store): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
   const running = new Map<string, RunningExperiment | null>();
-  const pendingCalls = new Map<string, { projectId: string; experimentId: string; userId: string; calls: number; at: string }>();
+  // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
+  const pendingCalls = new Map<string, { projectId: string; experimentId: string; users: Map<string, { calls: number; at: number }> }>();
   const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
 
   function load(projectId: string, promptId: string): RunningExperiment | null {
@@ -62,14 +63,19 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
   }
 
   function countCall(projectId: string, experimentId: string, userId: string): void {
-    const key = `${projectId}\u0000${experimentId}\u0000${userId}`;
-    const at = isoNow(store.clock);
-    const pending = pendingCalls.get(key);
+    const key = `${projectId}\u0000${experimentId}`;
+    let experiment = pendingCalls.get(key);
+    if (experiment === undefined) {
+      experiment = { projectId, experimentId, users: new Map() };
+      pendingCalls.set(key, experiment);
+    }
+    const at = store.clock.now().getTime();
+    const pending = experiment.users.get(userId);
     if (pending) {
       pending.calls += 1;
       pending.at = at;
     } else {
-      pendingCalls.set(key, { projectId, experimentId, userId, calls: 1, at });
+      experiment.users.set(userId, { calls: 1, at });
     }
   }
 
@@ -78,7 +84,9 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
     const batch = [...pendingCalls.values()];
     pendingCalls.clear();
     await store.writer.write((db) => {
-      for (const p of batch) repo.recordExposureCalls(db, p.projectId, p.experimentId, p.userId, p.calls, p.at);
+      for (const { projectId, experimentId, users } of batch) {
+        for (const [userId, p] of users) repo.recordExposureCalls(db, projectId, experimentId, userId, p.calls, new Date(p.at).toISOString());
+      }
     });
   }
 
