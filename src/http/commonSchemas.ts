@@ -10,6 +10,7 @@ export const RoleSchema = Type.Union([Type.Literal('runtime'), Type.Literal('rea
 /** Standard error responses of an authenticated route, for the OpenAPI document. */
 export const AUTH_ERRORS = { 401: Detail, 403: Detail } as const;
 
+/** `?limit&cursor` of every newest-first list. */
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),

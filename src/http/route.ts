@@ -22,6 +22,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** Keys whose values are pydantic floats, written `0.0` rather than `0`. */
   floatKeys?: ReadonlySet<string>;
+  /** A non-JSON answer (e.g. CSV), sent as is instead of `body`. */
+  raw?: { contentType: string; text: string };
 }
 
 export interface HandlerContext<B, Q, P> {
@@ -184,6 +186,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         reply,
       });
       if (result.headers) reply.headers(result.headers);
+      if (result.raw) return reply.code(result.status).header('content-type', result.raw.contentType).send(result.raw.text);
       if (result.body === undefined) return reply.code(result.status).send();
       return sendJson(reply, result.status, result.body, result.floatKeys);
     },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../http/commonSchemas.js';
+import { Nullable, PageQuery } from '../../http/commonSchemas.js';
 
 export const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 export const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -40,8 +40,7 @@ export type VersionInput = Static<typeof CreateVersionBody>;
 export const MoveLabelBody = Type.Object({ version: Type.Integer({ minimum: 1 }) });
 
 export const ListPromptsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  ...PageQuery,
   include_archived: Type.Optional(Type.Boolean({ default: false })),
 });
 

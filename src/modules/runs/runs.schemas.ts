@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/commonSchemas.js';
+import { Nullable, PageQuery } from '../../http/commonSchemas.js';
 import { ChatMessageSchema } from '../prompts/prompts.schemas.js';
 
 /** contract.md §1, in declaration order. */
@@ -30,8 +30,7 @@ const Filters = {
   external_user_id: Type.Optional(Type.String({ maxLength: 1024 })),
   since: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
   until: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 128 })),
+  ...PageQuery,
 };
 
 export const ListRunsQuery = Type.Object({ ...Filters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
