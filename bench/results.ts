@@ -112,6 +112,27 @@ async function request(app: PromptlineApp, method: 'GET' | 'POST' | 'PATCH', url
   return res;
 }
 
+/** The runtime endpoints keep answering while a report is computed (in its worker thread). */
+async function hotPathDuringResults(app: PromptlineApp, url: string): Promise<void> {
+  const alone: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now();
+    await request(app, 'POST', '/get_prompt', { prompt_id: 'bench', inputs: { q: 'x' }, external_user_id: 'bench-user' });
+    alone.push(performance.now() - started);
+  }
+  const during: number[] = [];
+  let computing = true;
+  const report = request(app, 'GET', url).finally(() => (computing = false));
+  while (computing) {
+    const started = performance.now();
+    await request(app, 'POST', '/get_prompt', { prompt_id: 'bench', inputs: { q: 'x' }, external_user_id: 'bench-user' });
+    during.push(performance.now() - started);
+  }
+  await report;
+  console.log(`/get_prompt while a report computes: ${during.length} calls, max ${stats(during).max.toFixed(1)} ms `
+    + `(alone: max ${stats(alone).max.toFixed(1)} ms, median ${stats(alone).median.toFixed(2)} ms)`);
+}
+
 export async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
   const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
@@ -140,6 +161,7 @@ export async function main(): Promise<void> {
     await time('service.results, ?sequential=true&prior=proper', 3, () => service.results(projectId, experimentId, { sequential: true, prior: 'proper' }));
     await time(`HTTP GET ${url}`, 5, () => request(app, 'GET', url));
     await time(`HTTP GET ${url}?format=csv`, 3, () => request(app, 'GET', `${url}?format=csv`));
+    await hotPathDuringResults(app, url);
 
     // Without a primary metric: every event type read plainly, the widest one joined to assignments
     // for the multiple-variant check, and a distinct count of users with any success (cost per success).

@@ -19,7 +19,7 @@ import { registerGetPromptRoute } from './modules/prompts/getPrompt.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
-import { createResultsService } from './modules/results/results.service.js';
+import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
 import { findAttributableAssignment } from './modules/experiments/experiments.repo.js';
 import { createRunService } from './modules/runs/runs.service.js';
@@ -79,7 +79,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     return found ? { experimentId: found.experiment_id, variant: found.variant } : null;
   };
   const outcomes = createOutcomeService(store, promptCache, attribution);
-  const results = createResultsService(store);
+  const results = createResultsRunner(config.dataDir, (error) => app.log.error({ err: error }, 'results worker failed'));
 
   // Another process (the CLI) may change keys or prompts in the same file: SQLite's data_version
   // moves only on other connections' commits, so one cheap pragma per request keeps caches honest.
@@ -136,6 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     async close() {
       await app.close();
       await router.close();
+      await results.close();
       store.writer.flush();
       await gateway.close();
       db.pragma('wal_checkpoint(TRUNCATE)');

@@ -12,8 +12,12 @@ interface RunningExperiment {
   ranges: BucketRange[];
   variants: Map<string, VariantDef>;
   order: VariantDef[];
-  /** Sticky assignments, user → variant key; the database is the source of truth, this its mirror. */
-  assigned: Map<string, string> | null;
+  /**
+   * Sticky assignments seen since this entry was loaded, user → variant key. The database is the
+   * source of truth: a user missing here costs one primary-key lookup, once (null: looked up, none
+   * stored; only this process assigns, and other processes' commits clear the whole cache).
+   */
+  assigned: Map<string, string | null>;
   /** First assignments being committed, so concurrent first calls of one user share one write. */
   inFlight: Map<string, Promise<string>>;
 }
@@ -47,7 +51,7 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
         ranges: bucketRanges(order.map((v) => v.weight), row.coverage),
         variants: new Map(order.map((v) => [v.key, v])),
         order,
-        assigned: null,
+        assigned: new Map(),
         inFlight: new Map(),
       };
     }
@@ -55,11 +59,13 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
     return state;
   }
 
-  function assignedOf(projectId: string, state: RunningExperiment): Map<string, string> {
-    if (state.assigned === null) {
-      state.assigned = new Map(repo.loadAssignments(store.db, projectId, state.id).map((a) => [a.external_user_id, a.variant]));
+  function storedVariant(projectId: string, state: RunningExperiment, userId: string): string | null {
+    let variant = state.assigned.get(userId);
+    if (variant === undefined) {
+      variant = repo.findAssignment(store.db, projectId, state.id, userId) ?? null;
+      state.assigned.set(userId, variant);
     }
-    return state.assigned;
+    return variant;
   }
 
   function countCall(projectId: string, experimentId: string, userId: string): void {
@@ -109,9 +115,8 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
           ctx: { reason: `experiment ${state.id} is running on prompt ${promptId}` },
         }]);
       }
-      const assigned = assignedOf(projectId, state);
-      const stored = assigned.get(userId);
-      if (stored !== undefined && state.variants.has(stored)) {
+      const stored = storedVariant(projectId, state, userId);
+      if (stored !== null && state.variants.has(stored)) {
         countCall(projectId, state.id, userId);
         return Promise.resolve(answer(state, stored));
       }
@@ -124,8 +129,8 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
         write = store.writer.write((db) => repo.insertAssignment(db, projectId, state.id, userId, variant, isoNow(store.clock)));
         state.inFlight.set(userId, write);
         write.then(
-          (storedVariant) => {
-            assigned.set(userId, storedVariant);
+          (committed) => {
+            state.assigned.set(userId, committed);
             state.inFlight.delete(userId);
           },
           () => state.inFlight.delete(userId),
@@ -133,7 +138,7 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
       } else {
         countCall(projectId, state.id, userId);
       }
-      return write.then((storedVariant) => answer(state, storedVariant));
+      return write.then((committed) => answer(state, committed));
     },
     invalidate(projectId, promptId) {
       running.delete(keyOf(projectId, promptId));

@@ -50,9 +50,9 @@ export function findRunningExperiment(db: Db, projectId: string, promptId: strin
     .get(projectId, promptId) as ExperimentRow | undefined;
 }
 
-export function loadAssignments(db: Db, projectId: string, experimentId: string): Array<{ external_user_id: string; variant: string }> {
-  return prepared(db, 'SELECT external_user_id, variant FROM assignments WHERE project_id = ? AND experiment_id = ?')
-    .all(projectId, experimentId) as Array<{ external_user_id: string; variant: string }>;
+export function findAssignment(db: Db, projectId: string, experimentId: string, userId: string): string | undefined {
+  return prepared(db, 'SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?')
+    .pluck().get(projectId, experimentId, userId) as string | undefined;
 }
 
 export function assignedCountsByVariant(db: Db, projectId: string, experimentId: string): Map<string, number> {
@@ -65,8 +65,7 @@ export function assignedCountsByVariant(db: Db, projectId: string, experimentId:
 export function insertAssignment(db: Db, projectId: string, experimentId: string, userId: string, variant: string, at: string): string {
   prepared(db, `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
     VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`).run(projectId, experimentId, userId, variant, at, at);
-  return prepared(db, 'SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?')
-    .pluck().get(projectId, experimentId, userId) as string;
+  return findAssignment(db, projectId, experimentId, userId)!;
 }
 
 export function recordExposureCalls(db: Db, projectId: string, experimentId: string, userId: string, calls: number, at: string): void {

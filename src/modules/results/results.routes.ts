@@ -4,16 +4,16 @@ import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ExperimentIdParams } from '../experiments/experiments.schemas.js';
 import { ExperimentResultsSchema, ResultsQuery } from './results.schemas.js';
 import { resultsToCsv } from './results.csv.js';
-import type { ResultsService } from './results.service.js';
+import type { ResultsRunner } from './resultsRunner.js';
 
-export function registerResultsRoutes(app: FastifyInstance, authenticate: Authenticator, results: ResultsService): void {
+export function registerResultsRoutes(app: FastifyInstance, authenticate: Authenticator, results: ResultsRunner): void {
   registerRoute(app, authenticate, {
     method: 'GET', url: '/experiments/:experiment_id/results', tags: ['experiments'],
     summary: 'Per-variant results and statistics against control (JSON, or CSV with ?format=csv: one row per metric × variant)',
     role: 'read', strict: true, params: ExperimentIdParams, query: ResultsQuery,
     response: { 200: ExperimentResultsSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, query, auth }) => {
-      const report = results.results(auth.projectId, params.experiment_id, { sequential: query.sequential ?? false, prior: query.prior ?? 'flat' });
+    handler: async ({ params, query, auth }) => {
+      const report = await results.results(auth.projectId, params.experiment_id, { sequential: query.sequential ?? false, prior: query.prior ?? 'flat' });
       if (query.format !== 'csv') return { status: 200, body: report };
       const filename = `${report.experiment_id.replace(/[^A-Za-z0-9_.-]/g, '_')}-results.csv`;
       return {

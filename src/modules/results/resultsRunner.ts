@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { HttpError } from '../../http/httpError.js';
+import type { ResultsOptions } from './report.js';
+import type { ExperimentResults } from './results.schemas.js';
+
+export interface ResultsRequest {
+  id: number;
+  projectId: string;
+  experimentId: string;
+  options: Partial<ResultsOptions>;
+}
+
+export type ResultsResponse =
+  | { id: number; ok: true; report: ExperimentResults }
+  | { id: number; ok: false; statusCode: number; detail: string };
+
+/**
+ * The compiled worker script. Under the test runner this module runs from TypeScript sources, and a
+ * worker thread cannot load those, so it uses the build (`npm test` builds before any test).
+ */
+function workerScript(): URL {
+  const here = fileURLToPath(import.meta.url);
+  const compiled = here.endsWith('.ts') ? here.replace(/\/src\//, '/dist/src/').replace(/Runner\.ts$/, 'Worker.js') : here.replace(/Runner\.js$/, 'Worker.js');
+  if (!fs.existsSync(compiled)) throw new Error(`results worker not built: ${compiled} (run npm run build)`);
+  return new URL(`file://${compiled}`);
+}
+
+/** Runs results reports in one worker thread, started on first use, one report at a time. */
+export function createResultsRunner(dataDir: string, onCrash: (error: unknown) => void) {
+  let worker: Worker | null = null;
+  let nextId = 1;
+  const waiting = new Map<number, { resolve: (r: ExperimentResults) => void; reject: (e: unknown) => void }>();
+
+  function start(): Worker {
+    const w = new Worker(workerScript(), { workerData: { dataDir } });
+    w.on('message', (response: ResultsResponse) => {
+      const pending = waiting.get(response.id);
+      if (pending === undefined) return;
+      waiting.delete(response.id);
+      if (waiting.size === 0) w.unref();
+      if (response.ok) pending.resolve(response.report);
+      else if (response.statusCode === 500) pending.reject(new Error(response.detail));
+      else pending.reject(new HttpError(response.statusCode, response.detail));
+    });
+    w.on('error', (error) => {
+      onCrash(error);
+      for (const pending of waiting.values()) pending.reject(error);
+      waiting.clear();
+      worker = null;
+    });
+    w.unref();
+    return w;
+  }
+
+  return {
+    results(projectId: string, experimentId: string, options: Partial<ResultsOptions>): Promise<ExperimentResults> {
+      worker ??= start();
+      // Referenced only while a report is owed, so an idle worker never keeps the process alive.
+      worker.ref();
+      const id = nextId++;
+      const request: ResultsRequest = { id, projectId, experimentId, options };
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker!.postMessage(request);
+      });
+    },
+    async close(): Promise<void> {
+      await worker?.terminate();
+      worker = null;
+    },
+  };
+}
+
+export type ResultsRunner = ReturnType<typeof createResultsRunner>;
