@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { pendingMigrations } from './db/migrate.js';
 import { prepared } from './db/prepared.js';
+import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { registerRawBodyParser } from './http/body.js';
@@ -81,18 +82,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const outcomes = createOutcomeService(store, promptCache, attribution);
   const results = createResultsRunner(config.dataDir, (error) => app.log.error({ err: error }, 'results worker failed'));
 
-  // Another process (the CLI) may change keys or prompts in the same file: SQLite's data_version
-  // moves only on other connections' commits, so one cheap pragma per request keeps caches honest.
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  let seenDataVersion = dataVersion.get();
-  app.addHook('onRequest', (req, _reply, done) => {
-    const current = dataVersion.get();
-    if (current !== seenDataVersion) {
-      seenDataVersion = current;
-      keys.invalidate();
-      promptCache.clear();
-      router.clear();
-    }
+  const checkExternalChanges = createExternalChangeWatcher(db, () => {
+    keys.invalidate();
+    promptCache.clear();
+    router.clear();
+  });
+  app.addHook('onRequest', (_req, _reply, done) => {
+    checkExternalChanges();
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {

@@ -33,7 +33,7 @@ export function registerRawBodyParser(app: FastifyInstance, bodyLimit: number): 
  * `application/<anything>+json`, and a type without exactly one `/` counts as text/plain.
  */
 export function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return true;
+  if (!header || header === 'application/json') return true;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
   const slash = type.indexOf('/');
   if (slash === -1 || type.indexOf('/', slash + 1) !== -1) return false;

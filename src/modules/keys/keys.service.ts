@@ -34,13 +34,14 @@ function toPublic(row: KeyRow): PublicKey {
 }
 
 interface CachedKey {
-  hash: string;
   auth: AuthContext;
   expiresAt: number;
 }
 
 export function createKeyService(store: Store) {
-  // Valid keys only: unknown keys are looked up every time, so a flood of random keys can't grow memory.
+  // Valid keys only, by the key itself (held in memory only while the process runs, like any request
+  // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
+  // time, so a flood of random keys cannot grow memory.
   const cache = new Map<string, CachedKey>();
 
   function insert(db: Store['db'], projectId: string, name: string, role: Role, key: string, expiresAt: string | null): KeyRow {
@@ -62,20 +63,18 @@ export function createKeyService(store: Store) {
   return {
     /** Hot path: a memory lookup once warm. Revocation clears the cache, so it bites on the next request. */
     authenticate(apiKey: string): AuthContext | null {
-      const hash = hashKey(apiKey);
-      let entry = cache.get(hash);
+      let entry = cache.get(apiKey);
       if (entry === undefined) {
+        const hash = hashKey(apiKey);
         const row = findKeyByHash(store.db, hash);
-        if (row === undefined || row.revoked_at !== null) return null;
+        if (row === undefined || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) return null;
         entry = {
-          hash: row.key_hash,
           auth: Object.freeze({ keyId: row.id, projectId: row.project_id, role: row.role }),
           expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
         };
-        cache.set(hash, entry);
+        cache.set(apiKey, entry);
       }
-      if (!hashesEqual(entry.hash, hash)) return null;
-      if (store.clock.now().getTime() >= entry.expiresAt) return null;
+      if (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt) return null;
       return entry.auth;
     },
 
