@@ -75,12 +75,12 @@ async function runtimeEndpoints(): Promise<void> {
 
     const getBody = () => JSON.stringify({ prompt_id: 'welcome', inputs: { name: 'Ada' } });
     const abBody = (i: number) => JSON.stringify({ prompt_id: 'ab', inputs: { name: 'Ada' }, external_user_id: `user-${i % USERS}` });
-    // The reference is measured right before and right after every endpoint, and the ratio is to
-    // their mean, so drift in what else the machine is doing cancels out.
+    // The reference gets the same bodies (so the load generator does the same work), right before
+    // and right after every endpoint; the ratio is to their mean, so drift on the machine cancels out.
     const ratioed = async (name: string, pathName: string, body: (i: number) => string) => {
-      const before = await cannon(bare.origin, '/get_prompt', getBody);
+      const before = await cannon(bare.origin, pathName, body);
       const measured = await cannon(pl.origin, pathName, body);
-      const after = await cannon(bare.origin, '/get_prompt', getBody);
+      const after = await cannon(bare.origin, pathName, body);
       const reference = { rps: (before.rps + after.rps) / 2, p50: 0, p99: 0, errors: 0 };
       console.log(row(name, measured, reference) + ` ${Math.round(reference.rps)} |`);
     };
