@@ -1,6 +1,7 @@
 // Emulates CPython 3.11 `json.loads(body_bytes)` (the C scanner in Modules/_json.c, default
 // settings) so that JSON syntax errors carry exactly the message and position FastAPI reports.
 import { Fail, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH, Scanner } from './pythonJsonScanner.js';
+import { codePointLength } from './pydanticCoercions.js';
 
 export { INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH };
 
@@ -55,22 +56,7 @@ function scanDocument(text: string): PythonJsonResult {
     return { ok: true, value: new Scanner(text).document() };
   } catch (e) {
     if (!(e instanceof Fail)) throw e;
-    const pos = toCodePointIndex(text, e.pos);
+    const pos = codePointLength(text.slice(0, e.pos));
     return e.fatal ? { ok: false, pos, msg: e.msg, fatal: true } : { ok: false, pos, msg: e.msg };
   }
-}
-
-function toCodePointIndex(text: string, utf16Index: number): number {
-  let pos = utf16Index;
-  for (let i = 0; i < utf16Index - 1; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        pos--;
-        i++;
-      }
-    }
-  }
-  return pos;
 }
