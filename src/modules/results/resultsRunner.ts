@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HttpError } from '../../http/httpError.js';
 import type { ResultsOptions } from './report.js';
@@ -22,9 +22,11 @@ export type ResultsResponse =
  */
 function workerScript(): URL {
   const here = fileURLToPath(import.meta.url);
-  const compiled = here.endsWith('.ts') ? here.replace(/\/src\//, '/dist/src/').replace(/Runner\.ts$/, 'Worker.js') : here.replace(/Runner\.js$/, 'Worker.js');
+  const compiled = here.endsWith('.ts')
+    ? here.replace(/\/src\/modules\/results\/resultsRunner\.ts$/, '/dist/src/modules/results/resultsWorker.js')
+    : here.replace(/resultsRunner\.js$/, 'resultsWorker.js');
   if (!fs.existsSync(compiled)) throw new Error(`results worker not built: ${compiled} (run npm run build)`);
-  return new URL(`file://${compiled}`);
+  return pathToFileURL(compiled);
 }
 
 /** Runs results reports in one worker thread, started on first use, one report at a time. */
