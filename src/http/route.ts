@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { readBody } from './body.js';
-import { HttpError } from './httpError.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './pydanticValidator.js';
 
@@ -59,7 +58,7 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
-export const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
+const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
 
 interface Validated {
@@ -192,5 +191,3 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     },
   });
 }
-
-export { HttpError };
