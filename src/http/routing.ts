@@ -62,8 +62,10 @@ export function installRoutingAnswers(app: FastifyInstance): void {
   };
 
   // Answered in onRequest, before the body is read: a huge body to an unknown path is still a 404.
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.is404) return answer(req, reply);
+  // A callback hook, not an async one: every request passes here, and most go straight on.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.is404) answer(req, reply);
+    else done();
   });
   app.setNotFoundHandler(answer);
 }
