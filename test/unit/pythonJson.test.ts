@@ -196,6 +196,15 @@ describe('decodePythonJson: non-JSONDecodeError failures (FastAPI answers 400)',
     expect(decodePythonJson(text)).toStrictEqual({ ok: false, pos, msg: depthMsg(what), fatal: true });
   });
 
+  it('counts depth, not brackets: wide documents and brackets inside strings are shallow', () => {
+    const wide = JSON.stringify({ rows: Array(5000).fill({ a: [1], b: 'x' }) });
+    expect(decodePythonJson(wide)).toStrictEqual({ ok: true, value: JSON.parse(wide) });
+    const quoted = JSON.stringify({ s: `${'['.repeat(5000)}\\"${'{'.repeat(5000)}` });
+    expect(decodePythonJson(quoted)).toStrictEqual({ ok: true, value: JSON.parse(quoted) });
+    const deepInWide = `[${'[],'.repeat(3000)}${'['.repeat(MAX_NESTING_DEPTH)}${']'.repeat(MAX_NESTING_DEPTH)}]`;
+    expect(decodePythonJson(deepInWide)).toMatchObject({ ok: false, fatal: true });
+  });
+
   it('reports a syntax error that comes before the depth limit', () => {
     const text = '[x' + '['.repeat(MAX_NESTING_DEPTH * 2);
     expect(decodePythonJson(text)).toStrictEqual({ ok: false, pos: 1, msg: 'Expecting value' });
