@@ -10,7 +10,26 @@ export interface Config {
   readonly defaultModel: string;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
+  readonly limits: Limits;
   readonly providers: ProviderSettings;
+}
+
+/** Everything that bounds what one client can cost the process (README "Limits"). */
+export interface Limits {
+  readonly renderMaxBytes: number;
+  readonly renderMaxSteps: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** 0: no cap. */
+  readonly maxConnections: number;
+  readonly shutdownTimeoutMs: number;
+  /** Requests per minute for a key without its own limit; 0: unlimited. */
+  readonly rateLimitPerMinute: number;
+  /** Failed API-key checks per client address per minute before 429; 0: no throttle. */
+  readonly authFailuresPerMinute: number;
+  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client address. */
+  readonly trustProxy: boolean | string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,6 +58,12 @@ const integerIn = (min: number, max: number) => (raw: string) => {
 const oneOf = <T extends string>(values: readonly T[]) => (raw: string) =>
   (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
 const text = (raw: string) => raw;
+/** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
+const trustProxyValue = (raw: string): boolean | string | undefined => {
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  const parts = raw.split(',').map((p) => p.trim());
+  return parts.every((p) => /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(p)) ? raw : undefined;
+};
 
 /** Environment → typed, frozen configuration. Every bad variable is listed; the caller exits. */
 export function loadConfig(env: Env): { config: Config | null; errors: string[] } {
@@ -57,6 +82,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     defaultModel,
     logLevel: read('LOG_LEVEL', 'info', oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
     bodyLimitBytes: read('PROMPTLINE_BODY_LIMIT_BYTES', 1_048_576, integerIn(1024, 100 * 1_048_576), 'an integer number of bytes (1024 to 104857600)'),
+    limits: readLimits(read, errors),
   };
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);
@@ -66,4 +92,26 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
   }
   if (errors.length > 0) return { config: null, errors };
   return { config: Object.freeze({ ...partial, providers: providers.settings }), errors };
+}
+
+function readLimits(read: ReturnType<typeof reader>, errors: string[]): Limits {
+  const ms = (name: string, fallback: number, min: number, max: number) =>
+    read(name, fallback, integerIn(min, max), `an integer number of milliseconds (${min} to ${max})`);
+  const limits: Limits = {
+    renderMaxBytes: read('PROMPTLINE_RENDER_MAX_BYTES', 1_048_576, integerIn(65_536, 100 * 1_048_576), 'an integer number of bytes (65536 to 104857600)'),
+    renderMaxSteps: read('PROMPTLINE_RENDER_MAX_STEPS', 50_000, integerIn(10_000, 10_000_000), 'an integer (10000 to 10000000)'),
+    headersTimeoutMs: ms('PROMPTLINE_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: ms('PROMPTLINE_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: ms('PROMPTLINE_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxConnections: read('PROMPTLINE_MAX_CONNECTIONS', 512, integerIn(0, 1_000_000), 'an integer (0 for no cap)'),
+    shutdownTimeoutMs: ms('PROMPTLINE_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    rateLimitPerMinute: read('PROMPTLINE_RATE_LIMIT_PER_MINUTE', 0, integerIn(0, 100_000_000), 'an integer (0 for unlimited)'),
+    authFailuresPerMinute: read('PROMPTLINE_AUTH_FAILURES_PER_MINUTE', 30, integerIn(0, 1_000_000), 'an integer (0 for no throttle)'),
+    trustProxy: read('PROMPTLINE_TRUST_PROXY', false as boolean | string, trustProxyValue, '"on", "off", or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal) separated by commas'),
+  };
+  // Node refuses a header timeout longer than the whole-request timeout.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    errors.push(`PROMPTLINE_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed PROMPTLINE_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return Object.freeze(limits);
 }

@@ -1,9 +1,13 @@
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 
+/** After the deadline has cut the last connections, close() gets this long before the process gives up on it. */
+const CLOSE_GRACE_MS = 5_000;
+
 /**
- * Starts the service: bootstrap, listen, and a graceful SIGTERM/SIGINT (stop accepting, finish
- * in-flight requests, flush the writer, checkpoint the WAL, exit 0).
+ * Starts the service: bootstrap, listen, and a graceful SIGTERM/SIGINT: stop accepting, close idle
+ * keep-alive connections at once, give in-flight requests PROMPTLINE_SHUTDOWN_TIMEOUT_MS, destroy
+ * whatever is still open (a stalled upload), flush the writer, checkpoint the WAL, exit 0.
  */
 export async function serve(config: Config): Promise<void> {
   const service = await buildApp(config);
@@ -20,9 +24,27 @@ export async function serve(config: Config): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
+    const timeoutMs = config.limits.shutdownTimeoutMs;
+    app.log.info({ signal, timeoutMs }, 'shutting down');
+    const deadline = setTimeout(() => {
+      app.log.warn('shutdown deadline reached: closing the connections still open');
+      app.server.closeAllConnections();
+    }, timeoutMs);
+    const giveUp = setTimeout(() => {
+      app.log.error('shutdown did not finish after its deadline: exiting');
+      process.exit(1);
+    }, timeoutMs + CLOSE_GRACE_MS);
+    giveUp.unref();
+    // Keep-alive connections go as soon as they are idle, including those whose last request was
+    // still running when the signal came (Node closes idle ones only once, when asked).
+    app.server.closeIdleConnections();
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     service.close().then(
-      () => process.exit(0),
+      () => {
+        clearTimeout(deadline);
+        clearInterval(reaper);
+        process.exit(0);
+      },
       (error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);

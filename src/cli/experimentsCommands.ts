@@ -6,7 +6,7 @@ import { ValidationFailed } from '../http/httpError.js';
 import { decodePythonJson } from '../http/pythonJson.js';
 import type { Store } from '../db/store.js';
 import { createExperimentService } from '../modules/experiments/experiments.service.js';
-import { CreateExperimentBody, PatchExperimentBody } from '../modules/experiments/experiments.schemas.js';
+import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from '../modules/experiments/experiments.schemas.js';
 import type { ExperimentView } from '../modules/experiments/experimentModel.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
@@ -49,7 +49,14 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
   experiments.command('list').description('list experiments').option(...projectOption)
     .option('--prompt <prompt_id>', 'only this prompt').option('--status <status>', 'draft | running | paused | stopped')
     .action((opts: { project: string; prompt?: string; status?: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      printExperiments(service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status }));
+      const all: ExperimentView[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
+        all.push(...page.data);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+      printExperiments(all);
     }));
   experiments.command('show <experiment_id>').description('show one experiment').option(...projectOption)
     .action((id: string, opts: { project: string }) => withProjectStore(opts.project, async (store, projectId) => {

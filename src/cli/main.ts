@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../config.js';
 import { openStore } from '../db/store.js';
 import { serve } from '../serve.js';
 import { SERVICE_VERSION } from '../version.js';
-import type { Role } from '../http/route.js';
+import type { Role } from '../modules/keys/access.js';
 import { createKeyService } from '../modules/keys/keys.service.js';
 import { createProjectService } from '../modules/projects/projects.service.js';
 import { formatTable } from './table.js';

@@ -1,4 +1,5 @@
 import type { Db } from './open.js';
+import { isStorageFailure } from './storageErrors.js';
 
 export type WriteOp<T> = (db: Db) => T;
 
@@ -14,6 +15,8 @@ export interface GroupCommitWriter {
   /** Commits whatever is queued now (used at shutdown). */
   flush(): void;
   readonly batches: number;
+  /** The storage error of the last batch (a full disk), or null once a batch commits cleanly again. */
+  readonly storageFailure: Error | null;
 }
 
 /**
@@ -26,6 +29,7 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
   let queue: Pending[] = [];
   let scheduled = false;
   let batches = 0;
+  let storageFailure: Error | null = null;
 
   const runBatch = db.transaction((batch: Pending[], results: Array<{ ok: boolean; value: unknown }>) => {
     for (const item of batch) {
@@ -47,9 +51,12 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
         runBatch(batch, results);
         batches += 1;
       } catch (commitError) {
+        if (isStorageFailure(commitError)) storageFailure = commitError as Error;
         for (const item of batch) item.reject(commitError);
         continue;
       }
+      const failed = results.find((r) => !r.ok && isStorageFailure(r.value));
+      storageFailure = failed ? (failed.value as Error) : null;
       batch.forEach((item, i) => {
         const result = results[i]!;
         if (result.ok) item.resolve(result.value);
@@ -71,6 +78,9 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
     flush,
     get batches() {
       return batches;
+    },
+    get storageFailure() {
+      return storageFailure;
     },
   };
 }

@@ -1,10 +1,17 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { isStorageFailure, isStorageFull } from '../db/storageErrors.js';
 import { HttpError, ValidationFailed } from './httpError.js';
 import { sendDetail } from './send.js';
 
+/** The client went away mid-request (an aborted upload): nothing to answer, nothing worth an error line. */
+function clientAborted(error: FastifyError, req: FastifyRequest): boolean {
+  return req.raw.aborted || req.raw.socket?.destroyed === true || error.code === 'ECONNRESET' || error.code === 'ECONNABORTED';
+}
+
 /**
- * Maps thrown errors to answers. Known errors get their documented body; anything unexpected is
- * FastAPI's plain-text 500, with the cause logged and never sent.
+ * Maps thrown errors to answers. Known errors get their documented body; a full disk is 507 (reads
+ * go on, and the next commit after space is freed succeeds); anything unexpected is FastAPI's
+ * plain-text 500, with the cause logged and never sent.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
@@ -16,6 +23,18 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, 'Request body too large');
     if (error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
       return sendDetail(reply, 400, 'There was an error parsing the body');
+    }
+    if (isStorageFull(error)) {
+      req.log.warn({ err: error }, 'write refused: storage full');
+      return sendDetail(reply, 507, 'Storage full: the database cannot grow, so this write was not stored; reads still work');
+    }
+    if (isStorageFailure(error)) {
+      req.log.error({ err: error }, 'write refused: storage failing');
+      return sendDetail(reply, 503, 'Storage unavailable: this write was not stored');
+    }
+    if (clientAborted(error, req)) {
+      req.log.debug({ code: error.code }, 'client aborted the request');
+      return reply.code(400).send();
     }
     req.log.error({ err: error }, 'unhandled error');
     return reply.code(500).header('content-type', 'text/plain; charset=utf-8').send('Internal Server Error');

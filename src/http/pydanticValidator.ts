@@ -152,10 +152,20 @@ function compileRecord(schema: Schema, strict: boolean): Check {
   const valueSchema = Object.values(patterns)[0];
   if (valueSchema === undefined) throw new Error('pydanticValidator: Record without a value schema');
   const item = compile(valueSchema, strict);
+  const max = num(schema, 'maxProperties');
   return (v, st) => {
     if (!isObject(v)) {
       report(st, 'dict_type', 'Input should be a valid dictionary', v);
       return v;
+    }
+    if (max !== undefined) {
+      // As with lists, a dictionary that is too long is rejected before its values are looked at.
+      const len = countKeys(v);
+      if (len > max) {
+        const msg = `Dictionary should have at most ${max} item${max === 1 ? '' : 's'} after validation, not ${len}`;
+        report(st, 'too_long', msg, v, { field_type: 'Dictionary', max_length: max, actual_length: len });
+        return v;
+      }
     }
     if (item === passThrough) return v;
     let out: Record<string, unknown> | undefined;

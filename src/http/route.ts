@@ -3,17 +3,14 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { readBody } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './pydanticValidator.js';
+import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
 
-export type Role = 'runtime' | 'read' | 'admin';
+export type { AuthContext, Role } from '../modules/keys/access.js';
 
-export interface AuthContext {
-  readonly keyId: string;
-  readonly projectId: string;
-  readonly role: Role;
+/** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
+export interface Authenticator {
+  check(apiKey: string, clientAddress: string): AccessDecision;
 }
-
-/** Resolves an API key to its project and role, or null when unknown, revoked or expired. */
-export type Authenticator = (apiKey: string) => AuthContext | null;
 
 export interface RouteResult {
   status: number;
@@ -58,6 +55,17 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
+
+function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
+  if (decision.reason === 'invalid_key') {
+    sendDetail(reply, 401, 'Invalid API key');
+    return;
+  }
+  reply.header('retry-after', String(decision.retryAfterSeconds));
+  sendDetail(reply, 429, decision.reason === 'rate_limited'
+    ? `Rate limit exceeded: ${decision.limitPerMinute} requests per minute for this API key`
+    : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`);
+}
 const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
 
@@ -146,11 +154,12 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
   }
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const auth = authenticate(firstApiKey(req) ?? '');
-    if (auth === null) {
-      sendDetail(reply, 401, 'Invalid API key');
+    const decision = authenticate.check(firstApiKey(req) ?? '', req.ip);
+    if (!decision.ok) {
+      denied(reply, decision);
       return;
     }
+    const auth = decision.auth;
     if (ROLE_RANK[auth.role] < minRank) {
       sendDetail(reply, 403, 'Not allowed for this API key');
       return;

@@ -46,7 +46,7 @@ export async function startContractApp(): Promise<ContractContext> {
 
   const revoked = await must(t, 'POST', '/keys', { name: 'revoked', role: 'runtime' });
   await must(t, 'DELETE', `/keys/${revoked.key_id}`);
-  const expired = await must(t, 'POST', '/keys', { name: 'expired', role: 'runtime', expires_at: '2000-01-01T00:00:00Z' });
+  const expired = await t.expiredKey('runtime');
   const other = await t.keyFor('admin', 'other');
   await must(t, 'POST', '/prompts', { prompt_id: 'support', template: 'Other {{name}}' }, other);
 
@@ -66,7 +66,7 @@ export async function startContractApp(): Promise<ContractContext> {
       RUNTIME: await t.keyFor('runtime'),
       READ: await t.keyFor('read'),
       REVOKED: revoked.key,
-      EXPIRED: expired.key,
+      EXPIRED: expired,
       OTHER: other,
       RUN_SUPPORT: runSupport.run_id,
       RUN_CHAT: runChat.run_id,

@@ -12,7 +12,7 @@ describe('POST /keys', () => {
     const res = await t.request('POST', '/keys', { body: { name: 'app', role: 'runtime' } });
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toBe('application/json');
-    expect(Object.keys(res.json)).toEqual(['key_id', 'name', 'role', 'key_prefix', 'created_at', 'expires_at', 'revoked_at', 'key']);
+    expect(Object.keys(res.json)).toEqual(['key_id', 'name', 'role', 'key_prefix', 'created_at', 'expires_at', 'revoked_at', 'rate_limit_per_minute', 'key']);
     expect(res.json.key).toMatch(/^pl_r_[A-Za-z0-9_-]{43}$/);
     expect(res.json.key_id).toMatch(/^key_[0-9a-f]{32}$/);
     const stored = t.store.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(res.json.key_id) as Record<string, string>;
@@ -38,11 +38,20 @@ describe('POST /keys', () => {
     expect(t.store.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(before);
   });
 
-  it('refuses an expires_at that is not a date, and an expired key stops working', async () => {
+  it('refuses an expires_at that is not a date or not in the future, and an expired key stops working', async () => {
+    const before = t.store.db.prepare('SELECT count(*) FROM api_keys').pluck().get();
     expect((await t.request('POST', '/keys', { body: { name: 'x', role: 'read', expires_at: 'soon' } })).status).toBe(422);
     const past = await t.request('POST', '/keys', { body: { name: 'old', role: 'read', expires_at: '2000-01-01T00:00:00Z' } });
-    expect(past.status).toBe(201);
-    expect((await t.request('GET', '/prompts', { key: past.json.key })).status).toBe(401);
+    expect(past.status).toBe(422);
+    expect(past.json.detail).toEqual([{
+      type: 'value_error', loc: ['body', 'expires_at'], msg: 'Value error, expires_at must be in the future',
+      input: '2000-01-01T00:00:00Z', ctx: { error: 'expires_at must be in the future' },
+    }]);
+    expect(t.store.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(before);
+    const future = await t.request('POST', '/keys', { body: { name: 'soon', role: 'read', expires_at: '2999-01-01T01:00:00+01:00' } });
+    expect(future.status).toBe(201);
+    expect(future.json.expires_at).toBe('2999-01-01T00:00:00.000Z');
+    expect((await t.request('GET', '/prompts', { key: await t.expiredKey('read') })).status).toBe(401);
   });
 
   it('needs an admin key', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildApp, type AppDeps, type PromptlineApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createProjectService } from '../../src/modules/projects/projects.service.js';
-import type { Role } from '../../src/http/route.js';
+import type { Role } from '../../src/modules/keys/access.js';
 
 export const ADMIN_KEY = 'pl_a_test-bootstrap-admin-key-000000000000';
 
@@ -20,6 +20,8 @@ export interface TestApp extends PromptlineApp {
   request(method: string, url: string, options?: { key?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<Answer>;
   /** A key of the given role in a project (created when missing), made through the services as the CLI does. */
   keyFor(role: Role, project?: string): Promise<string>;
+  /** A key that expired (its expiry moved into the past, as time would; the API refuses a past expiry). */
+  expiredKey(role: Role): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -33,27 +35,29 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
   const projects = createProjectService(service.store);
   const keyCache = new Map<string, string>();
 
+  const request: TestApp['request'] = async (method, url, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? ADMIN_KEY : options.key;
+    if (key !== null) headers['x-api-key'] = key;
+    let payload: string | Buffer | undefined = options.raw;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await service.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    let json: unknown;
+    try {
+      json = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, text: res.body, json };
+  };
+
   return {
     ...service,
     dataDir,
-    async request(method, url, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      const key = options.key === undefined ? ADMIN_KEY : options.key;
-      if (key !== null) headers['x-api-key'] = key;
-      let payload: string | Buffer | undefined = options.raw;
-      if (options.body !== undefined) {
-        payload = JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await service.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
-      let json: unknown;
-      try {
-        json = res.body === '' ? undefined : JSON.parse(res.body);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, headers: res.headers, text: res.body, json };
-    },
+    request,
     async keyFor(role, project = 'default') {
       const cacheKey = `${project}/${role}`;
       const cached = keyCache.get(cacheKey);
@@ -62,6 +66,12 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
       const created = await service.keys.create(row.id, { name: `test-${role}`, role });
       keyCache.set(cacheKey, created.key);
       return created.key;
+    },
+    async expiredKey(role) {
+      const created = await request('POST', '/keys', { body: { name: 'expired', role, expires_at: new Date(Date.now() + 60_000).toISOString() } });
+      service.store.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run('2000-01-01T00:00:00.000Z', created.json.key_id);
+      service.keys.invalidate();
+      return created.json.key as string;
     },
     async cleanup() {
       await service.close();

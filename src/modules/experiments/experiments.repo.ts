@@ -1,5 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
+import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 import type { ExperimentStatus } from './experiments.schemas.js';
 
 export interface ExperimentRow {
@@ -38,11 +39,22 @@ export function findExperiment(db: Db, projectId: string, id: string): Experimen
   return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id) as ExperimentRow | undefined;
 }
 
-export function listExperiments(db: Db, projectId: string, filter: { prompt_id?: string; status?: string }): ExperimentRow[] {
-  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = @project_id
-      AND (@prompt_id IS NULL OR prompt_id = @prompt_id) AND (@status IS NULL OR status = @status)
-      ORDER BY created_at DESC, id DESC`)
-    .all({ project_id: projectId, prompt_id: filter.prompt_id ?? null, status: filter.status ?? null }) as ExperimentRow[];
+export interface ExperimentListQuery {
+  prompt_id?: string | undefined;
+  status?: ExperimentStatus | undefined;
+  cursor: string | undefined;
+  limit: number;
+}
+
+export function listExperiments(db: Db, projectId: string, q: ExperimentListQuery): ListPage<ExperimentRow> {
+  return listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q));
+}
+
+export function experimentListRequest(projectId: string, q: ExperimentListQuery): ListRequest {
+  return {
+    table: 'experiments', index: 'experiments_created', columns: SELECT, projectId, cursor: q.cursor, limit: q.limit,
+    filters: [{ column: 'prompt_id', value: q.prompt_id, index: 'experiments_prompt_list' }, { column: 'status', value: q.status }],
+  };
 }
 
 export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRow | undefined {

@@ -19,7 +19,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     method: 'GET', url: '/experiments', summary: 'List experiments, newest first', tags,
     role: 'read', strict: true, query: ListExperimentsQuery,
     response: { 200: ExperimentListSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: { data: experiments.list(auth.projectId, query) } }),
+    handler: ({ query, auth }) => ({ status: 200, body: experiments.list(auth.projectId, query) }),
   });
   registerRoute(app, authenticate, {
     method: 'GET', url: '/experiments/:experiment_id', summary: 'One experiment', tags,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../http/commonSchemas.js';
+import { Nullable, PageQuery } from '../../http/commonSchemas.js';
 
 export const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 export const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -52,6 +52,7 @@ export type ExperimentStatus = Static<typeof StatusSchema>;
 export const ListExperimentsQuery = Type.Object({
   prompt_id: Type.Optional(Type.String({ maxLength: 128 })),
   status: Type.Optional(StatusSchema),
+  ...PageQuery,
 });
 
 export const ExperimentSchema = Type.Object({
@@ -72,4 +73,4 @@ export const ExperimentSchema = Type.Object({
   stopped_at: Nullable(Type.String()),
 });
 
-export const ExperimentListSchema = Type.Object({ data: Type.Array(ExperimentSchema) });
+export const ExperimentListSchema = Type.Object({ data: Type.Array(ExperimentSchema), next_cursor: Nullable(Type.String()) });

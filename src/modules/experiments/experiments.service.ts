@@ -8,7 +8,8 @@ import { findPrompt, findVersion } from '../prompts/prompts.repo.js';
 import { promptNotFound } from '../prompts/serving.js';
 import * as repo from './experiments.repo.js';
 import { normaliseWeights, toView, TRANSITIONS, type ExperimentView, type VariantDef } from './experimentModel.js';
-import type { CreateExperimentInput, PatchExperimentInput } from './experiments.schemas.js';
+import type { CreateExperimentInput, ExperimentStatus, PatchExperimentInput } from './experiments.schemas.js';
+import { page } from '../runs/listParams.js';
 
 const item = (loc: (string | number)[], input: unknown, why: string): ErrorItem =>
   ({ type: 'value_error', loc, msg: `Value error, ${why}`, input, ctx: { error: why } });
@@ -80,8 +81,8 @@ export function createExperimentService(store: Store, onChange: ExperimentChange
       return toView(require(store.db, projectId, id));
     },
 
-    list(projectId: string, filter: { prompt_id?: string; status?: string }): ExperimentView[] {
-      return repo.listExperiments(store.db, projectId, filter).map(toView);
+    list(projectId: string, query: { prompt_id?: string; status?: ExperimentStatus; limit?: number; cursor?: string }) {
+      return page(query.cursor, () => repo.listExperiments(store.db, projectId, { ...query, cursor: query.cursor, limit: query.limit ?? 50 }), toView);
     },
 
     async patch(projectId: string, id: string, input: PatchExperimentInput): Promise<ExperimentView> {

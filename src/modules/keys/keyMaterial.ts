@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Role } from '../../http/route.js';
+import type { Role } from './access.js';
 
 /** Role letters in the key text, so a leaked key tells at a glance what it can do. */
 export const ROLE_LETTER: Record<Role, string> = { runtime: 'r', read: 'v', admin: 'a' };

@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import type { Role } from '../../http/route.js';
+import type { Role } from './access.js';
 
 export interface KeyRow {
   id: string;
@@ -12,9 +12,10 @@ export interface KeyRow {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  rate_limit_per_minute: number | null;
 }
 
-const COLUMNS = 'id, project_id, name, role, key_hash, key_prefix, created_at, expires_at, revoked_at';
+const COLUMNS = 'id, project_id, name, role, key_hash, key_prefix, created_at, expires_at, revoked_at, rate_limit_per_minute';
 
 /** The one lookup not scoped by project: it is how a request finds its project. */
 export function findKeyByHash(db: Db, keyHash: string): KeyRow | undefined {
@@ -23,7 +24,7 @@ export function findKeyByHash(db: Db, keyHash: string): KeyRow | undefined {
 
 export function insertKey(db: Db, projectId: string, row: Omit<KeyRow, 'project_id'>): void {
   prepared(db, 
-    `INSERT INTO api_keys (${COLUMNS}) VALUES (@id, @project_id, @name, @role, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at)`,
+    `INSERT INTO api_keys (${COLUMNS}) VALUES (@id, @project_id, @name, @role, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at, @rate_limit_per_minute)`,
   ).run({ ...row, project_id: projectId });
 }
 
@@ -35,8 +36,13 @@ export function revokeKey(db: Db, projectId: string, keyId: string, at: string):
   return prepared(db, 'UPDATE api_keys SET revoked_at = ? WHERE project_id = ? AND id = ? AND revoked_at IS NULL').run(at, projectId, keyId).changes > 0;
 }
 
-export function keyExists(db: Db, projectId: string, keyId: string): boolean {
-  return prepared(db, 'SELECT 1 FROM api_keys WHERE project_id = ? AND id = ?').get(projectId, keyId) !== undefined;
+export function findKey(db: Db, projectId: string, keyId: string): KeyRow | undefined {
+  return prepared(db, `SELECT ${COLUMNS} FROM api_keys WHERE project_id = ? AND id = ?`).get(projectId, keyId) as KeyRow | undefined;
+}
+
+export function updateKey(db: Db, projectId: string, keyId: string, changes: { name: string; rate_limit_per_minute: number | null }): void {
+  prepared(db, 'UPDATE api_keys SET name = ?, rate_limit_per_minute = ? WHERE project_id = ? AND id = ?')
+    .run(changes.name, changes.rate_limit_per_minute, projectId, keyId);
 }
 
 /** Revokes earlier bootstrap keys once the operator configures a different one. */

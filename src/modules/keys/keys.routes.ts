@@ -2,22 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
-import { valueError } from '../../http/httpError.js';
 import type { KeyService } from './keys.service.js';
-import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PublicKeySchema } from './keys.schemas.js';
+import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PatchKeyBody, PublicKeySchema } from './keys.schemas.js';
 
 export function registerKeyRoutes(app: FastifyInstance, authenticate: Authenticator, keys: KeyService): void {
   registerRoute(app, authenticate, {
     method: 'POST', url: '/keys', summary: 'Create an API key (the key is shown only in this answer)', tags: ['keys'],
     role: 'admin', strict: true, body: CreateKeyBody,
     response: { 201: CreatedKeySchema, ...AUTH_ERRORS },
-    handler: async ({ body, auth }) => {
-      if (body.expires_at != null && Number.isNaN(Date.parse(body.expires_at))) {
-        throw valueError(['body', 'expires_at'], body.expires_at, 'expires_at must be an ISO-8601 date-time');
-      }
-      const expiresAt = body.expires_at == null ? null : new Date(body.expires_at).toISOString();
-      return { status: 201, body: await keys.create(auth.projectId, { ...body, expires_at: expiresAt }) };
-    },
+    handler: async ({ body, auth }) => ({ status: 201, body: await keys.create(auth.projectId, body) }),
+  });
+
+  registerRoute(app, authenticate, {
+    method: 'PATCH', url: '/keys/:key_id', summary: 'Rename a key or change its rate limit (effective on the next request)', tags: ['keys'],
+    role: 'admin', strict: true, params: KeyIdParams, body: PatchKeyBody,
+    response: { 200: PublicKeySchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({ status: 200, body: await keys.update(auth.projectId, params.key_id, body) }),
   });
 
   registerRoute(app, authenticate, {

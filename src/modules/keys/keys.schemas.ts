@@ -1,10 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, RoleSchema } from '../../http/commonSchemas.js';
 
+/** null: the server's default (PROMPTLINE_RATE_LIMIT_PER_MINUTE); 0: no limit for this key. */
+const RateLimit = Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'requests per minute; null: the server default; 0: unlimited' }));
+
 export const CreateKeyBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128 }),
   role: RoleSchema,
   expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time', maxLength: 64 }))),
+  rate_limit_per_minute: Type.Optional(RateLimit),
+});
+
+export const PatchKeyBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  rate_limit_per_minute: Type.Optional(RateLimit),
 });
 
 export const PublicKeySchema = Type.Object({
@@ -15,6 +24,7 @@ export const PublicKeySchema = Type.Object({
   created_at: Type.String(),
   expires_at: Nullable(Type.String()),
   revoked_at: Nullable(Type.String()),
+  rate_limit_per_minute: Nullable(Type.Integer()),
 });
 
 export const CreatedKeySchema = Type.Composite([PublicKeySchema, Type.Object({ key: Type.String() })]);

@@ -1,11 +1,11 @@
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { AuthContext, Role } from '../../http/route.js';
-import { notFound } from '../../http/httpError.js';
+import type { AuthContext, Role } from './access.js';
+import { notFound, valueError } from '../../http/httpError.js';
 import { findProjectByName, insertProject, countProjects } from '../projects/projects.repo.js';
 import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
-import { findKeyByHash, insertKey, keyExists, listKeys, revokeKey, revokeOtherBootstrapKeys, type KeyRow } from './keys.repo.js';
+import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
 
 export interface PublicKey {
   key_id: string;
@@ -15,6 +15,7 @@ export interface PublicKey {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  rate_limit_per_minute: number | null;
 }
 
 export interface CreatedKey extends PublicKey {
@@ -30,7 +31,15 @@ function toPublic(row: KeyRow): PublicKey {
     created_at: row.created_at,
     expires_at: row.expires_at,
     revoked_at: row.revoked_at,
+    rate_limit_per_minute: row.rate_limit_per_minute,
   };
+}
+
+export interface KeyInput {
+  name: string;
+  role: Role;
+  expires_at?: string | null;
+  rate_limit_per_minute?: number | null;
 }
 
 interface CachedKey {
@@ -44,17 +53,18 @@ export function createKeyService(store: Store) {
   // time, so a flood of random keys cannot grow memory.
   const cache = new Map<string, CachedKey>();
 
-  function insert(db: Store['db'], projectId: string, name: string, role: Role, key: string, expiresAt: string | null): KeyRow {
+  function insert(db: Store['db'], projectId: string, input: KeyInput, key: string): KeyRow {
     const row: KeyRow = {
       id: newId('key'),
       project_id: projectId,
-      name,
-      role,
+      name: input.name,
+      role: input.role,
       key_hash: hashKey(key),
       key_prefix: keyPrefix(key),
       created_at: isoNow(store.clock),
-      expires_at: expiresAt,
+      expires_at: input.expires_at ?? null,
       revoked_at: null,
+      rate_limit_per_minute: input.rate_limit_per_minute ?? null,
     };
     insertKey(db, projectId, row);
     return row;
@@ -69,7 +79,7 @@ export function createKeyService(store: Store) {
         const row = findKeyByHash(store.db, hash);
         if (row === undefined || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) return null;
         entry = {
-          auth: Object.freeze({ keyId: row.id, projectId: row.project_id, role: row.role }),
+          auth: Object.freeze({ keyId: row.id, projectId: row.project_id, role: row.role, rateLimitPerMinute: row.rate_limit_per_minute }),
           expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
         };
         cache.set(apiKey, entry);
@@ -78,14 +88,45 @@ export function createKeyService(store: Store) {
       return entry.auth;
     },
 
+    /** Memory only: a key already proven valid, or null. Lets a throttled client address through with a good key. */
+    authenticateCached(apiKey: string): AuthContext | null {
+      const entry = cache.get(apiKey);
+      if (entry === undefined || (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt)) return null;
+      return entry.auth;
+    },
+
     invalidate(): void {
       cache.clear();
     },
 
-    async create(projectId: string, input: { name: string; role: Role; expires_at?: string | null }): Promise<CreatedKey> {
+    /** `expires_at` is any ISO-8601 date-time in the future; it is stored normalised to UTC. */
+    async create(projectId: string, input: KeyInput): Promise<CreatedKey> {
+      let expiresAt: string | null = null;
+      if (input.expires_at != null) {
+        const ms = Date.parse(input.expires_at);
+        if (Number.isNaN(ms)) throw valueError(['body', 'expires_at'], input.expires_at, 'expires_at must be an ISO-8601 date-time');
+        if (ms <= store.clock.now().getTime()) throw valueError(['body', 'expires_at'], input.expires_at, 'expires_at must be in the future');
+        expiresAt = new Date(ms).toISOString();
+      }
       const key = generateKey(input.role);
-      const row = await store.writer.write((db) => insert(db, projectId, input.name, input.role, key, input.expires_at ?? null));
+      const row = await store.writer.write((db) => insert(db, projectId, { ...input, expires_at: expiresAt }, key));
       return { ...toPublic(row), key };
+    },
+
+    async update(projectId: string, keyId: string, changes: { name?: string; rate_limit_per_minute?: number | null }): Promise<PublicKey> {
+      const row = await store.writer.write((db) => {
+        const found = findKey(db, projectId, keyId);
+        if (found === undefined) throw notFound(`API key '${keyId}' not found`);
+        const updated = {
+          ...found,
+          name: changes.name ?? found.name,
+          rate_limit_per_minute: changes.rate_limit_per_minute !== undefined ? changes.rate_limit_per_minute : found.rate_limit_per_minute,
+        };
+        updateKey(db, projectId, keyId, updated);
+        return updated;
+      });
+      cache.clear();
+      return toPublic(row);
     },
 
     list(projectId: string): PublicKey[] {
@@ -94,7 +135,7 @@ export function createKeyService(store: Store) {
 
     async revoke(projectId: string, keyId: string): Promise<void> {
       await store.writer.write((db) => {
-        if (!keyExists(db, projectId, keyId)) throw notFound(`API key '${keyId}' not found`);
+        if (findKey(db, projectId, keyId) === undefined) throw notFound(`API key '${keyId}' not found`);
         revokeKey(db, projectId, keyId, isoNow(store.clock));
       });
       cache.clear();
@@ -117,12 +158,12 @@ export function createKeyService(store: Store) {
           const hash = hashKey(configuredKey);
           revokeOtherBootstrapKeys(db, project!.id, hash, now);
           const existing = findKeyByHash(db, hash);
-          if (existing === undefined) insert(db, project!.id, 'bootstrap', 'admin', configuredKey, null);
+          if (existing === undefined) insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
           return { printedKey: null };
         }
         if (!isNewDatabase) return { printedKey: null };
         const key = generateKey('admin');
-        insert(db, project!.id, 'initial-admin', 'admin', key, null);
+        insert(db, project!.id, { name: 'initial-admin', role: 'admin' }, key);
         return { printedKey: key };
       });
     },

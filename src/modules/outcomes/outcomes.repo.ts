@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { buildListWhere, type ListFilter } from '../../db/listQuery.js';
+import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface OutcomeRow {
   id: string;
@@ -32,9 +32,36 @@ export function insertOutcome(db: Db, projectId: string, row: OutcomeRow): void 
     .run({ ...row, project_id: projectId });
 }
 
-export function listOutcomes(db: Db, projectId: string, filter: ListFilter, limit: number): OutcomeRow[] {
-  const { where, args } = buildListWhere(projectId, filter);
-  return prepared(db, `SELECT ${SELECT} FROM outcomes WHERE ${where} ORDER BY id DESC LIMIT ?`).all(...args, limit) as OutcomeRow[];
+export interface OutcomeListQuery {
+  prompt_id?: string | undefined;
+  experiment_id?: string | undefined;
+  variant?: string | undefined;
+  external_user_id?: string | undefined;
+  event_type?: string | undefined;
+  prompt_run_id?: string | undefined;
+  since: string | undefined;
+  until: string | undefined;
+  cursor: string | undefined;
+  limit: number;
+}
+
+export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): ListPage<OutcomeRow> {
+  return listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q));
+}
+
+/** Filters in order of selectivity, each with its list index (migrations/0002); the first given leads. */
+export function outcomeListRequest(projectId: string, q: OutcomeListQuery): ListRequest {
+  return {
+    table: 'outcomes', index: 'outcomes_project_created', columns: SELECT, projectId, since: q.since, until: q.until, cursor: q.cursor, limit: q.limit,
+    filters: [
+      { column: 'prompt_run_id', value: q.prompt_run_id, index: 'outcomes_run_list' },
+      { column: 'external_user_id', value: q.external_user_id, index: 'outcomes_user_list' },
+      { column: 'experiment_id', value: q.experiment_id, index: 'outcomes_experiment_list' },
+      { column: 'event_type', value: q.event_type, index: 'outcomes_event_list' },
+      { column: 'prompt_id', value: q.prompt_id, index: 'outcomes_prompt_list' },
+      { column: 'variant', value: q.variant },
+    ],
+  };
 }
 
 /** What attribution needs of a run: its prompt and experiment, nothing else. */

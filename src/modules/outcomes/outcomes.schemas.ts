@@ -1,17 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/commonSchemas.js';
+import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 /** contract.md §1, in declaration order. */
 export const TrackOutcomeRequest = Type.Object({
-  prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id' }))),
-  prompt_id: Type.String({ title: 'Prompt Id' }),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id' }))),
-  event_type: Type.Optional(Type.String({ default: 'outcome', title: 'Event Type' })),
-  label: Type.Optional(Nullable(Type.String({ title: 'Label' }))),
-  value: Type.Optional(Nullable(Type.String({ title: 'Value' }))),
+  prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id', maxLength: RUNTIME_MAX.promptRunId }))),
+  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
+  event_type: Type.Optional(Type.String({ default: 'outcome', title: 'Event Type', maxLength: RUNTIME_MAX.eventType })),
+  label: Type.Optional(Nullable(Type.String({ title: 'Label', maxLength: RUNTIME_MAX.label }))),
+  value: Type.Optional(Nullable(Type.String({ title: 'Value', maxLength: RUNTIME_MAX.value }))),
   numeric_value: Type.Optional(Nullable(Type.Number({ title: 'Numeric Value' }))),
   is_success: Type.Optional(Nullable(Type.Boolean({ title: 'Is Success' }))),
-  source: Type.Optional(Nullable(Type.String({ title: 'Source' }))),
+  source: Type.Optional(Nullable(Type.String({ title: 'Source', maxLength: RUNTIME_MAX.source }))),
   metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
 }, { title: 'TrackOutcomeRequest' });
 

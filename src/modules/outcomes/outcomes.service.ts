@@ -3,10 +3,11 @@ import type { Db } from '../../db/open.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { notFound, valueError } from '../../http/httpError.js';
-import { page, toListFilter, type PageQuery } from '../runs/listParams.js';
+import { page, pageBounds, type PageQuery } from '../runs/listParams.js';
 import { promptNotFound } from '../prompts/serving.js';
 import type { PromptCache } from '../prompts/promptCache.js';
-import { findRunAttribution, insertOutcome, listOutcomes, type OutcomeRow } from './outcomes.repo.js';
+import { jsonDepth, RUNTIME_MAX } from '../runtimeLimits.js';
+import { findRunAttribution, insertOutcome, listOutcomes, type OutcomeListQuery, type OutcomeRow } from './outcomes.repo.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 export interface TrackOutcomeInput {
@@ -26,7 +27,6 @@ export interface TrackOutcomeInput {
 export type AssignmentAttribution = (db: Db, projectId: string, promptId: string, externalUserId: string) => { experimentId: string; variant: string } | null;
 
 
-const MAX_METADATA_JSON = 16_384;
 
 export function outcomeView(row: OutcomeRow) {
   return {
@@ -76,8 +76,11 @@ export function createOutcomeService(store: Store, cache: PromptCache, attribute
       if (prior) return prior;
       if (!cache.exists(projectId, input.prompt_id)) throw promptNotFound(input.prompt_id);
       const metadata = input.metadata == null ? null : JSON.stringify(input.metadata);
-      if (metadata !== null && metadata.length > MAX_METADATA_JSON) {
-        throw valueError(['body', 'metadata'], input.metadata, `metadata must serialise to at most ${MAX_METADATA_JSON} bytes`);
+      if (metadata !== null && Buffer.byteLength(metadata, 'utf8') > RUNTIME_MAX.metadataBytes) {
+        throw valueError(['body', 'metadata'], input.metadata, `metadata must serialise to at most ${RUNTIME_MAX.metadataBytes} bytes of JSON`);
+      }
+      if (input.metadata != null && jsonDepth(input.metadata, RUNTIME_MAX.metadataDepth) > RUNTIME_MAX.metadataDepth) {
+        throw valueError(['body', 'metadata'], input.metadata, `metadata may nest at most ${RUNTIME_MAX.metadataDepth} levels deep`);
       }
       try {
         return await store.writer.write((db) => {
@@ -108,13 +111,8 @@ export function createOutcomeService(store: Store, cache: PromptCache, attribute
       }
     },
 
-    list(projectId: string, query: PageQuery & { prompt_id?: string; experiment_id?: string; variant?: string; external_user_id?: string; event_type?: string; prompt_run_id?: string }) {
-      const limit = query.limit ?? 50;
-      const filter = toListFilter(query, {
-        prompt_id: query.prompt_id, experiment_id: query.experiment_id, variant: query.variant,
-        external_user_id: query.external_user_id, event_type: query.event_type, prompt_run_id: query.prompt_run_id,
-      });
-      return page(listOutcomes(store.db, projectId, filter, limit + 1), limit, outcomeView);
+    list(projectId: string, query: PageQuery & Omit<OutcomeListQuery, keyof ReturnType<typeof pageBounds>>) {
+      return page(query.cursor, () => listOutcomes(store.db, projectId, { ...query, ...pageBounds(query) }), outcomeView);
     },
   };
 }

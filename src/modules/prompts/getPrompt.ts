@@ -4,13 +4,15 @@ import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail, Nullable } from '../../http/commonSchemas.js';
 import type { PromptCache } from './promptCache.js';
 import { ChatMessageSchema } from './prompts.schemas.js';
+import type { RenderLimits } from './template.js';
+import { RUNTIME_MAX } from '../runtimeLimits.js';
 import { renderVersion, resolveServedPrompt, type ExperimentRouter } from './serving.js';
 
 /** contract.md §1, in declaration order (errors are reported in this order). */
 export const GetPromptRequest = Type.Object({
-  prompt_id: Type.String({ title: 'Prompt Id' }),
-  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs' })),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id' }))),
+  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
 }, { title: 'GetPromptRequest' });
 
 export const GetPromptResponse = Type.Object({
@@ -21,7 +23,7 @@ export const GetPromptResponse = Type.Object({
   messages: Type.Optional(Type.Array(ChatMessageSchema)),
 }, { title: 'GetPromptResponse' });
 
-export function registerGetPromptRoute(app: FastifyInstance, authenticate: Authenticator, cache: PromptCache, experiments: ExperimentRouter): void {
+export function registerGetPromptRoute(app: FastifyInstance, authenticate: Authenticator, cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits): void {
   registerRoute(app, authenticate, {
     method: 'POST', url: '/get_prompt', summary: 'Get Prompt', tags: ['runtime'],
     role: 'runtime', strict: false, body: GetPromptRequest,
@@ -29,7 +31,7 @@ export function registerGetPromptRoute(app: FastifyInstance, authenticate: Authe
     handler: async ({ body, rawBody, auth }) => {
       const userId = body.external_user_id ?? null;
       const served = await resolveServedPrompt(cache, experiments, auth.projectId, body.prompt_id, userId, rawBody);
-      const rendered = renderVersion(served.version, body.inputs ?? {});
+      const rendered = renderVersion(served.version, body.inputs ?? {}, limits);
       return {
         status: 200,
         body: {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.js';
-import { compileTemplate } from './template.js';
+import { HttpError } from '../../http/httpError.js';
+import { compileTemplate, TemplateError } from './template.js';
 import type { ChatRole, CompiledVersion } from './versionContent.js';
 import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRow } from './prompts.repo.js';
 
@@ -50,7 +51,13 @@ export function createPromptCache(db: Db) {
     if (compiled === undefined) {
       const row = findVersion(db, projectId, promptId, number);
       if (row === undefined) return null;
-      compiled = compileVersionRow(row);
+      try {
+        compiled = compileVersionRow(row);
+      } catch (error) {
+        // Only a version stored before today's template rules can fail here: say so, do not crash.
+        if (!(error instanceof TemplateError)) throw error;
+        throw new HttpError(409, `Prompt '${promptId}' version ${number} cannot be served (${error.message}): create a new version`);
+      }
       entry.versions.set(number, compiled);
     }
     return compiled;

@@ -4,6 +4,7 @@ import { conflict, HttpError, notFound, valueError } from '../../http/httpError.
 import type { CreatePromptInput, VersionInput } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
 import type { PromptCache } from './promptCache.js';
+import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
 
 export interface PromptView {
@@ -46,7 +47,7 @@ function decodeCursor(cursor: string): [string, string] {
   throw valueError(['query', 'cursor'], cursor, 'invalid cursor');
 }
 
-export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean) {
+export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
   function view(db: Db, projectId: string, row: repo.PromptRow): PromptView {
     const labels = Object.fromEntries(repo.listLabels(db, projectId, row.prompt_id).map((l) => [l.label, l.version]));
     const latest = repo.latestVersionNumber(db, projectId, row.prompt_id);
@@ -101,7 +102,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
 
   return {
     async create(projectId: string, input: CreatePromptInput): Promise<PromptView & { version: VersionView | null }> {
-      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured) : null;
+      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw valueError(['body', 'labels'], input.labels, 'labels need a version: give a template or messages');
       const result = await store.writer.write((db) => {
         if (repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
@@ -139,7 +140,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
 
     async createVersion(projectId: string, promptId: string, input: VersionInput): Promise<VersionView> {
       requirePrompt(store.db, projectId, promptId, { allowArchived: false });
-      const checked = checkVersionContent(input, isModelConfigured);
+      const checked = checkVersionContent(input, isModelConfigured, limits);
       const result = await store.writer.write((db) => {
         requirePrompt(db, projectId, promptId, { allowArchived: false });
         return versionView(db, projectId, addVersion(db, projectId, promptId, input, checked));

@@ -1,7 +1,7 @@
 import { HttpError, ValidationFailed } from '../../http/httpError.js';
 import { joinMessages } from '../../providers/echo.js';
 import type { PromptCache } from './promptCache.js';
-import { renderTemplate } from './template.js';
+import { RenderBudget, renderTemplate, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { ChatRole, CompiledVersion } from './versionContent.js';
 
 export interface RenderedMessage {
@@ -55,18 +55,32 @@ export async function resolveServedPrompt(
   return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
 }
 
-/** Renders every template of a version; each missing variable is one 422 item (contract.md §1). */
-export function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt {
+/** The variable that sets each render limit, named in the 422 so an operator knows what to raise. */
+const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_RENDER_MAX_STEPS' } as const;
+
+/**
+ * Renders every template of a version under one budget; each missing variable is one 422 item
+ * (contract.md §1), and a render over budget is one 422 naming the limit.
+ */
+export function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
+  const budget = new RenderBudget(limits);
   const missing = new Set<string>();
-  const render = (template: Parameters<typeof renderTemplate>[0]) => {
-    const result = renderTemplate(template, inputs);
+  const render = (template: CompiledTemplate) => {
+    if (budget.exceeded !== null) return '';
+    const result = renderTemplate(template, inputs, budget);
     if (result.ok) return result.text;
-    result.missing.forEach((name) => missing.add(name));
+    if ('missing' in result) result.missing.forEach((name) => missing.add(name));
     return '';
   };
   const messages: RenderedMessage[] = version.messages
     ? version.messages.map((m) => ({ role: m.role, content: render(m.template) }))
     : [{ role: 'user', content: render(version.template!) }];
+  if (budget.exceeded !== null) {
+    const why = budget.exceeded === 'bytes'
+      ? `the rendered prompt would exceed ${limits.maxBytes} bytes (${LIMIT_NAMES.bytes})`
+      : `rendering would take more than ${limits.maxSteps} steps (${LIMIT_NAMES.steps}): the inputs repeat sections too often`;
+    throw new ValidationFailed([{ type: 'value_error', loc: ['body', 'inputs'], msg: `Value error, ${why}`, input: inputs, ctx: { error: why } }]);
+  }
   if (missing.size > 0) {
     throw new ValidationFailed(
       [...missing].map((name) => ({ type: 'missing', loc: ['body', 'inputs', name], msg: 'Field required', input: inputs })),

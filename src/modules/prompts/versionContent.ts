@@ -1,6 +1,6 @@
 import { ValidationFailed } from '../../http/httpError.js';
 import type { ErrorItem } from '../../http/pydanticValidator.js';
-import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
+import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { VersionInput } from './prompts.schemas.js';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
@@ -20,6 +20,8 @@ export interface CompiledVersion {
 /** Params the service itself controls: a version cannot override them. */
 const RESERVED_PARAMS = ['model', 'messages', 'stream', 'n'];
 const MAX_PARAMS_JSON = 16_384;
+/** All templates of one version together (a chat prompt's messages add up). */
+export const MAX_VERSION_TEMPLATE_CHARS = 200_000;
 
 function valueItem(loc: (string | number)[], input: unknown, why: string): ErrorItem {
   return { type: 'value_error', loc, msg: `Value error, ${why}`, input, ctx: { error: why } };
@@ -27,12 +29,15 @@ function valueItem(loc: (string | number)[], input: unknown, why: string): Error
 
 /**
  * Checks a version's content beyond its schema: exactly one of template/messages, templates that
- * parse without partials or delimiter changes, params the service does not reserve, models whose
- * provider is configured. All problems are reported together, as one 422.
+ * parse without partials or delimiter changes and nest at most MAX_TEMPLATE_DEPTH deep, a total
+ * size that one render can always afford (so nothing stored fails for its own shape), params the
+ * service does not reserve, models whose provider is configured. All problems are reported
+ * together, as one 422.
  */
 export function checkVersionContent(
   input: VersionInput,
   isModelConfigured: (model: string) => boolean,
+  limits: RenderLimits,
 ): { template: CompiledTemplate | null; messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null; variables: string[] } {
   const errors: ErrorItem[] = [];
   const compile = (source: string, loc: (string | number)[]): CompiledTemplate | null => {
@@ -49,6 +54,18 @@ export function checkVersionContent(
   }
   const template = input.template === undefined ? null : compile(input.template, ['body', 'template']);
   const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['body', 'messages', i, 'content']) }));
+  const compiled = [template, ...(messages ?? []).map((m) => m.template)].filter((t): t is CompiledTemplate => t !== null);
+  const chars = compiled.reduce((sum, t) => sum + t.source.length, 0);
+  const where = input.template !== undefined ? ['body', 'template'] : ['body', 'messages'];
+  const what = input.template !== undefined ? input.template : input.messages;
+  if (chars > MAX_VERSION_TEMPLATE_CHARS) {
+    errors.push(valueItem(where, what, `templates must total at most ${MAX_VERSION_TEMPLATE_CHARS} characters (got ${chars})`));
+  } else {
+    const nodes = compiled.reduce((sum, t) => sum + t.nodeCount, 0);
+    const textBytes = compiled.reduce((sum, t) => sum + t.textBytes, 0);
+    if (nodes > limits.maxSteps) errors.push(valueItem(where, what, `templates have ${nodes} parts, more than one render may take (${limits.maxSteps})`));
+    if (textBytes > limits.maxBytes) errors.push(valueItem(where, what, `templates hold ${textBytes} bytes of text, more than one render may write (${limits.maxBytes})`));
+  }
   for (const key of Object.keys(input.params ?? {})) {
     if (RESERVED_PARAMS.includes(key)) errors.push(valueItem(['body', 'params', key], input.params![key], `'${key}' is set by the service and cannot be a param`));
   }

@@ -1,5 +1,5 @@
 import { valueError } from '../../http/httpError.js';
-import type { ListFilter } from '../../db/listQuery.js';
+import { InvalidCursor, type ListPage } from '../../db/pagination.js';
 
 export interface PageQuery {
   since?: string;
@@ -15,20 +15,18 @@ function isoOrThrow(field: string, value: string | undefined): string | undefine
   return new Date(ms).toISOString();
 }
 
-/** Shared by the run and outcome lists: time bounds normalised to stored ISO form, an id cursor. */
-export function toListFilter(query: PageQuery, equals: ListFilter['equals']): ListFilter {
-  const since = isoOrThrow('since', query.since);
-  const until = isoOrThrow('until', query.until);
-  return {
-    equals,
-    ...(since !== undefined ? { since } : {}),
-    ...(until !== undefined ? { until } : {}),
-    ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-  };
+/** Shared by the run and outcome lists: time bounds normalised to the stored ISO form, the default page size. */
+export function pageBounds(query: PageQuery): { since: string | undefined; until: string | undefined; cursor: string | undefined; limit: number } {
+  return { since: isoOrThrow('since', query.since), until: isoOrThrow('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
 }
 
-/** Fetches one row more than asked to know whether a next page exists. */
-export function page<T extends { id: string }, V>(rows: T[], limit: number, view: (row: T) => V): { data: V[]; next_cursor: string | null } {
-  const data = rows.slice(0, limit);
-  return { data: data.map(view), next_cursor: rows.length > limit ? data[data.length - 1]!.id : null };
+/** Runs a list query; a cursor that names no row of this list is the request's fault (422). */
+export function page<T extends { id: string }, V>(cursor: string | undefined, list: () => ListPage<T>, view: (row: T) => V): { data: V[]; next_cursor: string | null } {
+  try {
+    const result = list();
+    return { data: result.rows.map(view), next_cursor: result.nextCursor };
+  } catch (error) {
+    if (error instanceof InvalidCursor) throw valueError(['query', 'cursor'], cursor, 'invalid cursor');
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { buildListWhere, type ListFilter } from '../../db/listQuery.js';
+import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface RunRow {
   id: string;
@@ -46,7 +46,34 @@ export function findRun(db: Db, projectId: string, runId: string): RunRow | unde
   return prepared(db, `SELECT ${SELECT} FROM runs WHERE project_id = ? AND id = ?`).get(projectId, runId) as RunRow | undefined;
 }
 
-export function listRuns(db: Db, projectId: string, filter: ListFilter, limit: number): RunRow[] {
-  const { where, args } = buildListWhere(projectId, filter);
-  return prepared(db, `SELECT ${SELECT} FROM runs WHERE ${where} ORDER BY id DESC LIMIT ?`).all(...args, limit) as RunRow[];
+export interface RunListQuery {
+  prompt_id?: string | undefined;
+  experiment_id?: string | undefined;
+  variant?: string | undefined;
+  external_user_id?: string | undefined;
+  status?: 'ok' | 'error' | undefined;
+  since: string | undefined;
+  until: string | undefined;
+  cursor: string | undefined;
+  limit: number;
+}
+
+export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<RunRow> {
+  return listNewestFirst<RunRow>(db, runListRequest(projectId, q));
+}
+
+/** Filters in order of selectivity, each with its list index (migrations/0002); the first given leads. */
+export function runListRequest(projectId: string, q: RunListQuery): ListRequest {
+  return {
+    table: 'runs', index: 'runs_project_created', columns: SELECT, projectId, since: q.since, until: q.until, cursor: q.cursor, limit: q.limit,
+    filters: [
+      { column: 'external_user_id', value: q.external_user_id, index: 'runs_user_list' },
+      { column: 'experiment_id', value: q.experiment_id, index: 'runs_experiment_list' },
+      // Errors are rare and have a partial index; `ok` is nearly every row, so it is checked, not indexed.
+      { column: 'status', value: q.status === 'error' ? 'error' : undefined, literal: true, index: 'runs_error_list' },
+      { column: 'prompt_id', value: q.prompt_id, index: 'runs_prompt_list' },
+      { column: 'variant', value: q.variant },
+      { column: 'status', value: q.status === 'ok' ? 'ok' : undefined },
+    ],
+  };
 }

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../http/commonSchemas.js';
 import { ChatMessageSchema } from '../prompts/prompts.schemas.js';
+import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 /** contract.md §1, in declaration order. */
 export const RunPromptRequest = Type.Object({
-  prompt_id: Type.String({ title: 'Prompt Id' }),
-  inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs' }),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id' }))),
+  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+  inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
 }, { title: 'RunPromptRequest' });
 
 export const RunPromptResponse = Type.Object({

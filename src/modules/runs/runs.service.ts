@@ -5,9 +5,10 @@ import { HttpError, notFound } from '../../http/httpError.js';
 import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import type { PromptCache } from '../prompts/promptCache.js';
+import type { RenderLimits } from '../prompts/template.js';
 import { renderVersion, resolveServedPrompt, type ExperimentRouter, type RenderedPrompt, type ServedPrompt } from '../prompts/serving.js';
-import { findRun, insertRun, listRuns, type RunRow } from './runs.repo.js';
-import { page, toListFilter, type PageQuery } from './listParams.js';
+import { findRun, insertRun, listRuns, type RunListQuery, type RunRow } from './runs.repo.js';
+import { page, pageBounds, type PageQuery } from './listParams.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 export interface RunPromptInput {
@@ -54,6 +55,7 @@ export function createRunService(deps: {
   experiments: ExperimentRouter;
   gateway: ModelGateway;
   defaultModel: string;
+  renderLimits: RenderLimits;
 }) {
   const { store, gateway } = deps;
 
@@ -115,7 +117,7 @@ export function createRunService(deps: {
       const prior = claim && replay(store.db, projectId, claim);
       if (prior) return prior;
       const served = await resolveServedPrompt(deps.cache, deps.experiments, projectId, input.prompt_id, input.external_user_id ?? null, rawBody);
-      const rendered = renderVersion(served.version, input.inputs);
+      const rendered = renderVersion(served.version, input.inputs, deps.renderLimits);
       const model = served.version.model ?? deps.defaultModel;
       const row = baseRow(input, served, rendered, model);
       let result: ModelResult;
@@ -167,13 +169,8 @@ export function createRunService(deps: {
       return runView(row);
     },
 
-    list(projectId: string, query: PageQuery & { prompt_id?: string; experiment_id?: string; variant?: string; external_user_id?: string; status?: string }) {
-      const limit = query.limit ?? 50;
-      const filter = toListFilter(query, {
-        prompt_id: query.prompt_id, experiment_id: query.experiment_id, variant: query.variant,
-        external_user_id: query.external_user_id, status: query.status,
-      });
-      return page(listRuns(store.db, projectId, filter, limit + 1), limit, runView);
+    list(projectId: string, query: PageQuery & Omit<RunListQuery, keyof ReturnType<typeof pageBounds>>) {
+      return page(query.cursor, () => listRuns(store.db, projectId, { ...query, ...pageBounds(query) }), runView);
     },
   };
 }

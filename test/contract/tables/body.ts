@@ -12,8 +12,9 @@ const noCt = () => ({ 'x-api-key': '⟦ADMIN⟧' });
 const SUPPORT_AS_TEXT = JSON.stringify(SUPPORT_BODY);
 
 const LIMIT = 1024 * 1024;
+// Padded through a field the endpoint ignores: every real string field has its own smaller maximum.
 const atLimit = (extra: number) => {
-  const head = '{"prompt_id":"support","value":"';
+  const head = '{"prompt_id":"support","padding":"';
   return `${head}${'a'.repeat(LIMIT + extra - head.length - 2)}"}`;
 };
 const nested = (depth: number) => `{"prompt_id":"support","inputs":{"name":"Ann","topic":"billing"},"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;

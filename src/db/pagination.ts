@@ -1,0 +1,135 @@
+import { prepared } from './prepared.js';
+import type { Db } from './open.js';
+
+/**
+ * Newest-first, cursor-paginated lists whose cost is bounded by the page, not by the history.
+ *
+ * Rows are ordered by (created_at DESC, id DESC). The first filter given that has an index leads:
+ * its index, of shape (project_id, <filter>, created_at, id) — or (project_id, created_at, id)
+ * without one — yields the rows already in order, so the page reads only what it returns. Further
+ * filters are checked on a scan of at most SCAN_BUDGET index entries: when that scan ends before
+ * the page is full, the page is returned short with a cursor to go on from, so one request never
+ * reads more than the budget however rare the matches are.
+ *
+ * Table and column names come from code, never from the request; values are always bound (or,
+ * for `literal` enum values that a partial index names, checked against a strict pattern).
+ */
+export const SCAN_BUDGET = 5_000;
+
+export interface ListFilter {
+  column: string;
+  value: string | number | undefined;
+  /** The index of shape (project_id, column, created_at, id) that serves this filter when it leads. */
+  index?: string;
+  /** Inline the value so a partial index on it (e.g. `WHERE status = 'error'`) applies. */
+  literal?: boolean;
+}
+
+export interface ListRequest {
+  table: string;
+  /** The (project_id, created_at, id) index, used when no filter with an index leads. */
+  index: string;
+  /** Select list of the returned rows. */
+  columns: string;
+  projectId: string;
+  /** In priority order: the first present one picks the index. */
+  filters: readonly ListFilter[];
+  since?: string | undefined;
+  until?: string | undefined;
+  /** The id of the last row of the previous page (its `next_cursor`). */
+  cursor?: string | undefined;
+  limit: number;
+}
+
+export interface ListPage<Row> {
+  rows: Row[];
+  nextCursor: string | null;
+}
+
+export class InvalidCursor extends Error {}
+
+const LITERAL = /^[a-z_]{1,32}$/;
+
+/** The statements one page runs (with their arguments), apart from running them: tests read their plans. */
+export interface ListStatements {
+  /** null when the cursor is absent. */
+  cursor: { sql: string; args: unknown[] } | null;
+  /** The rows of the page directly (no further filter), or the index scan that checks further filters. */
+  page: { sql: string; args: unknown[]; scanned: boolean };
+  /** One full row of a scanned page, by id (a unique-key seek). */
+  fetch: { sql: string; args: unknown[] };
+}
+
+export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStatements {
+  const present = req.filters.filter((f) => f.value !== undefined);
+  const primary = present.find((f) => f.index !== undefined);
+  const residual = present.filter((f) => f !== primary);
+  const clauses = ['project_id = ?'];
+  const args: unknown[] = [req.projectId];
+  if (primary !== undefined) {
+    if (primary.literal) {
+      if (typeof primary.value !== 'string' || !LITERAL.test(primary.value)) throw new Error(`not a literal: ${String(primary.value)}`);
+      clauses.push(`${primary.column} = '${primary.value}'`);
+    } else {
+      clauses.push(`${primary.column} = ?`);
+      args.push(primary.value);
+    }
+  }
+  if (req.since !== undefined) {
+    clauses.push('created_at >= ?');
+    args.push(req.since);
+  }
+  if (req.until !== undefined) {
+    clauses.push('created_at < ?');
+    args.push(req.until);
+  }
+  if (req.cursor !== undefined) {
+    clauses.push('(created_at, id) < (?, ?)');
+    args.push(cursorCreatedAt, req.cursor);
+  }
+  const where = clauses.join(' AND ');
+  // The index is named, not left to the planner: without statistics SQLite sometimes prefers the
+  // time range over the filter, and would then read the whole range to find the filter's rows.
+  const from = `${req.table} INDEXED BY ${primary?.index ?? req.index}`;
+  const order = 'ORDER BY created_at DESC, id DESC';
+  const page = residual.length === 0
+    ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
+    : {
+      sql: `SELECT id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
+      args: [...residual.map((f) => f.value), ...args, SCAN_BUDGET],
+      scanned: true,
+    };
+  return {
+    cursor: req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND id = ?`, args: [req.projectId, req.cursor] },
+    page,
+    fetch: { sql: `SELECT ${req.columns} FROM ${req.table} WHERE project_id = ? AND id = ?`, args: [req.projectId, 'x'] },
+  };
+}
+
+export function listNewestFirst<Row extends { id: string }>(db: Db, req: ListRequest): ListPage<Row> {
+  let cursorCreatedAt = '';
+  if (req.cursor !== undefined) {
+    const at = prepared(db, `SELECT created_at FROM ${req.table} WHERE project_id = ? AND id = ?`).pluck().get(req.projectId, req.cursor);
+    if (typeof at !== 'string') throw new InvalidCursor('invalid cursor');
+    cursorCreatedAt = at;
+  }
+  const { page, fetch } = listStatements(req, cursorCreatedAt);
+  if (!page.scanned) {
+    const rows = prepared(db, page.sql).all(...page.args) as Row[];
+    return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? rows[req.limit - 1]!.id : null };
+  }
+  const ids: string[] = [];
+  let scanned = 0;
+  let lastScanned: string | null = null;
+  for (const row of prepared(db, page.sql).iterate(...page.args) as Iterable<{ id: string; hit: number }>) {
+    scanned++;
+    lastScanned = row.id;
+    if (row.hit === 1) ids.push(row.id);
+    if (ids.length > req.limit) break;
+  }
+  let nextCursor: string | null = null;
+  if (ids.length > req.limit) nextCursor = ids[req.limit - 1]!;
+  else if (scanned === SCAN_BUDGET) nextCursor = lastScanned;
+  const byId = prepared(db, fetch.sql);
+  return { rows: ids.slice(0, req.limit).map((id) => byId.get(req.projectId, id) as Row), nextCursor };
+}

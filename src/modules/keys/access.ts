@@ -1,0 +1,74 @@
+import { addressGroup } from '../../lib/clientAddress.js';
+import { TokenBuckets } from '../../lib/tokenBuckets.js';
+
+export type Role = 'runtime' | 'read' | 'admin';
+
+export interface AuthContext {
+  readonly keyId: string;
+  readonly projectId: string;
+  readonly role: Role;
+  /** The key's own limit; null follows the server default. */
+  readonly rateLimitPerMinute: number | null;
+}
+
+/** What the access check needs of the key store: a full check, and a memory-only one. */
+export interface KeyAuthenticator {
+  authenticate(apiKey: string): AuthContext | null;
+  authenticateCached(apiKey: string): AuthContext | null;
+}
+
+export type AccessDecision =
+  | { ok: true; auth: AuthContext }
+  | { ok: false; reason: 'invalid_key' }
+  | { ok: false; reason: 'address_throttled'; retryAfterSeconds: number }
+  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number; limitPerMinute: number };
+
+export interface AccessLimits {
+  /** Requests per minute of a key with no limit of its own; 0: unlimited. */
+  rateLimitPerMinute: number;
+  /** Invalid keys per client address per minute before that address is refused; 0: never. */
+  authFailuresPerMinute: number;
+}
+
+/** Address throttles kept at most; past it, idle ones go first (TokenBuckets). */
+const MAX_TRACKED_ADDRESSES = 100_000;
+
+/**
+ * Who may make a request, decided before any work: the key (401), the key's request budget (429),
+ * and, against key guessing, the client address's budget of failed keys (429). A throttled address
+ * still gets through with a key this process has already seen valid, so one guesser behind a
+ * shared proxy cannot lock out the applications behind it; every other key is refused unchecked.
+ * Budgets are per process (the README says so): N replicas allow up to N times the limit.
+ */
+export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits, now: () => number = () => performance.now()) {
+  const requests = new TokenBuckets(Number.MAX_SAFE_INTEGER);
+  const failures = new TokenBuckets(MAX_TRACKED_ADDRESSES);
+
+  return {
+    check(apiKey: string, clientAddress: string): AccessDecision {
+      const at = now();
+      let auth: AuthContext | null;
+      if (limits.authFailuresPerMinute > 0) {
+        const address = addressGroup(clientAddress);
+        const wait = failures.wait(address, limits.authFailuresPerMinute, at);
+        auth = wait > 0 ? keys.authenticateCached(apiKey) : keys.authenticate(apiKey);
+        if (auth === null) {
+          if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
+          failures.take(address, limits.authFailuresPerMinute, at);
+          return { ok: false, reason: 'invalid_key' };
+        }
+      } else {
+        auth = keys.authenticate(apiKey);
+        if (auth === null) return { ok: false, reason: 'invalid_key' };
+      }
+      const perMinute = auth.rateLimitPerMinute ?? limits.rateLimitPerMinute;
+      if (perMinute > 0) {
+        const wait = requests.take(auth.keyId, perMinute, at);
+        if (wait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(wait / 1000), limitPerMinute: perMinute };
+      }
+      return { ok: true, auth };
+    },
+  };
+}
+
+export type AccessControl = ReturnType<typeof createAccessControl>;
