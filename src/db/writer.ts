@@ -22,7 +22,8 @@ export interface GroupCommitWriter {
 /**
  * Group commit (design.md §2): every write arriving in the same turn of the event loop joins one
  * transaction, so one fsync acknowledges hundreds of requests. Each op runs in its own savepoint:
- * an op that throws rolls back alone and rejects its own caller; the others still commit.
+ * an op that throws rolls back alone and rejects its own caller; the others still commit — unless
+ * the storage itself failed, which fails the whole batch.
  */
 export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } = {}): GroupCommitWriter {
   const maxBatch = options.maxBatch ?? 1000;
@@ -36,6 +37,9 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
       try {
         results.push({ ok: true, value: db.transaction(item.op)(db) });
       } catch (error) {
+        // A full disk (or failing I/O) makes SQLite roll back the whole transaction, not just this
+        // op's savepoint: nothing of the batch will commit, so every caller gets this error.
+        if (isStorageFailure(error) || !db.inTransaction) throw error;
         results.push({ ok: false, value: error });
       }
     }
@@ -55,8 +59,7 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
         for (const item of batch) item.reject(commitError);
         continue;
       }
-      const failed = results.find((r) => !r.ok && isStorageFailure(r.value));
-      storageFailure = failed ? (failed.value as Error) : null;
+      storageFailure = null;
       batch.forEach((item, i) => {
         const result = results[i]!;
         if (result.ok) item.resolve(result.value);

@@ -83,6 +83,25 @@ declare module 'fastify' {
   }
 }
 
+/** What a registered route accepts, without its handler: the route table tests walk. */
+export interface RouteEntry {
+  method: HTTPMethods;
+  url: string;
+  role: Role;
+  strict: boolean;
+  body: TSchema | undefined;
+  bodyOptional: boolean;
+  query: TSchema | undefined;
+  params: TSchema | undefined;
+}
+
+const routeTables = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every route registered through `registerRoute` on this app, in registration order. */
+export function routeTable(app: FastifyInstance): readonly RouteEntry[] {
+  return routeTables.get(app) ?? [];
+}
+
 /** FastAPI reads the first occurrence of a repeated header; Node joins them with ", ", so look at the raw list. */
 function firstApiKey(req: FastifyRequest): string | undefined {
   const raw = req.raw.rawHeaders;
@@ -102,6 +121,9 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
   authenticate: Authenticator,
   spec: RouteSpec<B, Q, P>,
 ): void {
+  const table = routeTables.get(app) ?? [];
+  routeTables.set(app, table);
+  table.push({ method: spec.method, url: spec.url, role: spec.role, strict: spec.strict, body: spec.body, bodyOptional: spec.bodyOptional ?? false, query: spec.query, params: spec.params });
   const minRank = ROLE_RANK[spec.role];
   const strict = spec.strict;
 

@@ -27,6 +27,24 @@ describe('group-commit writer', () => {
     s.db.close();
   });
 
+  it('fails the whole batch with the storage error when the database cannot grow, and recovers when it can', async () => {
+    const s = store();
+    s.db.exec('CREATE TABLE big (b BLOB)');
+    s.db.exec('VACUUM');
+    s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true }) as number}`);
+    const small = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());
+    const large = s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    await expect(large).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    // SQLite rolled the whole transaction back: the small write, although fine, was not committed.
+    await expect(small).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(s.writer.storageFailure).toMatchObject({ code: 'SQLITE_FULL' });
+    expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    s.db.pragma('max_page_count = 1073741823');
+    await s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    expect(s.writer.storageFailure).toBeNull();
+    s.db.close();
+  });
+
   it('rolls back a failing write alone; the rest of its batch commits', async () => {
     const s = store();
     const ok1 = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());

@@ -8,11 +8,13 @@ export type Readiness = { ready: true } | { ready: false; reason: string };
 
 /** While writes fail, a probe write is tried at most this often, so /readyz polling stays cheap. */
 const PROBE_INTERVAL_MS = 1000;
+/** Room the probe needs: a tiny row could fit in a page the database already has. */
+const PROBE_BYTES = 1_048_576;
 
 /**
  * Ready means the database answers, every migration is applied, and commits succeed. Once a commit
- * has failed for lack of space, readiness stays off until a probe write (one row, rewritten)
- * commits again: a load balancer then sends no traffic, so real writes cannot be the signal.
+ * has failed for lack of space, readiness stays off until a probe write of 1 MiB commits again (a
+ * load balancer sends a replica that is not ready no traffic, so real writes cannot be the signal).
  */
 export function createReadinessCheck(store: Store, migrations: readonly Migration[]) {
   let lastProbe = -Infinity;
@@ -23,7 +25,11 @@ export function createReadinessCheck(store: Store, migrations: readonly Migratio
     if (store.writer.storageFailure !== null && performance.now() - lastProbe >= PROBE_INTERVAL_MS) {
       lastProbe = performance.now();
       await store.writer
-        .write((db) => prepared(db, 'INSERT INTO storage_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at').run(isoNow(store.clock)))
+        .write((db) => {
+          prepared(db, `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
+            ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, room = excluded.room`).run(isoNow(store.clock));
+          prepared(db, 'UPDATE storage_probe SET room = NULL WHERE id = 1').run();
+        })
         .catch(() => undefined);
     }
     const failure = store.writer.storageFailure;
