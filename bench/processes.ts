@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SERVER_JS = path.resolve(BENCH_DIR, '../src/server.js');
@@ -11,6 +13,17 @@ export interface Child {
   origin: string;
   process: ChildProcess;
   stop(): Promise<void>;
+}
+
+export interface EventLoopDelay {
+  maxMs: number;
+  p99Ms: number;
+  meanMs: number;
+}
+
+/** A server started with bench/eventLoopProbe.js: `eventLoop()` returns its delays since the previous call. */
+export interface ProbedChild extends Child {
+  eventLoop(): Promise<EventLoopDelay>;
 }
 
 /** Starts a node script in its own process and waits for it to listen; servers never share the load generator's CPU. */
@@ -53,17 +66,30 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the built Promptline server on a chosen port and waits until /healthz answers, whatever the log level. */
-export async function startPromptlineProcess(env: Record<string, string>): Promise<Child> {
+/**
+ * Starts the built Promptline server on a chosen port and waits until /healthz answers, whatever
+ * the log level. The event-loop probe is preloaded, so every figure can come with the longest stall.
+ */
+export async function startPromptlineProcess(env: Record<string, string>): Promise<ProbedChild> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVER_JS], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const eldFile = path.join(os.tmpdir(), `promptline-bench-eld-${port}.json`);
+  const probe = pathToFileURL(path.join(BENCH_DIR, 'eventLoopProbe.js')).href;
+  const child = spawn(process.execPath, ['--import', probe, SERVER_JS], {
+    env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const eventLoop = async (): Promise<EventLoopDelay> => {
+    fs.rmSync(eldFile, { force: true });
+    child.kill('SIGUSR2');
+    for (let i = 0; i < 100 && !fs.existsSync(eldFile); i++) await new Promise((r) => setTimeout(r, 20));
+    return JSON.parse(fs.readFileSync(eldFile, 'utf8')) as EventLoopDelay;
+  };
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     const ok = await fetch(`${origin}/healthz`).then((r) => r.ok, () => false);
     if (ok) {
       return {
-        port, origin, process: child,
+        port, origin, process: child, eventLoop,
         stop: () => new Promise((done) => {
           child.once('exit', () => done());
           child.kill('SIGTERM');

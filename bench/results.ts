@@ -133,6 +133,44 @@ async function hotPathDuringResults(app: PromptlineApp, url: string): Promise<vo
     + `(alone: max ${stats(alone).max.toFixed(1)} ms, median ${stats(alone).median.toFixed(2)} ms)`);
 }
 
+/**
+ * Management lists over the same million outcomes and 200 000 runs: each page should cost about what
+ * it returns, whatever the history behind it. Reference: reading one run by id, in the same run.
+ */
+async function listPages(app: PromptlineApp, experimentId: string): Promise<void> {
+  const page = async (url: string) => (await request(app, 'GET', url)).json() as { data: Array<{ run_id?: string }>; next_cursor: string | null };
+  const sample = async (action: () => Promise<unknown>) => {
+    await action();
+    const samples: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      await action();
+      samples.push(performance.now() - started);
+    }
+    return stats(samples);
+  };
+  const runId = (await page('/runs?limit=1')).data[0]!.run_id!;
+  const reference = await sample(() => request(app, 'GET', `/runs/${runId}`));
+  console.log(`\nLists over 1 000 000 outcomes / 200 000 runs, 100 rows a page (reference: GET /runs/{id}, median ${reference.median.toFixed(2)} ms)`);
+  const second = (await page('/outcomes?limit=100')).next_cursor!;
+  const user = userId(4242);
+  for (const url of [
+    '/outcomes?limit=100',
+    `/outcomes?limit=100&cursor=${second}`,
+    '/outcomes?event_type=click&limit=100',
+    `/outcomes?experiment_id=${experimentId}&variant=treatment&limit=100`,
+    `/outcomes?external_user_id=${user}&limit=100`,
+    '/outcomes?prompt_id=bench&event_type=feedback&since=2020-01-01T00:00:00Z&limit=100',
+    '/outcomes?prompt_id=bench&variant=nobody&limit=100',
+    '/runs?limit=100',
+    '/runs?status=error&limit=100',
+    `/runs?experiment_id=${experimentId}&external_user_id=${user}&limit=100`,
+  ]) {
+    const { median, max } = await sample(() => request(app, 'GET', url));
+    console.log(`  GET ${url.replace(second, '…').padEnd(92)} median ${median.toFixed(2).padStart(7)} ms  max ${max.toFixed(2).padStart(7)} ms  median/reference ${(median / reference.median).toFixed(1)}`);
+  }
+}
+
 export async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
   const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
@@ -162,6 +200,7 @@ export async function main(): Promise<void> {
     await time(`HTTP GET ${url}`, 5, () => request(app, 'GET', url));
     await time(`HTTP GET ${url}?format=csv`, 3, () => request(app, 'GET', `${url}?format=csv`));
     await hotPathDuringResults(app, url);
+    await listPages(app, experimentId);
 
     // Without a primary metric: every event type read plainly, the widest one joined to assignments
     // for the multiple-variant check, and a distinct count of users with any success (cost per success).

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load.js';
-import { BENCH_DIR, startProcess, startPromptlineProcess, type Child } from './processes.js';
+import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, type ProbedChild } from './processes.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
@@ -22,9 +22,10 @@ interface Throughput {
 }
 
 /** Measures after a 2 s warm-up of the same load, so every server is compared with its JIT warm. */
-async function cannon(origin: string, pathName: string, body: (i: number) => string, headers: Record<string, string> = {}): Promise<Throughput> {
-  await cannonFor(2, origin, pathName, body, headers);
-  return cannonFor(SECONDS, origin, pathName, body, headers);
+async function cannon(origin: string, pathName: string, body: (i: number) => string, afterWarmUp?: () => Promise<unknown>): Promise<Throughput> {
+  await cannonFor(2, origin, pathName, body, {});
+  await afterWarmUp?.();
+  return cannonFor(SECONDS, origin, pathName, body, {});
 }
 
 async function cannonFor(seconds: number, origin: string, pathName: string, body: (i: number) => string, headers: Record<string, string>): Promise<Throughput> {
@@ -51,7 +52,7 @@ async function admin(origin: string, method: string, pathName: string, body?: un
 }
 
 /** Promptline as configured by default (access log at info level, synchronous=FULL), its log discarded. */
-async function startPromptline(extraEnv: Record<string, string> = {}): Promise<Child & { dataDir: string }> {
+async function startPromptline(extraEnv: Record<string, string> = {}): Promise<ProbedChild & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-'));
   const child = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...extraEnv });
   return { ...child, dataDir };
@@ -59,8 +60,8 @@ async function startPromptline(extraEnv: Record<string, string> = {}): Promise<C
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
-function row(name: string, r: Throughput, ref: Throughput): string {
-  return `| ${name} | ${Math.round(r.rps)} | ${fmt(r.rps / ref.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors} |`;
+function row(name: string, r: Throughput, ref: Throughput, stall: EventLoopDelay): string {
+  return `| ${name} | ${Math.round(r.rps)} | ${fmt(r.rps / ref.rps)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(stall.maxMs, 1)} | ${r.errors} |`;
 }
 
 async function runtimeEndpoints(): Promise<void> {
@@ -77,28 +78,59 @@ async function runtimeEndpoints(): Promise<void> {
     const abBody = (i: number) => JSON.stringify({ prompt_id: 'ab', inputs: { name: 'Ada' }, external_user_id: `user-${i % USERS}` });
     // The reference gets the same bodies (so the load generator does the same work), right before
     // and right after every endpoint; the ratio is to their mean, so drift on the machine cancels out.
-    const ratioed = async (name: string, pathName: string, body: (i: number) => string) => {
+    const ratioed = async (name: string, pathName: string, body: (i: number) => string, alongside?: () => () => Promise<void>) => {
       const before = await cannon(bare.origin, pathName, body);
-      const measured = await cannon(pl.origin, pathName, body);
+      let stopAlongside: (() => Promise<void>) | undefined;
+      const measured = await cannon(pl.origin, pathName, body, () => {
+        stopAlongside = alongside?.();
+        return pl.eventLoop();
+      });
+      await stopAlongside?.();
+      const stall = await pl.eventLoop();
       const after = await cannon(bare.origin, pathName, body);
       const reference = { rps: (before.rps + after.rps) / 2, p50: 0, p99: 0, errors: 0 };
-      console.log(row(name, measured, reference) + ` ${Math.round(reference.rps)} |`);
+      console.log(row(name, measured, reference, stall) + ` ${Math.round(reference.rps)} |`);
     };
     console.log(`\n## Runtime endpoints (${CONNECTIONS} connections, ${SECONDS}s each after a 2s warm-up; reference: bare node:http parsing the same JSON, measured before and after each row)\n`);
-    console.log('| endpoint | req/s | ratio to bare | p50 ms | p99 ms | errors | bare req/s (mean) |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('| endpoint | req/s | ratio to bare | p50 ms | p99 ms | longest event-loop stall ms | errors | bare req/s (mean) |');
+    console.log('|---|---|---|---|---|---|---|---|');
     await ratioed('/get_prompt', '/get_prompt', getBody);
     // First pass assigns the 100 000 users (a committed write each); the measured pass is the steady state.
     const assigning = await autocannonAmount(pl.origin, '/get_prompt', abBody, USERS);
     await ratioed(`/get_prompt, running experiment, ${USERS} users (sticky)`, '/get_prompt', abBody);
-    console.log(`| /get_prompt, first assignment of ${USERS} users (writes) | ${Math.round(assigning.rps)} | – | ${fmt(assigning.p50)} | ${fmt(assigning.p99)} | ${assigning.errors} | – |`);
+    console.log(`| /get_prompt, first assignment of ${USERS} users (writes) | ${Math.round(assigning.rps)} | – | ${fmt(assigning.p50)} | ${fmt(assigning.p99)} | – | ${assigning.errors} | – |`);
     await ratioed('/run_prompt (echo)', '/run_prompt', (i) => JSON.stringify({ prompt_id: 'welcome', inputs: { name: `Ada ${i}` } }));
     await ratioed('/track_outcome (synchronous=FULL)', '/track_outcome', (i) => JSON.stringify({ prompt_id: 'welcome', external_user_id: `user-${i}`, event_type: 'click', is_success: true }));
+    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' });
+    await ratioed('/get_prompt while 4 clients send template bombs (each a 422)', '/get_prompt', getBody, () => bombard(pl.origin, 4));
     console.log('\nTargets (design.md §8): /get_prompt in an experiment ≥ 0.50 of bare; /track_outcome ≥ 0.25.');
   } finally {
     await Promise.all([bare.stop(), pl.stop()]);
     fs.rmSync(pl.dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `clients` loops sending the hardening report's 48 KB grid bomb (12 000 × 12 000 sections) until
+ * stopped; each must be a 422.
+ */
+function bombard(origin: string, clients: number): () => Promise<void> {
+  const zeros = Array<number>(12_000).fill(0);
+  const body = JSON.stringify({ prompt_id: 'grid', inputs: { rows: zeros, cols: zeros } });
+  let running = true;
+  let unexpected = 0;
+  const loops = Array.from({ length: clients }, async () => {
+    while (running) {
+      const res = await fetch(`${origin}/get_prompt`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, body });
+      await res.arrayBuffer();
+      if (res.status !== 422) unexpected++;
+    }
+  });
+  return async () => {
+    running = false;
+    await Promise.all(loops);
+    if (unexpected > 0) throw new Error(`${unexpected} template bombs were not answered 422`);
+  };
 }
 
 async function autocannonAmount(origin: string, pathName: string, body: (i: number) => string, amount: number): Promise<Throughput> {

@@ -40,6 +40,15 @@ function withStore<T>(action: (services: Services) => Promise<T>): Promise<T> {
 }
 
 const ROLES: Role[] = ['runtime', 'read', 'admin'];
+
+/** `--rate-limit`: requests per minute, 0 for unlimited, `default` to follow PROMPTLINE_RATE_LIMIT_PER_MINUTE. */
+function parseRateLimit(value: string): number | null {
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected requests per minute (0 for unlimited) or "default"');
+  return Number(value);
+}
+const RATE_LIMIT_HELP = 'requests per minute for this key: a number, 0 for unlimited, or "default" (the server default)';
+const KEY_COLUMNS = ['key_id', 'name', 'role', 'rate_limit_per_minute', 'created_at'];
 function parseRole(value: string): Role {
   if (!(ROLES as string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${ROLES.join(', ')}`);
   return value as Role;
@@ -63,16 +72,26 @@ export function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .requiredOption('--role <role>', 'runtime | read | admin', parseRole)
     .option('--name <name>', 'a name to recognise the key by', 'cli')
-    .action((opts: { project: string; role: Role; name: string }) =>
+    .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
+    .action((opts: { project: string; role: Role; name: string; rateLimit?: number | null }) =>
       withStore(async ({ keys: k, projectId }) => {
-        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role });
-        console.log(formatTable([created], ['key_id', 'name', 'role', 'created_at']));
+        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null });
+        console.log(formatTable([created], KEY_COLUMNS));
         console.log(`\nkey (shown only this once): ${created.key}`);
       }));
   keys.command('list').description('list API keys (no secrets)').requiredOption('--project <name>', 'project name')
     .action((opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) =>
-        console.log(formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'created_at', 'revoked_at']))));
+        console.log(formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'rate_limit_per_minute', 'created_at', 'revoked_at']))));
+  keys.command('update <key_id>').description('rename a key or change its rate limit; a running server applies it on the next request')
+    .requiredOption('--project <name>', 'project name')
+    .option('--name <name>', 'a new name')
+    .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
+    .action((keyId: string, opts: { project: string; name?: string; rateLimit?: number | null }) =>
+      withStore(async ({ keys: k, projectId }) => {
+        const changes = { ...(opts.name !== undefined ? { name: opts.name } : {}), ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}) };
+        console.log(formatTable([await k.update(projectId(opts.project), keyId, changes)], KEY_COLUMNS));
+      }));
   keys.command('revoke <key_id>').description('revoke an API key; effective on the next request').requiredOption('--project <name>', 'project name')
     .action((keyId: string, opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) => {

@@ -97,6 +97,15 @@ describe('the promptline CLI on the server\'s database', () => {
     const listed = cli(['keys', 'list', '--project', 'acme'], env);
     expect(listed.stdout).toContain(keyId);
     expect(listed.stdout).not.toContain(key);
+    // A rate limit set from the CLI bites on the server's next request.
+    const limited = cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', '1'], env);
+    expect(limited.status, limited.stderr).toBe(0);
+    expect(limited.stdout).toMatch(/RATE_LIMIT_PER_MINUTE[\s\S]*\s1\s/);
+    const twice = [await call(server.origin, '/prompts', key, undefined, 'GET'), await call(server.origin, '/prompts', key, undefined, 'GET')];
+    expect(twice.map((r) => r.status)).toEqual([200, 429]);
+    expect(cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'default'], env).status).toBe(0);
+    expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(200);
+    expect(cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'lots'], env).stderr).toContain('expected requests per minute');
     expect(cli(['keys', 'revoke', keyId, '--project', 'acme'], env).status).toBe(0);
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(401);
     expect(cli(['keys', 'create', '--project', 'acme', '--role', 'root'], env).stderr).toContain('expected one of runtime, read, admin');

@@ -23,6 +23,7 @@ interface RunningExperiment {
 }
 
 const EXPOSURE_FLUSH_MS = 1000;
+const EXPOSURE_CHUNK = 1000;
 
 /**
  * Serves experiments on the hot path (design.md §4, issue: no per-request database read once
@@ -85,15 +86,35 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
     }
   }
 
-  async function flushExposures(): Promise<void> {
-    if (pendingCalls.size === 0) return;
-    const batch = [...pendingCalls.values()];
+  let flushing: Promise<void> | null = null;
+
+  /**
+   * Writes the counts gathered so far, EXPOSURE_CHUNK users per commit: with 100 000 active users a
+   * single commit would hold the event loop for ~150 ms, chunks let requests in between. A tick
+   * that finds the previous flush still running leaves its counts for the next one.
+   */
+  function flushExposures(): Promise<void> {
+    if (flushing !== null || pendingCalls.size === 0) return flushing ?? Promise.resolve();
+    const rows: Array<[projectId: string, experimentId: string, userId: string, calls: number, at: number]> = [];
+    for (const { projectId, experimentId, users } of pendingCalls.values()) {
+      for (const [userId, p] of users) rows.push([projectId, experimentId, userId, p.calls, p.at]);
+    }
     pendingCalls.clear();
-    await store.writer.write((db) => {
-      for (const { projectId, experimentId, users } of batch) {
-        for (const [userId, p] of users) repo.recordExposureCalls(db, projectId, experimentId, userId, p.calls, new Date(p.at).toISOString());
+    flushing = (async () => {
+      try {
+        for (let i = 0; i < rows.length; i += EXPOSURE_CHUNK) {
+          const chunk = rows.slice(i, i + EXPOSURE_CHUNK);
+          await store.writer.write((db) => {
+            for (const [projectId, experimentId, userId, calls, at] of chunk) {
+              repo.recordExposureCalls(db, projectId, experimentId, userId, calls, new Date(at).toISOString());
+            }
+          });
+        }
+      } finally {
+        flushing = null;
       }
-    });
+    })();
+    return flushing;
   }
 
   const timer = setInterval(() => {
@@ -150,6 +171,7 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
     async close() {
       clearInterval(timer);
       await flushExposures();
+      await flushExposures(); // counts gathered while an earlier flush was running
     },
   };
 }

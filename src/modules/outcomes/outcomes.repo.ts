@@ -49,16 +49,16 @@ export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): Li
   return listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q));
 }
 
-/** Filters in order of selectivity, each with its list index (migrations/0002); the first given leads. */
+/** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
 export function outcomeListRequest(projectId: string, q: OutcomeListQuery): ListRequest {
   return {
     table: 'outcomes', index: 'outcomes_project_created', columns: SELECT, projectId, since: q.since, until: q.until, cursor: q.cursor, limit: q.limit,
     filters: [
       { column: 'prompt_run_id', value: q.prompt_run_id, index: 'outcomes_run_list' },
-      { column: 'external_user_id', value: q.external_user_id, index: 'outcomes_user_list' },
       { column: 'experiment_id', value: q.experiment_id, index: 'outcomes_experiment_list' },
       { column: 'event_type', value: q.event_type, index: 'outcomes_event_list' },
       { column: 'prompt_id', value: q.prompt_id, index: 'outcomes_prompt_list' },
+      { column: 'external_user_id', value: q.external_user_id },
       { column: 'variant', value: q.variant },
     ],
   };
