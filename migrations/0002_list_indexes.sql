@@ -17,3 +17,16 @@ CREATE INDEX outcomes_run_list ON outcomes (project_id, prompt_run_id, created_a
 CREATE INDEX experiments_created ON experiments (project_id, created_at, id);
 DROP INDEX experiments_prompt;
 CREATE INDEX experiments_prompt_list ON experiments (project_id, prompt_id, created_at, id);
+
+-- The results indexes only ever serve one experiment's rows: rows outside any experiment (most
+-- traffic that is not being tested) no longer pay for them.
+DROP INDEX outcomes_experiment;
+CREATE INDEX outcomes_experiment ON outcomes (project_id, experiment_id, event_type, variant, attributed_user, is_success, numeric_value, label)
+  WHERE experiment_id IS NOT NULL;
+DROP INDEX outcomes_labels;
+CREATE INDEX outcomes_labels ON outcomes (project_id, experiment_id, event_type, variant, label) WHERE label IS NOT NULL AND experiment_id IS NOT NULL;
+DROP INDEX outcomes_successes;
+CREATE INDEX outcomes_successes ON outcomes (project_id, experiment_id, variant, attributed_user) WHERE is_success = 1 AND experiment_id IS NOT NULL;
+DROP INDEX runs_experiment;
+CREATE INDEX runs_experiment ON runs (project_id, experiment_id, variant, status, latency_ms, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd)
+  WHERE experiment_id IS NOT NULL;
