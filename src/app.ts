@@ -154,6 +154,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
           app.log.warn({ err: error }, `shutdown: ${name} failed`);
         }
       };
+      if (store.writer.storageFailure !== null) {
+        app.log.warn({ err: store.writer.storageFailure }, 'shutting down while the storage refuses writes: exposure counts of the last second may be lost');
+      }
       await step('closing the server', () => app.close());
       await step('flushing exposure counts', () => router.close());
       await step('stopping the results worker', () => results.close());
