@@ -1,33 +1,28 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
-import { registerRawBodyParser } from './http/body.js';
-import { installErrorHandler } from './http/errorHandler.js';
-import { installRoutingAnswers } from './http/routing.js';
-import { installAccessLog } from './http/accessLog.js';
-import { createAccessControl } from './modules/keys/access.js';
-import { createReadinessCheck } from './modules/operations/readiness.js';
-import { registerOpenApi } from './http/openapi.js';
-import { sendJson } from './http/send.js';
+import { createHttpServer } from './http/server.js';
 import { createModelGateway, type ModelGateway } from './providers/gateway.js';
+import { createAccessControl } from './modules/keys/access.js';
 import { createKeyService, type KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { createPromptCache } from './modules/prompts/promptCache.js';
-import { createPromptService } from './modules/prompts/prompts.service.js';
+import { createPromptService, promptFacts } from './modules/prompts/prompts.service.js';
+import { createServingService } from './modules/prompts/serving.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
-import { registerGetPromptRoute } from './modules/prompts/getPrompt.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
-import { findAttributableAssignment } from './modules/experiments/experiments.repo.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
-import { createOutcomeService, type AssignmentAttribution } from './modules/outcomes/outcomes.service.js';
+import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
+import { createReadinessCheck } from './modules/operations/readiness.js';
+import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDeps {
@@ -45,60 +40,33 @@ export interface PromptlineApp {
   close(): Promise<void>;
 }
 
-/** Builds the whole service on the configured SQLite file; never listens (tests use `app.inject`). */
+/**
+ * Builds the whole service on the configured SQLite file; never listens (tests use `app.inject`).
+ * This is the one place that wires modules together: each gets what it needs of the others here.
+ */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<PromptlineApp> {
   const store = openStore(config.dataDir, config.durability, deps.clock);
-  const { db, migrations } = store;
-
-  const { limits } = config;
-  const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' },
-    },
-    // One compact access line per request (installAccessLog) instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: config.bodyLimitBytes,
-    routerOptions: { maxParamLength: 1024 },
-    return503OnClosing: true,
-    // A client has this long to send its whole request (headers and body), then gets a 408: a
-    // stalled upload cannot hold a connection. Answers may take longer (a model call), so no
-    // inactivity timeout is set on the socket itself.
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: limits.headersTimeoutMs,
-      // Node checks those two timeouts on this period (30 s by default): often enough to honour them.
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
-    },
-    trustProxy: limits.trustProxy,
-  });
-  // Beyond this many open connections new ones are refused at once, so descriptors stay for the rest of the process.
-  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+  const { db } = store;
+  const app = await createHttpServer(config, SERVICE_VERSION);
   const gateway = deps.gateway ?? createModelGateway(config.providers, app.log);
-
-  registerRawBodyParser(app, config.bodyLimitBytes);
-  installRoutingAnswers(app);
-  installErrorHandler(app);
-  installAccessLog(app);
-  app.setValidatorCompiler(() => () => true);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  await registerOpenApi(app, SERVICE_VERSION);
+  const renderLimits = { maxBytes: config.limits.renderMaxBytes, maxSteps: config.limits.renderMaxSteps };
 
   const keys = createKeyService(store);
   const promptCache = createPromptCache(db);
-  const renderLimits = { maxBytes: limits.renderMaxBytes, maxSteps: limits.renderMaxSteps };
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
   const router = createExperimentRouter(store);
-  const experiments = createExperimentService(store, (projectId, promptId) => router.invalidate(projectId, promptId));
-  const runs = createRunService({ store, cache: promptCache, experiments: router, gateway, defaultModel: config.defaultModel, renderLimits });
-  const attribution: AssignmentAttribution = (db, projectId, promptId, userId) => {
-    const found = findAttributableAssignment(db, projectId, promptId, userId);
-    return found ? { experimentId: found.experiment_id, variant: found.variant } : null;
-  };
-  const outcomes = createOutcomeService(store, promptCache, attribution);
+  const serving = createServingService(promptCache, router, renderLimits);
+  const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => router.invalidate(projectId, promptId));
+  const runs = createRunService({ store, serving, gateway, defaultModel: config.defaultModel });
+  const outcomes = createOutcomeService({
+    store,
+    requirePrompt: (projectId, promptId) => serving.requirePrompt(projectId, promptId),
+    runAttribution: runs.attributionOf,
+    assignmentAttribution: experiments.attributionFor,
+  });
   const results = createResultsRunner(config.dataDir, (error) => app.log.error({ err: error }, 'results worker failed'));
 
+  // Another process (the CLI) committed: whatever memory holds may be stale.
   const checkExternalChanges = createExternalChangeWatcher(db, () => {
     keys.invalidate();
     promptCache.clear();
@@ -109,28 +77,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     done();
   });
 
-  const authenticate = createAccessControl(keys, limits);
-  registerGetPromptRoute(app, authenticate, promptCache, router, renderLimits);
-  registerRunRoutes(app, authenticate, runs);
-  registerOutcomeRoutes(app, authenticate, outcomes);
-  registerPromptRoutes(app, authenticate, prompts);
-  registerExperimentRoutes(app, authenticate, experiments);
-  registerResultsRoutes(app, authenticate, results);
-  registerKeyRoutes(app, authenticate, keys);
-
-  app.get('/healthz', { schema: { summary: 'Liveness: 200 while the process is up', tags: ['operations'] } }, (_req, reply) =>
-    sendJson(reply, 200, { status: 'ok' }));
-  const readiness = createReadinessCheck(store, migrations);
-  app.get('/readyz', { schema: { summary: 'Readiness: the database answers, migrations are applied, writes commit', tags: ['operations'] } }, async (_req, reply) => {
-    try {
-      const state = await readiness();
-      return state.ready ? sendJson(reply, 200, { status: 'ready' }) : sendJson(reply, 503, { status: 'not ready', reason: state.reason });
-    } catch (error) {
-      app.log.error({ err: error }, 'readiness check failed');
-      return sendJson(reply, 503, { status: 'not ready', reason: 'database unavailable' });
-    }
-  });
-
+  const access = createAccessControl(keys, config.limits);
+  registerPromptRoutes(app, access, prompts, serving);
+  registerRunRoutes(app, access, runs);
+  registerOutcomeRoutes(app, access, outcomes);
+  registerExperimentRoutes(app, access, experiments);
+  registerResultsRoutes(app, access, results);
+  registerKeyRoutes(app, access, keys);
+  registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
   await app.ready();
 
   return {
@@ -167,4 +121,3 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     },
   };
 }
-

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { TSchema } from '@sinclair/typebox';
 import { validateValue } from '../http/pydanticValidator.js';
-import { ValidationFailed } from '../http/httpError.js';
 import { decodePythonJson } from '../http/pythonJson.js';
 import type { Store } from '../db/store.js';
 import { createExperimentService } from '../modules/experiments/experiments.service.js';
+import { promptFacts } from '../modules/prompts/prompts.service.js';
 import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from '../modules/experiments/experiments.schemas.js';
-import type { ExperimentView } from '../modules/experiments/experimentModel.js';
+import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
 
@@ -20,7 +20,8 @@ function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string 
   const decoded = decodePythonJson(text);
   if (!decoded.ok) throw new Error(`invalid JSON at position ${decoded.pos}: ${decoded.msg}`);
   const { value, errors } = validateValue(schema, decoded.value, { loc: ['body'], strict: true });
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  // Printed as the API would list them: one `loc: message` line each.
+  if (errors.length > 0) throw new Error(errors.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n'));
   return value as T;
 }
 
@@ -33,7 +34,7 @@ function printExperiments(rows: ExperimentView[]): void {
 
 export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
   const experiments = program.command('experiments').description('manage A/B experiments on prompts');
-  const service = (store: Store) => createExperimentService(store, () => undefined);
+  const service = (store: Store) => createExperimentService(store, promptFacts, () => undefined);
   const projectOption = ['--project <name>', 'project name', 'default'] as const;
 
   experiments.command('create').description('create a draft experiment from JSON (the POST /experiments body)')

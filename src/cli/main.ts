@@ -8,7 +8,7 @@ import { createKeyService } from '../modules/keys/keys.service.js';
 import { createProjectService } from '../modules/projects/projects.service.js';
 import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
-import { HttpError, ValidationFailed } from '../http/httpError.js';
+import { Invalid } from '../lib/errors.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
 function configOrExit(): Config {
@@ -104,8 +104,7 @@ export function buildCli(): Command {
 
 /** Service errors read as the API would answer them; anything else by its message. */
 function describeError(error: unknown): string {
-  if (error instanceof ValidationFailed) return error.items.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('\n');
-  if (error instanceof HttpError) return error.detail;
+  if (error instanceof Invalid) return error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');
   return error instanceof Error ? error.message : String(error);
 }
 

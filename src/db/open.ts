@@ -21,3 +21,10 @@ export function openDatabase(dataDir: string, durability: Durability): Db {
   db.pragma('busy_timeout = 5000');
   return db;
 }
+
+/** A second, read-only connection to the same file (WAL lets it read while the writer goes on). */
+export function openReadOnlyDatabase(dataDir: string): Db {
+  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

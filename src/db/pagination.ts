@@ -1,3 +1,4 @@
+import { invalid } from '../lib/errors.js';
 import { prepared } from './prepared.js';
 import type { Db } from './open.js';
 
@@ -18,7 +19,8 @@ export const SCAN_BUDGET = 5_000;
 
 export interface ListFilter {
   column: string;
-  value: string | number | undefined;
+  /** undefined: no filter; null: the column must be NULL. */
+  value: string | number | null | undefined;
   /** The index of shape (project_id, column, created_at, id) that serves this filter when it leads. */
   index?: string;
   /** Inline the value so a partial index on it (e.g. `WHERE status = 'error'`) applies. */
@@ -27,6 +29,8 @@ export interface ListFilter {
 
 export interface ListRequest {
   table: string;
+  /** The row's id within the project (ties in created_at are ordered by it; cursors name it). Default `id`. */
+  key?: string;
   /** The (project_id, created_at, id) index, used when no filter with an index leads. */
   index: string;
   /** Select list of the returned rows. */
@@ -46,7 +50,6 @@ export interface ListPage<Row> {
   nextCursor: string | null;
 }
 
-export class InvalidCursor extends Error {}
 
 const LITERAL = /^[a-z_]{1,32}$/;
 
@@ -61,6 +64,7 @@ export interface ListStatements {
 }
 
 export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStatements {
+  const key = req.key ?? 'id';
   const present = req.filters.filter((f) => f.value !== undefined);
   const primary = present.find((f) => f.index !== undefined);
   const residual = present.filter((f) => f !== primary);
@@ -84,39 +88,40 @@ export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStat
     args.push(req.until);
   }
   if (req.cursor !== undefined) {
-    clauses.push('(created_at, id) < (?, ?)');
+    clauses.push(`(created_at, ${key}) < (?, ?)`);
     args.push(cursorCreatedAt, req.cursor);
   }
   const where = clauses.join(' AND ');
   // The index is named, not left to the planner: without statistics SQLite sometimes prefers the
   // time range over the filter, and would then read the whole range to find the filter's rows.
   const from = `${req.table} INDEXED BY ${primary?.index ?? req.index}`;
-  const order = 'ORDER BY created_at DESC, id DESC';
+  const order = `ORDER BY created_at DESC, ${key} DESC`;
   const page = residual.length === 0
     ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
     : {
-      sql: `SELECT id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
+      sql: `SELECT ${key} AS id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
       args: [...residual.map((f) => f.value), ...args, SCAN_BUDGET],
       scanned: true,
     };
   return {
-    cursor: req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND id = ?`, args: [req.projectId, req.cursor] },
+    cursor: req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, req.cursor] },
     page,
-    fetch: { sql: `SELECT ${req.columns} FROM ${req.table} WHERE project_id = ? AND id = ?`, args: [req.projectId, 'x'] },
+    fetch: { sql: `SELECT ${req.columns} FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, 'x'] },
   };
 }
 
-export function listNewestFirst<Row extends { id: string }>(db: Db, req: ListRequest): ListPage<Row> {
+export function listNewestFirst<Row>(db: Db, req: ListRequest): ListPage<Row> {
   let cursorCreatedAt = '';
   if (req.cursor !== undefined) {
-    const at = prepared(db, `SELECT created_at FROM ${req.table} WHERE project_id = ? AND id = ?`).pluck().get(req.projectId, req.cursor);
-    if (typeof at !== 'string') throw new InvalidCursor('invalid cursor');
+    const at = prepared(db, listStatements(req).cursor!.sql).pluck().get(req.projectId, req.cursor);
+    if (typeof at !== 'string') throw invalid('query', ['cursor'], 'invalid cursor');
     cursorCreatedAt = at;
   }
   const { page, fetch } = listStatements(req, cursorCreatedAt);
   if (!page.scanned) {
-    const rows = prepared(db, page.sql).all(...page.args) as Row[];
-    return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? rows[req.limit - 1]!.id : null };
+    const rows = prepared(db, page.sql).all(...page.args) as Array<Row & Record<string, unknown>>;
+    const last = rows[req.limit - 1];
+    return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? String(last![req.key ?? 'id']) : null };
   }
   const ids: string[] = [];
   let scanned = 0;
@@ -132,4 +137,17 @@ export function listNewestFirst<Row extends { id: string }>(db: Db, req: ListReq
   else if (scanned === SCAN_BUDGET) nextCursor = lastScanned;
   const byId = prepared(db, fetch.sql);
   return { rows: ids.slice(0, req.limit).map((id) => byId.get(req.projectId, id) as Row), nextCursor };
+}
+
+/** A list as the API answers it: one page of views and the cursor of the next. */
+export function toPage<Row, View>(page: ListPage<Row>, view: (row: Row) => View): { data: View[]; next_cursor: string | null } {
+  return { data: page.rows.map(view), next_cursor: page.nextCursor };
+}
+
+/** `since`/`until` of a list query, as stored (ISO-8601 UTC with milliseconds); anything else is a 422. */
+export function timeBound(field: 'since' | 'until', value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw invalid('query', [field], `${field} must be an ISO-8601 date-time`);
+  return new Date(ms).toISOString();
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { isStorageFailure, isStorageFull } from '../db/storageErrors.js';
-import { HttpError, ValidationFailed } from './httpError.js';
+import { sendDomainError } from './domainErrors.js';
+import { requestParts } from './route.js';
 import { sendDetail } from './send.js';
 
 /** The client went away mid-request (an aborted upload): nothing to answer, nothing worth an error line. */
@@ -9,17 +10,13 @@ function clientAborted(error: FastifyError, req: FastifyRequest): boolean {
 }
 
 /**
- * Maps thrown errors to answers. Known errors get their documented body; a full disk is 507 (reads
+ * Maps thrown errors to answers. Domain errors get FastAPI's shapes (domainErrors.ts); a full disk is 507 (reads
  * go on, and the next commit after space is freed succeeds); anything unexpected is FastAPI's
  * plain-text 500, with the cause logged and never sent.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
-    if (error instanceof HttpError) {
-      reply.headers(error.headers);
-      return sendDetail(reply, error.statusCode, error.detail);
-    }
-    if (error instanceof ValidationFailed) return sendDetail(reply, 422, error.items);
+    if (sendDomainError(error, req, reply, requestParts(req))) return reply;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendDetail(reply, 413, 'Request body too large');
     if (error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
       return sendDetail(reply, 400, 'There was an error parsing the body');

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { readBody } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './pydanticValidator.js';
+import type { RequestParts } from './domainErrors.js';
 import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
 
 export type { AuthContext, Role } from '../modules/keys/access.js';
@@ -81,6 +82,18 @@ declare module 'fastify' {
   interface FastifyRequest {
     promptline?: Validated;
   }
+}
+
+/** The parts of a request that passed validation, as sent and as validated: what a 422 echoes. */
+export function requestParts(req: FastifyRequest): RequestParts | undefined {
+  const v = req.promptline;
+  if (v === undefined) return undefined;
+  return {
+    body: { raw: v.rawBody, validated: v.body },
+    query: { raw: req.query, validated: v.query },
+    path: { raw: req.params, validated: v.params },
+    header: { raw: req.headers, validated: undefined },
+  };
 }
 
 /** What a registered route accepts, without its handler: the route table tests walk. */

@@ -1,30 +1,29 @@
 import type { AttemptRecord } from './types.js';
 
 /**
- * A model call that produced no output. `statusCode` and `detail` are the HTTP answer the
- * contract prescribes (502 provider error, 503 busy, 504 timeout); `detail` never holds a key.
+ * A model call that produced no output, with every attempt made. `kind` says why, and the route
+ * layer answers it as the contract prescribes: `failed` 502, `busy` 503 (with Retry-After),
+ * `timeout` 504. The message never holds a key.
  */
 export class ModelCallError extends Error {
   override readonly name = 'ModelCallError';
-  readonly statusCode: 502 | 503 | 504;
-  readonly detail: string;
+  readonly kind: 'failed' | 'busy' | 'timeout';
   readonly attempts: AttemptRecord[];
   readonly latencyMs: number;
-  /** Set with 503: when the caller may try again. */
+  /** Set when busy: when the caller may try again. */
   readonly retryAfterSeconds?: number;
   /** True when the caller's signal aborted the call (client disconnected). */
   readonly clientAborted: boolean;
 
   constructor(
-    statusCode: 502 | 503 | 504,
-    detail: string,
+    kind: 'failed' | 'busy' | 'timeout',
+    message: string,
     attempts: AttemptRecord[],
     latencyMs: number,
     extra: { retryAfterSeconds?: number; clientAborted?: boolean } = {},
   ) {
-    super(detail);
-    this.statusCode = statusCode;
-    this.detail = detail;
+    super(message);
+    this.kind = kind;
     this.attempts = attempts;
     this.latencyMs = latencyMs;
     if (extra.retryAfterSeconds !== undefined) this.retryAfterSeconds = extra.retryAfterSeconds;

@@ -1,9 +1,7 @@
-// The provider module's public data shapes. Behaviour lives in gateway.ts and friends.
+// The provider module's public data shapes. Behaviour lives in gateway.ts and the providers.
+import type { ChatMessage } from '../lib/chatMessage.js';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatMessage } from '../lib/chatMessage.js';
 
 export interface ModelRequest {
   /** `<provider>/<model>`, e.g. `openai/gpt-4o-mini`, `ollama/llama3.1:8b`, `echo/anything`. */
@@ -11,7 +9,7 @@ export interface ModelRequest {
   /** Tried in order after `model` fails for a retryable reason. */
   fallbacks?: string[];
   messages: ChatMessage[];
-  /** Passed through to chat.completions.create (temperature, max_tokens, seed, …). */
+  /** Passed through to the provider (temperature, max_tokens, seed, …). */
   params?: Record<string, unknown>;
   /** Abort when the client goes away: the in-flight call is aborted and nothing is retried. */
   signal?: AbortSignal;
@@ -40,6 +38,14 @@ export interface PriceUsed {
   cached_input: number;
   output: number;
   source: 'override' | 'genai-prices' | 'echo';
+}
+
+export interface ReportedUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
 }
 
 export interface ModelResult {

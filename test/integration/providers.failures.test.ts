@@ -72,8 +72,8 @@ describe('retries', () => {
     primary.setDefault(behave.serverError());
     const { gw, sleeps } = gateway({ PROMPTLINE_MAX_RETRIES: '6', PROMPTLINE_REQUEST_DEADLINE_MS: '60000' }, { random: 0.999 });
     const err = await failure(gw.execute(req()));
-    expect(err.statusCode).toBe(502);
-    expect(err.detail).toBe('Model provider error: main returned 500: The server had an error');
+    expect(err.kind).toBe('failed');
+    expect(err.message).toBe('Model provider error: main returned 500: The server had an error');
     expect(err.attempts).toHaveLength(7);
     const caps = [200, 400, 800, 1600, 3200, 5000];
     expect(sleeps).toHaveLength(6);
@@ -92,13 +92,13 @@ describe('retries', () => {
     primary.script([behaviour]);
     const { gw, sleeps } = gateway();
     const err = await failure(gw.execute(req('main/gpt-4o-mini', { fallbacks: ['backup/other'] })));
-    expect(err.statusCode).toBe(502);
-    expect(err.detail).toMatch(new RegExp(`^Model provider error: main returned ${status}: `));
+    expect(err.kind).toBe('failed');
+    expect(err.message).toMatch(new RegExp(`^Model provider error: main returned ${status}: `));
     expect(err.attempts).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect(backup.requests).toHaveLength(0);
     expect(JSON.stringify(err)).not.toContain(KEY);
-    expect(err.detail).not.toContain(KEY);
+    expect(err.message).not.toContain(KEY);
   });
 
   it('honours a small Retry-After (seconds) and retry-after-ms', async () => {
@@ -129,8 +129,8 @@ describe('retries', () => {
     const started = performance.now();
     const err = await failure(gw.execute(req()));
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(err.statusCode).toBe(502);
-    expect(err.detail).toContain('main returned 429');
+    expect(err.kind).toBe('failed');
+    expect(err.message).toContain('main returned 429');
   });
 
   it('retries a connection reset and succeeds', async () => {
@@ -147,7 +147,7 @@ describe('retries', () => {
     const port = await closedPort();
     const { gw, sleeps } = gateway({ PROMPTLINE_PROVIDER_MAIN_BASE_URL: `http://127.0.0.1:${port}/v1` });
     const err = await failure(gw.execute(req()));
-    expect(err.detail).toBe('Model provider error: main: connection refused');
+    expect(err.message).toBe('Model provider error: main: connection refused');
     expect(err.attempts).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
   });
@@ -156,8 +156,8 @@ describe('retries', () => {
     primary.script([behave.malformed()]);
     const { gw } = gateway();
     const err = await failure(gw.execute(req()));
-    expect(err.statusCode).toBe(502);
-    expect(err.detail).toMatch(/^Model provider error: main returned a malformed response/);
+    expect(err.kind).toBe('failed');
+    expect(err.message).toMatch(/^Model provider error: main returned a malformed response/);
     expect(primary.requests).toHaveLength(1);
   });
 });
@@ -169,8 +169,8 @@ describe('time limits', () => {
     const started = performance.now();
     const err = await failure(gw.execute(req()));
     const took = performance.now() - started;
-    expect(err.statusCode).toBe(504);
-    expect(err.detail).toBe('Model provider timed out after 300 ms');
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toBe('Model provider timed out after 300 ms');
     expect(took).toBeGreaterThanOrEqual(290);
     expect(took).toBeLessThan(600);
     expect(err.latencyMs).toBeGreaterThanOrEqual(290);
@@ -182,7 +182,7 @@ describe('time limits', () => {
     const started = performance.now();
     const err = await failure(gw.execute(req()));
     expect(performance.now() - started).toBeLessThan(700);
-    expect(err.statusCode).toBe(502); // the next wait would outlast the deadline, so it stops
+    expect(err.kind).toBe('failed'); // the next wait would outlast the deadline, so it stops
     expect(err.attempts.length).toBeGreaterThanOrEqual(2);
   });
 
@@ -192,8 +192,8 @@ describe('time limits', () => {
     const started = performance.now();
     const err = await failure(gw.execute(req()));
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(err.statusCode).toBe(504);
-    expect(err.detail).toBe('Model provider timed out after 150 ms');
+    expect(err.kind).toBe('timeout');
+    expect(err.message).toBe('Model provider timed out after 150 ms');
     expect(err.attempts.map((a) => a.error)).toEqual(['main timed out after 150 ms', 'main timed out after 150 ms']);
   });
 
@@ -224,8 +224,8 @@ describe('fallbacks', () => {
   it('an unconfigured provider is a 502 naming it', async () => {
     const { gw } = gateway();
     const err = await failure(gw.execute(req('nope/gpt-4o')));
-    expect(err.statusCode).toBe(502);
-    expect(err.detail).toBe("Model provider error: provider 'nope' is not configured");
+    expect(err.kind).toBe('failed');
+    expect(err.message).toBe("Model provider error: provider 'nope' is not configured");
     expect(gw.isConfigured('nope/gpt-4o')).toBe(false);
     expect(gw.isConfigured('MAIN/gpt-4o')).toBe(true);
   });
@@ -251,8 +251,8 @@ describe('isolation and concurrency', () => {
     const started = performance.now();
     const err = await failure(gw.execute(req()));
     const waited = performance.now() - started;
-    expect(err.statusCode).toBe(503);
-    expect(err.detail).toBe('Model provider busy: too many concurrent requests');
+    expect(err.kind).toBe('busy');
+    expect(err.message).toBe('Model provider busy: too many concurrent requests');
     expect(err.retryAfterSeconds).toBe(1);
     expect(waited).toBeGreaterThanOrEqual(90);
     expect(waited).toBeLessThan(350);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { joinMessages } from '../../src/providers/echo.js';
+import { joinMessages } from '../../src/lib/chatMessage.js';
 import { createModelGateway, type ModelGateway } from '../../src/providers/gateway.js';
 import { nanoToUsd } from '../../src/providers/prices.js';
 import { parseProviderEnv } from '../../src/providers/settings.js';

@@ -1,7 +1,8 @@
 import { APIConnectionError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimiter, QueueAbortedError, QueueTimeoutError } from '../../src/providers/limiter.js';
-import { backoffMs, classifyFailure, MalformedResponseError, parseRetryAfterMs, scrub } from '../../src/providers/retry.js';
+import { backoffMs, parseRetryAfterMs, scrub } from '../../src/providers/retry.js';
+import { classifyFailure, MalformedResponseError } from '../../src/providers/openaiCompatible.js';
 
 describe('backoffMs (full jitter, base 200 ms, cap 5 s)', () => {
   it('is random() times min(cap, base·2^n)', () => {

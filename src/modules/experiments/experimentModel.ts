@@ -1,49 +1,9 @@
-import type { ExperimentRow } from './experiments.repo.js';
-import type { ExperimentStatus, PrimaryMetricInput } from './experiments.schemas.js';
+import type { ExperimentRecord } from './experiments.repo.js';
+import type { ExperimentStatus, ExperimentView, VariantDef } from './experiments.schemas.js';
 
-export interface VariantDef {
-  key: string;
-  version: number;
-  weight: number;
-}
-
-export interface ExperimentView {
-  experiment_id: string;
-  prompt_id: string;
-  name: string | null;
-  hypothesis: string | null;
-  status: ExperimentStatus;
-  variants: VariantDef[];
-  control: string;
-  coverage: number;
-  seed: string;
-  primary_metric: PrimaryMetricInput | null;
-  winner: string | null;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  stopped_at: string | null;
-}
-
-export function toView(row: ExperimentRow): ExperimentView {
-  const { id, variants, primary_metric, ...rest } = row;
-  return {
-    experiment_id: id,
-    prompt_id: rest.prompt_id,
-    name: rest.name,
-    hypothesis: rest.hypothesis,
-    status: rest.status,
-    variants: JSON.parse(variants) as VariantDef[],
-    control: rest.control,
-    coverage: rest.coverage,
-    seed: rest.seed,
-    primary_metric: primary_metric === null ? null : (JSON.parse(primary_metric) as PrimaryMetricInput),
-    winner: rest.winner,
-    created_at: rest.created_at,
-    updated_at: rest.updated_at,
-    started_at: rest.started_at,
-    stopped_at: rest.stopped_at,
-  };
+export function toView(record: ExperimentRecord): ExperimentView {
+  const { id, ...rest } = record;
+  return { experiment_id: id, ...rest };
 }
 
 /** Weights are stored normalised to sum to 1, so every GrowthBook SDK reproduces the split. */

@@ -1,9 +1,9 @@
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
-import { ValidationFailed } from '../../http/httpError.js';
+import { userIdRequired } from '../../lib/errors.js';
 import type { ExperimentRouter, VariantAssignment } from '../prompts/serving.js';
 import { assignFromRanges, bucketRanges, type BucketRange } from './assignment.js';
-import type { VariantDef } from './experimentModel.js';
+import type { VariantDef } from './experiments.schemas.js';
 import * as repo from './experiments.repo.js';
 
 interface RunningExperiment {
@@ -45,7 +45,7 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
     const row = repo.findRunningExperiment(store.db, projectId, promptId);
     let state: RunningExperiment | null = null;
     if (row) {
-      const order = JSON.parse(row.variants) as VariantDef[];
+      const order = row.variants;
       state = {
         id: row.id,
         seed: row.seed,
@@ -127,15 +127,10 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
   }
 
   return {
-    route(projectId, promptId, userId, body) {
+    route(projectId, promptId, userId) {
       const state = load(projectId, promptId);
       if (state === null) return null;
-      if (userId === null) {
-        throw new ValidationFailed([{
-          type: 'missing', loc: ['body', 'external_user_id'], msg: 'Field required', input: body,
-          ctx: { reason: `experiment ${state.id} is running on prompt ${promptId}` },
-        }]);
-      }
+      if (userId === null) throw userIdRequired(state.id, promptId);
       const stored = storedVariant(projectId, state, userId);
       if (stored !== null && state.variants.has(stored)) {
         countCall(projectId, state.id, userId);

@@ -1,19 +1,21 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
-import type { ExperimentStatus } from './experiments.schemas.js';
+import type { ExperimentStatus, PrimaryMetricInput, VariantDef } from './experiments.schemas.js';
 
-export interface ExperimentRow {
+/** A stored experiment, its JSON columns decoded (this file is the only one that knows they are JSON). */
+export interface ExperimentRecord {
   id: string;
   prompt_id: string;
   name: string | null;
   hypothesis: string | null;
   status: ExperimentStatus;
-  variants: string;
+  /** Weights normalised to sum to 1. */
+  variants: VariantDef[];
   control: string;
   coverage: number;
   seed: string;
-  primary_metric: string | null;
+  primary_metric: PrimaryMetricInput | null;
   winner: string | null;
   created_at: string;
   updated_at: string;
@@ -21,22 +23,41 @@ export interface ExperimentRow {
   stopped_at: string | null;
 }
 
+interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'primary_metric'> {
+  variants: string;
+  primary_metric: string | null;
+}
+
+function encode(record: ExperimentRecord): ExperimentRow {
+  return { ...record, variants: JSON.stringify(record.variants), primary_metric: record.primary_metric === null ? null : JSON.stringify(record.primary_metric) };
+}
+
+function decode(row: ExperimentRow): ExperimentRecord {
+  return {
+    ...row,
+    variants: JSON.parse(row.variants) as VariantDef[],
+    primary_metric: row.primary_metric === null ? null : (JSON.parse(row.primary_metric) as PrimaryMetricInput),
+  };
+}
+
+const decodeIf = (row: unknown) => (row === undefined ? undefined : decode(row as ExperimentRow));
+
 const COLUMNS = ['id', 'prompt_id', 'name', 'hypothesis', 'status', 'variants', 'control', 'coverage', 'seed', 'primary_metric',
   'winner', 'created_at', 'updated_at', 'started_at', 'stopped_at'];
 const SELECT = COLUMNS.join(', ');
 
-export function insertExperiment(db: Db, projectId: string, row: ExperimentRow): void {
+export function insertExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
   prepared(db, `INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...row, project_id: projectId });
+    .run({ ...encode(record), project_id: projectId });
 }
 
-export function updateExperiment(db: Db, projectId: string, row: ExperimentRow): void {
+export function updateExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
   const sets = COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = @${c}`).join(', ');
-  prepared(db, `UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`).run({ ...row, project_id: projectId });
+  prepared(db, `UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`).run({ ...encode(record), project_id: projectId });
 }
 
-export function findExperiment(db: Db, projectId: string, id: string): ExperimentRow | undefined {
-  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id) as ExperimentRow | undefined;
+export function findExperiment(db: Db, projectId: string, id: string): ExperimentRecord | undefined {
+  return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id));
 }
 
 export interface ExperimentListQuery {
@@ -46,8 +67,9 @@ export interface ExperimentListQuery {
   limit: number;
 }
 
-export function listExperiments(db: Db, projectId: string, q: ExperimentListQuery): ListPage<ExperimentRow> {
-  return listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q));
+export function listExperiments(db: Db, projectId: string, q: ExperimentListQuery): ListPage<ExperimentRecord> {
+  const page = listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q));
+  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
 }
 
 export function experimentListRequest(projectId: string, q: ExperimentListQuery): ListRequest {
@@ -57,9 +79,8 @@ export function experimentListRequest(projectId: string, q: ExperimentListQuery)
   };
 }
 
-export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRow | undefined {
-  return prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`)
-    .get(projectId, promptId) as ExperimentRow | undefined;
+export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRecord | undefined {
+  return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`).get(projectId, promptId));
 }
 
 export function findAssignment(db: Db, projectId: string, experimentId: string, userId: string): string | undefined {

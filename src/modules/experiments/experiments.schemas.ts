@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery } from '../../http/commonSchemas.js';
+import { Nullable, PageQuery } from '../../lib/schemas.js';
 
 export const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 export const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -9,6 +9,10 @@ const Variant = Type.Object({
   version: Type.Integer({ minimum: 1 }),
   weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 })),
 });
+
+/** A variant as stored and shown: its weight normalised so that all weights sum to 1. */
+const VariantDefSchema = Type.Object({ key: Type.String(), version: Type.Integer(), weight: Type.Number() });
+export type VariantDef = Static<typeof VariantDefSchema>;
 
 const PrimaryMetric = Type.Object({
   event_type: Type.String({ minLength: 1, maxLength: 128 }),
@@ -54,6 +58,7 @@ export const ListExperimentsQuery = Type.Object({
   status: Type.Optional(StatusSchema),
   ...PageQuery,
 });
+export type ListExperimentsInput = Static<typeof ListExperimentsQuery>;
 
 export const ExperimentSchema = Type.Object({
   experiment_id: Type.String(),
@@ -61,7 +66,7 @@ export const ExperimentSchema = Type.Object({
   name: Nullable(Type.String()),
   hypothesis: Nullable(Type.String()),
   status: StatusSchema,
-  variants: Type.Array(Type.Object({ key: Type.String(), version: Type.Integer(), weight: Type.Number() })),
+  variants: Type.Array(VariantDefSchema),
   control: Type.String(),
   coverage: Type.Number(),
   seed: Type.String(),
@@ -72,5 +77,7 @@ export const ExperimentSchema = Type.Object({
   started_at: Nullable(Type.String()),
   stopped_at: Nullable(Type.String()),
 });
+
+export type ExperimentView = Static<typeof ExperimentSchema>;
 
 export const ExperimentListSchema = Type.Object({ data: Type.Array(ExperimentSchema), next_cursor: Nullable(Type.String()) });

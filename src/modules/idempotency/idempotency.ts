@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/open.js';
-import { ValidationFailed } from '../../http/httpError.js';
+import { invalid } from '../../lib/errors.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency.repo.js';
 
 /**
@@ -17,14 +16,11 @@ export interface IdempotencyClaim {
 
 const MAX_KEY_LENGTH = 255;
 
-export function idempotencyClaim(req: FastifyRequest, endpoint: string, rawBody: unknown): IdempotencyClaim | null {
-  const header = req.headers['idempotency-key'];
+/** The claim a request makes with its `Idempotency-Key` header (first value when repeated), or null without one. */
+export function idempotencyClaim(header: string | string[] | undefined, endpoint: string, rawBody: unknown): IdempotencyClaim | null {
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined) return null;
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    const why = `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`;
-    throw new ValidationFailed([{ type: 'value_error', loc: ['header', 'idempotency-key'], msg: `Value error, ${why}`, input: key, ctx: { error: why } }]);
-  }
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalid('header', ['idempotency-key'], `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
   return { endpoint, key, requestHash: createHash('sha256').update(JSON.stringify(rawBody)).digest('hex') };
 }
 
@@ -32,10 +28,7 @@ export function idempotencyClaim(req: FastifyRequest, endpoint: string, rawBody:
 export function replay(db: Db, projectId: string, claim: IdempotencyClaim): unknown {
   const row = findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
   if (row === undefined) return null;
-  if (row.request_hash !== claim.requestHash) {
-    const why = 'this Idempotency-Key was already used with a different request body';
-    throw new ValidationFailed([{ type: 'value_error', loc: ['header', 'idempotency-key'], msg: `Value error, ${why}`, input: claim.key, ctx: { error: why } }]);
-  }
+  if (row.request_hash !== claim.requestHash) throw invalid('header', ['idempotency-key'], 'this Idempotency-Key was already used with a different request body');
   return JSON.parse(row.response);
 }
 

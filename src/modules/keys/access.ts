@@ -1,7 +1,9 @@
+import type { Static } from '@sinclair/typebox';
 import { addressGroup } from '../../lib/clientAddress.js';
 import { TokenBuckets } from '../../lib/tokenBuckets.js';
+import type { RoleSchema } from './keys.schemas.js';
 
-export type Role = 'runtime' | 'read' | 'admin';
+export type Role = Static<typeof RoleSchema>;
 
 export interface AuthContext {
   readonly keyId: string;

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, RoleSchema } from '../../http/commonSchemas.js';
+import { Nullable } from '../../lib/schemas.js';
+
+export const RoleSchema = Type.Union([Type.Literal('runtime'), Type.Literal('read'), Type.Literal('admin')]);
 
 /** null: the server's default (PROMPTLINE_RATE_LIMIT_PER_MINUTE); 0: no limit for this key. */
 const RateLimit = Nullable(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'requests per minute; null: the server default; 0: unlimited' }));

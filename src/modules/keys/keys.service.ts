@@ -2,7 +2,7 @@ import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuthContext, Role } from './access.js';
-import { notFound, valueError } from '../../http/httpError.js';
+import { invalid, notFound } from '../../lib/errors.js';
 import { findProjectByName, insertProject, countProjects } from '../projects/projects.repo.js';
 import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
@@ -104,8 +104,8 @@ export function createKeyService(store: Store) {
       let expiresAt: string | null = null;
       if (input.expires_at != null) {
         const ms = Date.parse(input.expires_at);
-        if (Number.isNaN(ms)) throw valueError(['body', 'expires_at'], input.expires_at, 'expires_at must be an ISO-8601 date-time');
-        if (ms <= store.clock.now().getTime()) throw valueError(['body', 'expires_at'], input.expires_at, 'expires_at must be in the future');
+        if (Number.isNaN(ms)) throw invalid('body', ['expires_at'], 'expires_at must be an ISO-8601 date-time');
+        if (ms <= store.clock.now().getTime()) throw invalid('body', ['expires_at'], 'expires_at must be in the future');
         expiresAt = new Date(ms).toISOString();
       }
       const key = generateKey(input.role);

@@ -2,7 +2,8 @@ import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 
-export interface OutcomeRow {
+/** A stored outcome, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
+export interface OutcomeRecord {
   id: string;
   prompt_id: string;
   prompt_run_id: string | null;
@@ -11,14 +12,36 @@ export interface OutcomeRow {
   label: string | null;
   value: string | null;
   numeric_value: number | null;
-  is_success: number | null;
+  is_success: boolean | null;
   source: string | null;
-  metadata: string | null;
+  metadata: Record<string, unknown> | null;
   experiment_id: string | null;
   variant: string | null;
   attributed_by: 'run' | 'assignment' | 'none';
+  /** The experiment's unit: the assigned user (the run's user when attributed by run). */
   attributed_user: string | null;
   created_at: string;
+}
+
+interface OutcomeRow extends Omit<OutcomeRecord, 'is_success' | 'metadata'> {
+  is_success: number | null;
+  metadata: string | null;
+}
+
+function encode(outcome: OutcomeRecord): OutcomeRow {
+  return {
+    ...outcome,
+    is_success: outcome.is_success === null ? null : outcome.is_success ? 1 : 0,
+    metadata: outcome.metadata === null ? null : JSON.stringify(outcome.metadata),
+  };
+}
+
+function decode(row: OutcomeRow): OutcomeRecord {
+  return {
+    ...row,
+    is_success: row.is_success === null ? null : row.is_success === 1,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+  };
 }
 
 const COLUMNS = [
@@ -27,9 +50,9 @@ const COLUMNS = [
 ];
 const SELECT = COLUMNS.join(', ');
 
-export function insertOutcome(db: Db, projectId: string, row: OutcomeRow): void {
+export function insertOutcome(db: Db, projectId: string, outcome: OutcomeRecord): void {
   prepared(db, `INSERT INTO outcomes (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...row, project_id: projectId });
+    .run({ ...encode(outcome), project_id: projectId });
 }
 
 export interface OutcomeListQuery {
@@ -45,8 +68,9 @@ export interface OutcomeListQuery {
   limit: number;
 }
 
-export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): ListPage<OutcomeRow> {
-  return listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q));
+export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): ListPage<OutcomeRecord> {
+  const page = listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q));
+  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
@@ -62,17 +86,4 @@ export function outcomeListRequest(projectId: string, q: OutcomeListQuery): List
       { column: 'variant', value: q.variant },
     ],
   };
-}
-
-/** What attribution needs of a run: its prompt and experiment, nothing else. */
-export interface RunAttribution {
-  prompt_id: string;
-  experiment_id: string | null;
-  variant: string | null;
-  external_user_id: string | null;
-}
-
-export function findRunAttribution(db: Db, projectId: string, runId: string): RunAttribution | undefined {
-  return prepared(db, 'SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?')
-    .get(projectId, runId) as RunAttribution | undefined;
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
-import { ListOutcomesQuery } from '../runs/runs.schemas.js';
 import type { OutcomeService } from './outcomes.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
-import { OutcomePageSchema, TrackOutcomeRequest, TrackOutcomeResponse } from './outcomes.schemas.js';
+import { ListOutcomesQuery, OutcomePageSchema, TrackOutcomeRequest, TrackOutcomeResponse } from './outcomes.schemas.js';
 
 export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authenticator, outcomes: OutcomeService): void {
   registerRoute(app, authenticate, {
@@ -12,7 +11,7 @@ export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authen
     role: 'runtime', strict: false, body: TrackOutcomeRequest,
     response: { 200: TrackOutcomeResponse, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req }) => ({
-      status: 200, body: await outcomes.track(auth.projectId, body, idempotencyClaim(req, 'track_outcome', rawBody)),
+      status: 200, body: await outcomes.track(auth.projectId, body, idempotencyClaim(req.headers['idempotency-key'], 'track_outcome', rawBody)),
     }),
   });
   registerRoute(app, authenticate, {

@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../http/commonSchemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
+import { ListFilters } from '../runs/runs.schemas.js';
 
 /** contract.md §1, in declaration order. */
 export const TrackOutcomeRequest = Type.Object({
@@ -15,6 +16,7 @@ export const TrackOutcomeRequest = Type.Object({
   source: Type.Optional(Nullable(Type.String({ title: 'Source', maxLength: RUNTIME_MAX.source }))),
   metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
 }, { title: 'TrackOutcomeRequest' });
+export type TrackOutcomeInput = Static<typeof TrackOutcomeRequest>;
 
 export const TrackOutcomeResponse = Type.Object({
   outcome_id: Type.String(),
@@ -22,6 +24,7 @@ export const TrackOutcomeResponse = Type.Object({
   experiment_id: Nullable(Type.String()),
   variant_assigned: Nullable(Type.String()),
 }, { title: 'TrackOutcomeResponse' });
+export type TrackOutcomeAnswer = Static<typeof TrackOutcomeResponse>;
 
 export const OutcomeSchema = Type.Object({
   outcome_id: Type.String(),
@@ -40,5 +43,14 @@ export const OutcomeSchema = Type.Object({
   attributed_by: Type.Union([Type.Literal('run'), Type.Literal('assignment'), Type.Literal('none')]),
   created_at: Type.String(),
 });
+
+export type OutcomeView = Static<typeof OutcomeSchema>;
+
+export const ListOutcomesQuery = Type.Object({
+  ...ListFilters,
+  event_type: Type.Optional(Type.String({ maxLength: 128 })),
+  prompt_run_id: Type.Optional(Type.String({ maxLength: 128 })),
+});
+export type ListOutcomesInput = Static<typeof ListOutcomesQuery>;
 
 export const OutcomePageSchema = Type.Object({ data: Type.Array(OutcomeSchema), next_cursor: Nullable(Type.String()) });

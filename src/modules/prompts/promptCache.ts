@@ -1,20 +1,19 @@
 import type { Db } from '../../db/open.js';
-import { HttpError } from '../../http/httpError.js';
+import { conflict } from '../../lib/errors.js';
 import { compileTemplate, TemplateError } from './template.js';
-import type { ChatRole, CompiledVersion } from './versionContent.js';
-import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRow } from './prompts.repo.js';
+import type { CompiledVersion } from './versionContent.js';
+import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRecord } from './prompts.repo.js';
 
-export function compileVersionRow(row: VersionRow): CompiledVersion {
-  const messages = row.messages === null ? null : (JSON.parse(row.messages) as Array<{ role: ChatRole; content: string }>);
+export function compileVersion(record: VersionRecord): CompiledVersion {
   return {
-    version: row.version,
-    kind: messages === null ? 'text' : 'chat',
-    template: row.template === null ? null : compileTemplate(row.template),
-    messages: messages === null ? null : messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
-    model: row.model,
-    params: JSON.parse(row.params) as Record<string, unknown>,
-    fallbacks: JSON.parse(row.fallbacks) as string[],
-    variables: JSON.parse(row.variables) as string[],
+    version: record.version,
+    kind: record.messages === null ? 'text' : 'chat',
+    template: record.template === null ? null : compileTemplate(record.template),
+    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
+    model: record.model,
+    params: record.params,
+    fallbacks: record.fallbacks,
+    variables: record.variables,
   };
 }
 
@@ -52,11 +51,11 @@ export function createPromptCache(db: Db) {
       const row = findVersion(db, projectId, promptId, number);
       if (row === undefined) return null;
       try {
-        compiled = compileVersionRow(row);
+        compiled = compileVersion(row);
       } catch (error) {
         // Only a version stored before today's template rules can fail here: say so, do not crash.
         if (!(error instanceof TemplateError)) throw error;
-        throw new HttpError(409, `Prompt '${promptId}' version ${number} cannot be served (${error.message}): create a new version`);
+        throw conflict(`Prompt '${promptId}' version ${number} cannot be served (${error.message}): create a new version`);
       }
       entry.versions.set(number, compiled);
     }

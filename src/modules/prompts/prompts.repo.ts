@@ -1,5 +1,7 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
+import type { ChatMessage } from '../../lib/chatMessage.js';
+import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface PromptRow {
   prompt_id: string;
@@ -8,34 +10,65 @@ export interface PromptRow {
   archived_at: string | null;
 }
 
-export interface VersionRow {
+/** A stored version, its JSON columns decoded (this file is the only one that knows they are JSON). */
+export interface VersionRecord {
   prompt_id: string;
   version: number;
   template: string | null;
-  messages: string | null;
+  messages: ChatMessage[] | null;
   model: string | null;
-  params: string;
-  fallbacks: string;
-  variables: string;
+  params: Record<string, unknown>;
+  fallbacks: string[];
+  variables: string[];
   commit_message: string | null;
   created_at: string;
 }
 
+interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables'> {
+  messages: string | null;
+  params: string;
+  fallbacks: string;
+  variables: string;
+}
+
 const VERSION_COLUMNS = 'prompt_id, version, template, messages, model, params, fallbacks, variables, commit_message, created_at';
+
+function decodeVersion(row: VersionRow): VersionRecord {
+  return {
+    ...row,
+    messages: row.messages === null ? null : (JSON.parse(row.messages) as ChatMessage[]),
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    fallbacks: JSON.parse(row.fallbacks) as string[],
+    variables: JSON.parse(row.variables) as string[],
+  };
+}
+
+function encodeVersion(record: VersionRecord): VersionRow {
+  return {
+    ...record,
+    messages: record.messages === null ? null : JSON.stringify(record.messages),
+    params: JSON.stringify(record.params),
+    fallbacks: JSON.stringify(record.fallbacks),
+    variables: JSON.stringify(record.variables),
+  };
+}
 
 export function findPrompt(db: Db, projectId: string, promptId: string): PromptRow | undefined {
   return prepared(db, 'SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?')
     .get(projectId, promptId) as PromptRow | undefined;
 }
 
-/** Newest first; the cursor is the (created_at, prompt_id) of the last row already seen. */
-export function listPrompts(db: Db, projectId: string, opts: { limit: number; after?: [string, string]; includeArchived: boolean }): PromptRow[] {
-  const archived = opts.includeArchived ? '' : 'AND archived_at IS NULL';
-  const cursor = opts.after ? 'AND (created_at, prompt_id) < (?, ?)' : '';
-  const args: unknown[] = [projectId, ...(opts.after ?? []), opts.limit];
-  return prepared(db, `SELECT prompt_id, description, created_at, archived_at FROM prompts
-      WHERE project_id = ? ${archived} ${cursor} ORDER BY created_at DESC, prompt_id DESC LIMIT ?`)
-    .all(...args) as PromptRow[];
+/** Newest first, archived ones only when asked; paged by prompt_id (src/db/pagination.ts). */
+export function listPrompts(db: Db, projectId: string, q: { includeArchived: boolean; cursor: string | undefined; limit: number }): ListPage<PromptRow> {
+  return listNewestFirst<PromptRow>(db, promptListRequest(projectId, q));
+}
+
+export function promptListRequest(projectId: string, q: { includeArchived: boolean; cursor: string | undefined; limit: number }): ListRequest {
+  return {
+    table: 'prompts', key: 'prompt_id', index: 'prompts_created', columns: 'prompt_id, description, created_at, archived_at',
+    projectId, cursor: q.cursor, limit: q.limit,
+    filters: [{ column: 'archived_at', value: q.includeArchived ? undefined : null }],
+  };
 }
 
 export function insertPrompt(db: Db, projectId: string, row: PromptRow): void {
@@ -51,20 +84,25 @@ export function latestVersionNumber(db: Db, projectId: string, promptId: string)
   return (prepared(db, 'SELECT max(version) FROM prompt_versions WHERE project_id = ? AND prompt_id = ?').pluck().get(projectId, promptId) as number | null) ?? 0;
 }
 
-export function insertVersion(db: Db, projectId: string, row: VersionRow): void {
+export function insertVersion(db: Db, projectId: string, record: VersionRecord): void {
   prepared(db, `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
     VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at)`)
-    .run({ ...row, project_id: projectId });
+    .run({ ...encodeVersion(record), project_id: projectId });
 }
 
-export function findVersion(db: Db, projectId: string, promptId: string, version: number): VersionRow | undefined {
-  return prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`)
+export function findVersion(db: Db, projectId: string, promptId: string, version: number): VersionRecord | undefined {
+  const row = prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`)
     .get(projectId, promptId, version) as VersionRow | undefined;
+  return row === undefined ? undefined : decodeVersion(row);
 }
 
-export function listVersions(db: Db, projectId: string, promptId: string): VersionRow[] {
-  return prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`)
-    .all(projectId, promptId) as VersionRow[];
+export function versionExists(db: Db, projectId: string, promptId: string, version: number): boolean {
+  return prepared(db, 'SELECT 1 FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?').get(projectId, promptId, version) !== undefined;
+}
+
+export function listVersions(db: Db, projectId: string, promptId: string): VersionRecord[] {
+  return (prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`)
+    .all(projectId, promptId) as VersionRow[]).map(decodeVersion);
 }
 
 export function listLabels(db: Db, projectId: string, promptId: string): Array<{ label: string; version: number }> {

@@ -3,12 +3,20 @@ import { Type } from '@sinclair/typebox';
 import { registerRoute, type Authenticator } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { PromptService } from './prompts.service.js';
+import type { ServingService } from './serving.js';
 import {
-  CreatePromptBody, CreateVersionBody, LabelParams, ListPromptsQuery, MoveLabelBody, PromptIdParams,
+  CreatePromptBody, CreateVersionBody, GetPromptRequest, GetPromptResponse, LabelParams, ListPromptsQuery, MoveLabelBody, PromptIdParams,
   PromptPageSchema, PromptSchema, PromptWithVersionSchema, VersionListSchema, VersionParams, VersionSchema,
 } from './prompts.schemas.js';
 
-export function registerPromptRoutes(app: FastifyInstance, authenticate: Authenticator, prompts: PromptService): void {
+export function registerPromptRoutes(app: FastifyInstance, authenticate: Authenticator, prompts: PromptService, serving: ServingService): void {
+  registerRoute(app, authenticate, {
+    method: 'POST', url: '/get_prompt', summary: 'Get Prompt', tags: ['runtime'],
+    role: 'runtime', strict: false, body: GetPromptRequest,
+    response: { 200: GetPromptResponse, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ body, auth }) => ({ status: 200, body: await serving.getPrompt(auth.projectId, body) }),
+  });
+
   const tags = ['prompts'];
   registerRoute(app, authenticate, {
     method: 'POST', url: '/prompts', summary: 'Create a prompt (and its version 1 when content is given)', tags,

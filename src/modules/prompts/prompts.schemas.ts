@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery } from '../../http/commonSchemas.js';
+import { ChatMessageSchema } from '../../lib/chatMessage.js';
+import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 export const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 export const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -9,10 +11,22 @@ export const PromptIdParams = Type.Object({ prompt_id: Type.String({ maxLength: 
 export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: Type.Integer({ minimum: 1 }) });
 export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), label: Type.String({ pattern: LABEL_PATTERN }) });
 
-export const ChatMessageSchema = Type.Object({
-  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
-  content: Type.String({ maxLength: 100_000 }),
-});
+/** contract.md §1, in declaration order (errors are reported in this order). */
+export const GetPromptRequest = Type.Object({
+  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
+  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
+}, { title: 'GetPromptRequest' });
+export type GetPromptInput = Static<typeof GetPromptRequest>;
+
+export const GetPromptResponse = Type.Object({
+  prompt_text: Type.String(),
+  variant_assigned: Nullable(Type.String()),
+  experiment_id: Nullable(Type.String()),
+  prompt_version: Type.Integer(),
+  messages: Type.Optional(Type.Array(ChatMessageSchema)),
+}, { title: 'GetPromptResponse' });
+export type GetPromptAnswer = Static<typeof GetPromptResponse>;
 
 const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
 
@@ -67,6 +81,9 @@ export const PromptSchema = Type.Object({
   created_at: Type.String(),
   archived_at: Nullable(Type.String()),
 });
+
+export type PromptView = Static<typeof PromptSchema>;
+export type VersionView = Static<typeof VersionSchema>;
 
 export const PromptWithVersionSchema = Type.Composite([PromptSchema, Type.Object({ version: Nullable(VersionSchema) })]);
 export const PromptPageSchema = Type.Object({ data: Type.Array(PromptSchema), next_cursor: Nullable(Type.String()) });

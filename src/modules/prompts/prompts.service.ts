@@ -1,51 +1,23 @@
 import type { Store } from '../../db/store.js';
+import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
-import { conflict, HttpError, notFound, valueError } from '../../http/httpError.js';
-import type { CreatePromptInput, VersionInput } from './prompts.schemas.js';
+import { conflict, invalid, notFound } from '../../lib/errors.js';
+import type { CreatePromptInput, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
 
-export interface PromptView {
-  prompt_id: string;
-  description: string | null;
-  latest_version: number | null;
-  labels: Record<string, number>;
-  created_at: string;
-  archived_at: string | null;
-}
-
-export interface VersionView {
-  prompt_id: string;
-  version: number;
-  type: 'text' | 'chat';
-  template: string | null;
-  messages: Array<{ role: string; content: string }> | null;
-  model: string | null;
-  params: Record<string, unknown>;
-  fallbacks: string[];
-  variables: string[];
-  commit_message: string | null;
-  labels: string[];
-  created_at: string;
-}
-
 type Db = Store['db'];
 
-function encodeCursor(row: repo.PromptRow): string {
-  return Buffer.from(JSON.stringify([row.created_at, row.prompt_id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
-  } catch {
-    // fall through to the 422 below
-  }
-  throw valueError(['query', 'cursor'], cursor, 'invalid cursor');
-}
+/** What other modules may ask of prompts inside their own writes (an experiment naming versions). */
+export const promptFacts = {
+  promptIsLive(db: Db, projectId: string, promptId: string): boolean {
+    const prompt = repo.findPrompt(db, projectId, promptId);
+    return prompt !== undefined && prompt.archived_at === null;
+  },
+  versionExists: (db: Db, projectId: string, promptId: string, version: number): boolean => repo.versionExists(db, projectId, promptId, version),
+};
 
 export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
   function view(db: Db, projectId: string, row: repo.PromptRow): PromptView {
@@ -54,21 +26,21 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     return { ...row, latest_version: latest > 0 ? latest : null, labels };
   }
 
-  function versionView(db: Db, projectId: string, row: repo.VersionRow): VersionView {
-    const labels = repo.listLabels(db, projectId, row.prompt_id).filter((l) => l.version === row.version).map((l) => l.label);
+  function versionView(db: Db, projectId: string, record: repo.VersionRecord): VersionView {
+    const labels = repo.listLabels(db, projectId, record.prompt_id).filter((l) => l.version === record.version).map((l) => l.label);
     return {
-      prompt_id: row.prompt_id,
-      version: row.version,
-      type: row.messages === null ? 'text' : 'chat',
-      template: row.template,
-      messages: row.messages === null ? null : JSON.parse(row.messages),
-      model: row.model,
-      params: JSON.parse(row.params),
-      fallbacks: JSON.parse(row.fallbacks),
-      variables: JSON.parse(row.variables),
-      commit_message: row.commit_message,
+      prompt_id: record.prompt_id,
+      version: record.version,
+      type: record.messages === null ? 'text' : 'chat',
+      template: record.template,
+      messages: record.messages,
+      model: record.model,
+      params: record.params,
+      fallbacks: record.fallbacks,
+      variables: record.variables,
+      commit_message: record.commit_message,
       labels,
-      created_at: row.created_at,
+      created_at: record.created_at,
     };
   }
 
@@ -79,17 +51,17 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  function addVersion(db: Db, projectId: string, promptId: string, input: VersionInput, checked: ReturnType<typeof checkVersionContent>): repo.VersionRow {
+  function addVersion(db: Db, projectId: string, promptId: string, input: VersionInput, checked: ReturnType<typeof checkVersionContent>): repo.VersionRecord {
     const now = isoNow(store.clock);
-    const row: repo.VersionRow = {
+    const row: repo.VersionRecord = {
       prompt_id: promptId,
       version: repo.latestVersionNumber(db, projectId, promptId) + 1,
       template: input.template ?? null,
-      messages: input.messages ? JSON.stringify(input.messages) : null,
+      messages: input.messages ?? null,
       model: input.model ?? null,
-      params: JSON.stringify(input.params ?? {}),
-      fallbacks: JSON.stringify(input.fallbacks ?? []),
-      variables: JSON.stringify(checked.variables),
+      params: input.params ?? {},
+      fallbacks: input.fallbacks ?? [],
+      variables: checked.variables,
       commit_message: input.commit_message ?? null,
       created_at: now,
     };
@@ -103,7 +75,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
   return {
     async create(projectId: string, input: CreatePromptInput): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
-      if (!checked && input.labels?.length) throw valueError(['body', 'labels'], input.labels, 'labels need a version: give a template or messages');
+      if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       const result = await store.writer.write((db) => {
         if (repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
         const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
@@ -116,14 +88,8 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     },
 
     list(projectId: string, query: { limit?: number; cursor?: string; include_archived?: boolean }): { data: PromptView[]; next_cursor: string | null } {
-      const limit = query.limit ?? 50;
-      const rows = repo.listPrompts(store.db, projectId, {
-        limit: limit + 1,
-        includeArchived: query.include_archived ?? false,
-        ...(query.cursor ? { after: decodeCursor(query.cursor) } : {}),
-      });
-      const page = rows.slice(0, limit);
-      return { data: page.map((r) => view(store.db, projectId, r)), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+      const page = repo.listPrompts(store.db, projectId, { includeArchived: query.include_archived ?? false, cursor: query.cursor, limit: query.limit ?? 50 });
+      return toPage(page, (row) => view(store.db, projectId, row));
     },
 
     get(projectId: string, promptId: string): PromptView {
@@ -164,9 +130,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     async moveLabel(projectId: string, promptId: string, label: string, version: number): Promise<PromptView> {
       const result = await store.writer.write((db) => {
         const prompt = requirePrompt(db, projectId, promptId, { allowArchived: false });
-        if (repo.findVersion(db, projectId, promptId, version) === undefined) {
-          throw valueError(['body', 'version'], version, `prompt '${promptId}' has no version ${version}`);
-        }
+        if (!repo.versionExists(db, projectId, promptId, version)) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
         repo.upsertLabel(db, projectId, promptId, label, version, isoNow(store.clock));
         return view(db, projectId, prompt);
       });
@@ -177,7 +141,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     async deleteLabel(projectId: string, promptId: string, label: string): Promise<void> {
       await store.writer.write((db) => {
         requirePrompt(db, projectId, promptId, { allowArchived: false });
-        if (!repo.deleteLabel(db, projectId, promptId, label)) throw new HttpError(404, `Label '${label}' not found on prompt '${promptId}'`);
+        if (!repo.deleteLabel(db, projectId, promptId, label)) throw notFound(`Label '${label}' not found on prompt '${promptId}'`);
       });
       cache.invalidate(projectId, promptId);
     },

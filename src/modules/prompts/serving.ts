@@ -1,13 +1,9 @@
-import { HttpError, ValidationFailed } from '../../http/httpError.js';
-import { joinMessages } from '../../providers/echo.js';
+import { joinMessages, type ChatMessage } from '../../lib/chatMessage.js';
+import { invalid, missingInputs, notFound } from '../../lib/errors.js';
 import type { PromptCache } from './promptCache.js';
+import type { GetPromptInput, GetPromptAnswer } from './prompts.schemas.js';
 import { RenderBudget, renderTemplate, type CompiledTemplate, type RenderLimits } from './template.js';
-import type { ChatRole, CompiledVersion } from './versionContent.js';
-
-export interface RenderedMessage {
-  role: ChatRole;
-  content: string;
-}
+import type { CompiledVersion } from './versionContent.js';
 
 /** The experiment variant a request is served, decided (and stored) by the experiments module. */
 export interface VariantAssignment {
@@ -21,9 +17,8 @@ export interface VariantAssignment {
  * runs and the caller gave no user; resolves only once a new assignment is committed.
  */
 export interface ExperimentRouter {
-  route(projectId: string, promptId: string, externalUserId: string | null, body: unknown): Promise<VariantAssignment | null> | null;
+  route(projectId: string, promptId: string, externalUserId: string | null): Promise<VariantAssignment | null> | null;
 }
-
 
 export interface ServedPrompt {
   version: CompiledVersion;
@@ -32,34 +27,18 @@ export interface ServedPrompt {
 }
 
 export interface RenderedPrompt {
-  messages: RenderedMessage[];
+  messages: ChatMessage[];
   /** Text prompts: the rendered text; chat prompts: `"{role}: {content}"` blocks separated by a blank line. */
   text: string;
 }
 
-export const promptNotFound = (promptId: string) => new HttpError(404, `Prompt '${promptId}' not found`);
-
-/** Picks the version a call is served: the experiment's variant when one applies, else production/latest. */
-export async function resolveServedPrompt(
-  cache: PromptCache,
-  experiments: ExperimentRouter,
-  projectId: string,
-  promptId: string,
-  externalUserId: string | null,
-  body: unknown,
-): Promise<ServedPrompt> {
-  if (!cache.exists(projectId, promptId)) throw promptNotFound(promptId);
-  const assignment = await experiments.route(projectId, promptId, externalUserId, body);
-  const version = cache.served(projectId, promptId, assignment?.version);
-  if (version === null) throw new HttpError(404, `Prompt '${promptId}' has no version to serve`);
-  return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
-}
+export const promptNotFound = (promptId: string) => notFound(`Prompt '${promptId}' not found`);
 
 /** The variable that sets each render limit, named in the 422 so an operator knows what to raise. */
 const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_RENDER_MAX_STEPS' } as const;
 
 /**
- * Renders every template of a version under one budget; each missing variable is one 422 item
+ * Renders every template of a version under one budget; each missing variable is one 422 issue
  * (contract.md §1), and a render over budget is one 422 naming the limit.
  */
 export function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
@@ -72,19 +51,51 @@ export function renderVersion(version: CompiledVersion, inputs: Record<string, u
     if ('missing' in result) result.missing.forEach((name) => missing.add(name));
     return '';
   };
-  const messages: RenderedMessage[] = version.messages
+  const messages: ChatMessage[] = version.messages
     ? version.messages.map((m) => ({ role: m.role, content: render(m.template) }))
     : [{ role: 'user', content: render(version.template!) }];
   if (budget.exceeded !== null) {
-    const why = budget.exceeded === 'bytes'
+    throw invalid('body', ['inputs'], budget.exceeded === 'bytes'
       ? `the rendered prompt would exceed ${limits.maxBytes} bytes (${LIMIT_NAMES.bytes})`
-      : `rendering would take more than ${limits.maxSteps} steps (${LIMIT_NAMES.steps}): the inputs repeat sections too often`;
-    throw new ValidationFailed([{ type: 'value_error', loc: ['body', 'inputs'], msg: `Value error, ${why}`, input: inputs, ctx: { error: why } }]);
+      : `rendering would take more than ${limits.maxSteps} steps (${LIMIT_NAMES.steps}): the inputs repeat sections too often`);
   }
-  if (missing.size > 0) {
-    throw new ValidationFailed(
-      [...missing].map((name) => ({ type: 'missing', loc: ['body', 'inputs', name], msg: 'Field required', input: inputs })),
-    );
-  }
+  if (missing.size > 0) throw missingInputs([...missing]);
   return { messages, text: version.messages ? joinMessages(messages) : messages[0]!.content };
 }
+
+/**
+ * What the runtime endpoints serve: the version a call gets (an experiment's variant when one
+ * applies, else production, else the latest), rendered with the caller's inputs.
+ */
+export function createServingService(cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits) {
+  async function resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt> {
+    if (!cache.exists(projectId, promptId)) throw promptNotFound(promptId);
+    const assignment = await experiments.route(projectId, promptId, externalUserId);
+    const version = cache.served(projectId, promptId, assignment?.version);
+    if (version === null) throw notFound(`Prompt '${promptId}' has no version to serve`);
+    return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
+  }
+
+  return {
+    /** Throws the prompt's 404 unless it exists, live, in the project (an outcome must name a real prompt). */
+    requirePrompt(projectId: string, promptId: string): void {
+      if (!cache.exists(projectId, promptId)) throw promptNotFound(promptId);
+    },
+    resolve,
+    render: (version: CompiledVersion, inputs: Record<string, unknown>) => renderVersion(version, inputs, limits),
+    /** POST /get_prompt. */
+    async getPrompt(projectId: string, input: GetPromptInput): Promise<GetPromptAnswer> {
+      const served = await resolve(projectId, input.prompt_id, input.external_user_id ?? null);
+      const rendered = renderVersion(served.version, input.inputs ?? {}, limits);
+      return {
+        prompt_text: rendered.text,
+        variant_assigned: served.variant,
+        experiment_id: served.experimentId,
+        prompt_version: served.version.version,
+        ...(served.version.kind === 'chat' ? { messages: rendered.messages } : {}),
+      };
+    },
+  };
+}
+
+export type ServingService = ReturnType<typeof createServingService>;

@@ -1,9 +1,7 @@
-import { ValidationFailed } from '../../http/httpError.js';
-import type { ErrorItem } from '../../http/pydanticValidator.js';
+import type { ChatRole } from '../../lib/chatMessage.js';
+import { Invalid, invalidIssue, type Issue } from '../../lib/errors.js';
 import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { VersionInput } from './prompts.schemas.js';
-
-export type ChatRole = 'system' | 'user' | 'assistant';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
@@ -23,9 +21,7 @@ const MAX_PARAMS_JSON = 16_384;
 /** All templates of one version together (a chat prompt's messages add up). */
 export const MAX_VERSION_TEMPLATE_CHARS = 200_000;
 
-function valueItem(loc: (string | number)[], input: unknown, why: string): ErrorItem {
-  return { type: 'value_error', loc, msg: `Value error, ${why}`, input, ctx: { error: why } };
-}
+const problem = (path: (string | number)[], why: string) => invalidIssue('body', path, why);
 
 /**
  * Checks a version's content beyond its schema: exactly one of template/messages, templates that
@@ -39,46 +35,45 @@ export function checkVersionContent(
   isModelConfigured: (model: string) => boolean,
   limits: RenderLimits,
 ): { template: CompiledTemplate | null; messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null; variables: string[] } {
-  const errors: ErrorItem[] = [];
-  const compile = (source: string, loc: (string | number)[]): CompiledTemplate | null => {
+  const errors: Issue[] = [];
+  const compile = (source: string, path: (string | number)[]): CompiledTemplate | null => {
     try {
       return compileTemplate(source);
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
-      errors.push(valueItem(loc, source, error.message));
+      errors.push(problem(path, error.message));
       return null;
     }
   };
   if ((input.template === undefined) === (input.messages === undefined)) {
-    errors.push(valueItem(['body'], input, 'a version needs exactly one of template (text prompt) or messages (chat prompt)'));
+    errors.push(problem([], 'a version needs exactly one of template (text prompt) or messages (chat prompt)'));
   }
-  const template = input.template === undefined ? null : compile(input.template, ['body', 'template']);
-  const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['body', 'messages', i, 'content']) }));
+  const template = input.template === undefined ? null : compile(input.template, ['template']);
+  const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['messages', i, 'content']) }));
   const compiled = [template, ...(messages ?? []).map((m) => m.template)].filter((t): t is CompiledTemplate => t !== null);
   const chars = compiled.reduce((sum, t) => sum + t.source.length, 0);
-  const where = input.template !== undefined ? ['body', 'template'] : ['body', 'messages'];
-  const what = input.template !== undefined ? input.template : input.messages;
+  const where = input.template !== undefined ? ['template'] : ['messages'];
   if (chars > MAX_VERSION_TEMPLATE_CHARS) {
-    errors.push(valueItem(where, what, `templates must total at most ${MAX_VERSION_TEMPLATE_CHARS} characters (got ${chars})`));
+    errors.push(problem(where, `templates must total at most ${MAX_VERSION_TEMPLATE_CHARS} characters (got ${chars})`));
   } else {
     const nodes = compiled.reduce((sum, t) => sum + t.nodeCount, 0);
     const textBytes = compiled.reduce((sum, t) => sum + t.textBytes, 0);
-    if (nodes > limits.maxSteps) errors.push(valueItem(where, what, `templates have ${nodes} parts, more than one render may take (${limits.maxSteps})`));
-    if (textBytes > limits.maxBytes) errors.push(valueItem(where, what, `templates hold ${textBytes} bytes of text, more than one render may write (${limits.maxBytes})`));
+    if (nodes > limits.maxSteps) errors.push(problem(where, `templates have ${nodes} parts, more than one render may take (${limits.maxSteps})`));
+    if (textBytes > limits.maxBytes) errors.push(problem(where, `templates hold ${textBytes} bytes of text, more than one render may write (${limits.maxBytes})`));
   }
   for (const key of Object.keys(input.params ?? {})) {
-    if (RESERVED_PARAMS.includes(key)) errors.push(valueItem(['body', 'params', key], input.params![key], `'${key}' is set by the service and cannot be a param`));
+    if (RESERVED_PARAMS.includes(key)) errors.push(problem(['params', key], `'${key}' is set by the service and cannot be a param`));
   }
   if (input.params && JSON.stringify(input.params).length > MAX_PARAMS_JSON) {
-    errors.push(valueItem(['body', 'params'], input.params, `params must serialise to at most ${MAX_PARAMS_JSON} bytes`));
+    errors.push(problem(['params'], `params must serialise to at most ${MAX_PARAMS_JSON} bytes`));
   }
   const models: Array<[string, (string | number)[]]> = [];
-  if (input.model != null) models.push([input.model, ['body', 'model']]);
-  (input.fallbacks ?? []).forEach((m, i) => models.push([m, ['body', 'fallbacks', i]]));
-  for (const [model, loc] of models) {
-    if (!isModelConfigured(model)) errors.push(valueItem(loc, model, `provider '${model.split('/')[0]}' is not configured`));
+  if (input.model != null) models.push([input.model, ['model']]);
+  (input.fallbacks ?? []).forEach((m, i) => models.push([m, ['fallbacks', i]]));
+  for (const [model, path] of models) {
+    if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  if (errors.length > 0) throw new Invalid(errors);
   const variables = new Set<string>();
   for (const t of [template, ...(messages ?? []).map((m) => m.template)]) t?.variables.forEach((v) => variables.add(v));
   return {

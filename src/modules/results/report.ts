@@ -1,5 +1,5 @@
 import { nanoToUsd } from '../../providers/prices.js';
-import type { ExperimentView } from '../experiments/experimentModel.js';
+import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import {
   compareToControl, DEFAULT_ALPHA, holmAdjust, minimumDetectableEffect, primaryPValue, sampleRatioMismatch, verdictFor,
   type Comparison, type FrequentistResult, type MetricKind, type Suff,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../http/commonSchemas.js';
+import { Nullable } from '../../lib/schemas.js';
 import { StatusSchema } from '../experiments/experiments.schemas.js';
 
 export const ResultsQuery = Type.Object({

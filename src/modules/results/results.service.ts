@@ -1,9 +1,8 @@
-import type { Store } from '../../db/store.js';
 import type { Db } from '../../db/open.js';
-import { isoNow } from '../../lib/clock.js';
-import { notFound } from '../../http/httpError.js';
-import { findExperiment } from '../experiments/experiments.repo.js';
-import { toView, type ExperimentView } from '../experiments/experimentModel.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
+import { readExperiment } from '../experiments/experiments.service.js';
+import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import * as repo from './results.repo.js';
 import { buildReport, type ResultsOptions } from './report.js';
 import type { ExperimentResults } from './results.schemas.js';
@@ -68,7 +67,8 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string) {
   };
 }
 
-export function createResultsService(store: Store) {
+/** Reads only: a connection and a clock are all it needs (the worker thread opens its own read-only one). */
+export function createResultsService(store: { db: Db; clock: Clock }) {
   return {
     /**
      * Results of one experiment. All reads run in one read transaction, so every number comes from
@@ -78,9 +78,9 @@ export function createResultsService(store: Store) {
       const resolved: ResultsOptions = { sequential: options.sequential ?? false, prior: options.prior ?? 'flat' };
       const db = store.db;
       const data = db.transaction(() => {
-        const row = findExperiment(db, projectId, experimentId);
-        if (row === undefined) throw notFound(`Experiment '${experimentId}' not found`);
-        return collect(db, projectId, toView(row), isoNow(store.clock));
+        const experiment = readExperiment(db, projectId, experimentId);
+        if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
+        return collect(db, projectId, experiment, isoNow(store.clock));
       }).deferred();
       return buildReport(data, resolved);
     },

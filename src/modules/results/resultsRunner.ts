@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { HttpError } from '../../http/httpError.js';
+import { NotFound } from '../../lib/errors.js';
 import type { ResultsOptions } from './report.js';
 import type { ExperimentResults } from './results.schemas.js';
 
@@ -14,7 +14,8 @@ export interface ResultsRequest {
 
 export type ResultsResponse =
   | { id: number; ok: true; report: ExperimentResults }
-  | { id: number; ok: false; statusCode: number; detail: string };
+  /** A NotFound crosses the thread as data (errors lose their class on the way); anything else is a failure. */
+  | { id: number; ok: false; notFound: boolean; message: string };
 
 /**
  * The compiled worker script. Under the test runner this module runs from TypeScript sources, and a
@@ -43,8 +44,7 @@ export function createResultsRunner(dataDir: string, onCrash: (error: unknown) =
       waiting.delete(response.id);
       if (waiting.size === 0) w.unref();
       if (response.ok) pending.resolve(response.report);
-      else if (response.statusCode === 500) pending.reject(new Error(response.detail));
-      else pending.reject(new HttpError(response.statusCode, response.detail));
+      else pending.reject(response.notFound ? new NotFound(response.message) : new Error(response.message));
     });
     w.on('error', (error) => {
       onCrash(error);

@@ -1,10 +1,7 @@
-import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { DB_FILE_NAME } from '../../db/open.js';
-import type { Store } from '../../db/store.js';
+import { openReadOnlyDatabase } from '../../db/open.js';
 import { systemClock } from '../../lib/clock.js';
-import { HttpError } from '../../http/httpError.js';
+import { NotFound } from '../../lib/errors.js';
 import { createResultsService } from './results.service.js';
 import type { ResultsRequest, ResultsResponse } from './resultsRunner.js';
 
@@ -13,18 +10,16 @@ import type { ResultsRequest, ResultsResponse } from './resultsRunner.js';
  * outcomes a report takes most of a second of SQLite work, which must not stall the runtime
  * endpoints. WAL lets this reader see every committed write while the writer goes on.
  */
-const db = new Database(path.join((workerData as { dataDir: string }).dataDir, DB_FILE_NAME), { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const service = createResultsService({ db, clock: systemClock } as Pick<Store, 'db' | 'clock'> as Store);
+const service = createResultsService({ db: openReadOnlyDatabase((workerData as { dataDir: string }).dataDir), clock: systemClock });
 
 parentPort!.on('message', (request: ResultsRequest) => {
   let response: ResultsResponse;
   try {
     response = { id: request.id, ok: true, report: service.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
-    response = error instanceof HttpError
-      ? { id: request.id, ok: false, statusCode: error.statusCode, detail: error.detail }
-      : { id: request.id, ok: false, statusCode: 500, detail: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    response = error instanceof NotFound
+      ? { id: request.id, ok: false, notFound: true, message: error.message }
+      : { id: request.id, ok: false, notFound: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
   parentPort!.postMessage(response);
 });

@@ -1,16 +1,19 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
+import type { ChatMessage } from '../../lib/chatMessage.js';
+import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
 
-export interface RunRow {
+/** A stored run, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
+export interface RunRecord {
   id: string;
   prompt_id: string;
   prompt_version: number;
   experiment_id: string | null;
   variant: string | null;
   external_user_id: string | null;
-  inputs: string;
-  rendered: string;
+  inputs: Record<string, unknown>;
+  rendered: { text: string; messages: ChatMessage[] };
   output: string | null;
   model_requested: string;
   model_used: string | null;
@@ -19,15 +22,24 @@ export interface RunRow {
   total_tokens: number;
   cached_tokens: number;
   reasoning_tokens: number;
-  tokens_estimated: number;
+  tokens_estimated: boolean;
   cost_nano_usd: number;
-  cost_known: number;
-  price: string | null;
+  cost_known: boolean;
+  price: PriceUsed | null;
   latency_ms: number;
   status: 'ok' | 'error';
   error: string | null;
-  attempts: string;
+  attempts: AttemptRecord[];
   created_at: string;
+}
+
+interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {
+  inputs: string;
+  rendered: string;
+  tokens_estimated: number;
+  cost_known: number;
+  price: string | null;
+  attempts: string;
 }
 
 const COLUMNS = [
@@ -37,13 +49,51 @@ const COLUMNS = [
 ];
 const SELECT = COLUMNS.join(', ');
 
-export function insertRun(db: Db, projectId: string, row: RunRow): void {
-  prepared(db, `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...row, project_id: projectId });
+function encode(run: RunRecord): RunRow {
+  return {
+    ...run,
+    inputs: JSON.stringify(run.inputs),
+    rendered: JSON.stringify(run.rendered),
+    tokens_estimated: run.tokens_estimated ? 1 : 0,
+    cost_known: run.cost_known ? 1 : 0,
+    price: run.price === null ? null : JSON.stringify(run.price),
+    attempts: JSON.stringify(run.attempts),
+  };
 }
 
-export function findRun(db: Db, projectId: string, runId: string): RunRow | undefined {
-  return prepared(db, `SELECT ${SELECT} FROM runs WHERE project_id = ? AND id = ?`).get(projectId, runId) as RunRow | undefined;
+function decode(row: RunRow): RunRecord {
+  return {
+    ...row,
+    inputs: JSON.parse(row.inputs) as RunRecord['inputs'],
+    rendered: JSON.parse(row.rendered) as RunRecord['rendered'],
+    tokens_estimated: row.tokens_estimated === 1,
+    cost_known: row.cost_known === 1,
+    price: row.price === null ? null : (JSON.parse(row.price) as PriceUsed),
+    attempts: JSON.parse(row.attempts) as AttemptRecord[],
+  };
+}
+
+export function insertRun(db: Db, projectId: string, run: RunRecord): void {
+  prepared(db, `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
+    .run({ ...encode(run), project_id: projectId });
+}
+
+export function findRun(db: Db, projectId: string, runId: string): RunRecord | undefined {
+  const row = prepared(db, `SELECT ${SELECT} FROM runs WHERE project_id = ? AND id = ?`).get(projectId, runId) as RunRow | undefined;
+  return row === undefined ? undefined : decode(row);
+}
+
+/** What attributing an outcome needs of a run: its prompt, experiment, variant and user, nothing else. */
+export interface RunAttribution {
+  prompt_id: string;
+  experiment_id: string | null;
+  variant: string | null;
+  external_user_id: string | null;
+}
+
+export function findRunAttribution(db: Db, projectId: string, runId: string): RunAttribution | undefined {
+  return prepared(db, 'SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?')
+    .get(projectId, runId) as RunAttribution | undefined;
 }
 
 export interface RunListQuery {
@@ -58,8 +108,9 @@ export interface RunListQuery {
   limit: number;
 }
 
-export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<RunRow> {
-  return listNewestFirst<RunRow>(db, runListRequest(projectId, q));
+export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<RunRecord> {
+  const page = listNewestFirst<RunRow>(db, runListRequest(projectId, q));
+  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */

@@ -22,9 +22,10 @@ export function registerRunRoutes(app: FastifyInstance, authenticate: Authentica
     method: 'POST', url: '/run_prompt', summary: 'Run Prompt', tags: ['runtime'],
     role: 'runtime', strict: false, body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
-    handler: async ({ body, rawBody, auth, req, reply }) => ({
-      status: 200, body: await runs.run(auth.projectId, body, rawBody, clientGone(reply), idempotencyClaim(req, 'run_prompt', rawBody)), floatKeys: FLOAT_KEYS,
-    }),
+    handler: async ({ body, rawBody, auth, req, reply }) => {
+      const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
+      return { status: 200, body: await runs.run(auth.projectId, body, clientGone(reply), claim), floatKeys: FLOAT_KEYS };
+    },
   });
   registerRoute(app, authenticate, {
     method: 'GET', url: '/runs', summary: 'List runs, newest first', tags: ['runs'],

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { Nullable, PageQuery } from '../../http/commonSchemas.js';
-import { ChatMessageSchema } from '../prompts/prompts.schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 /** contract.md §1, in declaration order. */
@@ -9,6 +9,7 @@ export const RunPromptRequest = Type.Object({
   inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }),
   external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
 }, { title: 'RunPromptRequest' });
+export type RunPromptInput = Static<typeof RunPromptRequest>;
 
 export const RunPromptResponse = Type.Object({
   run_id: Type.String({ title: 'Run Id' }),
@@ -23,8 +24,10 @@ export const RunPromptResponse = Type.Object({
   experiment_id: Nullable(Type.String({ title: 'Experiment Id' })),
   prompt_version: Type.Integer({ title: 'Prompt Version' }),
 }, { title: 'RunPromptResponse' });
+export type RunAnswer = Static<typeof RunPromptResponse>;
 
-const Filters = {
+/** The filters of the run list; the outcome list has the same and a few more. */
+export const ListFilters = {
   prompt_id: Type.Optional(Type.String({ maxLength: 128 })),
   experiment_id: Type.Optional(Type.String({ maxLength: 128 })),
   variant: Type.Optional(Type.String({ maxLength: 64 })),
@@ -34,12 +37,8 @@ const Filters = {
   ...PageQuery,
 };
 
-export const ListRunsQuery = Type.Object({ ...Filters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
-export const ListOutcomesQuery = Type.Object({
-  ...Filters,
-  event_type: Type.Optional(Type.String({ maxLength: 128 })),
-  prompt_run_id: Type.Optional(Type.String({ maxLength: 128 })),
-});
+export const ListRunsQuery = Type.Object({ ...ListFilters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
+export type ListRunsInput = Static<typeof ListRunsQuery>;
 
 export const AttemptSchema = Type.Object({
   model: Type.String(),
@@ -77,6 +76,8 @@ export const RunSchema = Type.Object({
   attempts: Type.Array(AttemptSchema),
   created_at: Type.String(),
 });
+
+export type RunView = Static<typeof RunSchema>;
 
 export const RunPageSchema = Type.Object({ data: Type.Array(RunSchema), next_cursor: Nullable(Type.String()) });
 export const RunIdParams = Type.Object({ run_id: Type.String({ maxLength: 128 }) });

@@ -1,65 +1,51 @@
 import type { Store } from '../../db/store.js';
+import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { HttpError, notFound } from '../../http/httpError.js';
+import { notFound } from '../../lib/errors.js';
 import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
-import type { PromptCache } from '../prompts/promptCache.js';
-import type { RenderLimits } from '../prompts/template.js';
-import { renderVersion, resolveServedPrompt, type ExperimentRouter, type RenderedPrompt, type ServedPrompt } from '../prompts/serving.js';
-import { findRun, insertRun, listRuns, type RunListQuery, type RunRow } from './runs.repo.js';
-import { page, pageBounds, type PageQuery } from './listParams.js';
+import type { RenderedPrompt, ServedPrompt, ServingService } from '../prompts/serving.js';
+import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
+import type { ListRunsInput, RunAnswer, RunPromptInput, RunView } from './runs.schemas.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
-export interface RunPromptInput {
-  prompt_id: string;
-  inputs: Record<string, string>;
-  external_user_id?: string | null;
-}
-
-export function runView(row: RunRow) {
-  const rendered = JSON.parse(row.rendered) as { text: string; messages: Array<{ role: string; content: string }> };
+export function runView(run: RunRecord): RunView {
+  const { id, rendered, cost_nano_usd: costNanoUsd, ...rest } = run;
   return {
-    run_id: row.id,
-    prompt_id: row.prompt_id,
-    prompt_version: row.prompt_version,
-    experiment_id: row.experiment_id,
-    variant: row.variant,
-    external_user_id: row.external_user_id,
-    inputs: JSON.parse(row.inputs) as Record<string, unknown>,
+    run_id: id,
+    prompt_id: rest.prompt_id,
+    prompt_version: rest.prompt_version,
+    experiment_id: rest.experiment_id,
+    variant: rest.variant,
+    external_user_id: rest.external_user_id,
+    inputs: rest.inputs,
     rendered_prompt: rendered.text,
     messages: rendered.messages,
-    output: row.output,
-    model_requested: row.model_requested,
-    model_used: row.model_used,
-    prompt_tokens: row.prompt_tokens,
-    completion_tokens: row.completion_tokens,
-    total_tokens: row.total_tokens,
-    cached_tokens: row.cached_tokens,
-    reasoning_tokens: row.reasoning_tokens,
-    tokens_estimated: row.tokens_estimated === 1,
-    token_cost_usd: nanoToUsd(row.cost_nano_usd),
-    cost_known: row.cost_known === 1,
-    price: row.price === null ? null : (JSON.parse(row.price) as Record<string, unknown>),
-    latency_ms: row.latency_ms,
-    status: row.status,
-    error: row.error,
-    attempts: JSON.parse(row.attempts) as unknown[],
-    created_at: row.created_at,
+    output: rest.output,
+    model_requested: rest.model_requested,
+    model_used: rest.model_used,
+    prompt_tokens: rest.prompt_tokens,
+    completion_tokens: rest.completion_tokens,
+    total_tokens: rest.total_tokens,
+    cached_tokens: rest.cached_tokens,
+    reasoning_tokens: rest.reasoning_tokens,
+    tokens_estimated: rest.tokens_estimated,
+    token_cost_usd: nanoToUsd(costNanoUsd),
+    cost_known: rest.cost_known,
+    price: rest.price,
+    latency_ms: rest.latency_ms,
+    status: rest.status,
+    error: rest.error,
+    attempts: rest.attempts,
+    created_at: rest.created_at,
   };
 }
 
-export function createRunService(deps: {
-  store: Store;
-  cache: PromptCache;
-  experiments: ExperimentRouter;
-  gateway: ModelGateway;
-  defaultModel: string;
-  renderLimits: RenderLimits;
-}) {
+export function createRunService(deps: { store: Store; serving: ServingService; gateway: ModelGateway; defaultModel: string }) {
   const { store, gateway } = deps;
 
-  function baseRow(input: RunPromptInput, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRow {
+  function baseRun(input: RunPromptInput, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
     return {
       id: newId('run'),
       prompt_id: input.prompt_id,
@@ -67,8 +53,8 @@ export function createRunService(deps: {
       experiment_id: served.experimentId,
       variant: served.variant,
       external_user_id: input.external_user_id ?? null,
-      inputs: JSON.stringify(input.inputs),
-      rendered: JSON.stringify({ text: rendered.text, messages: rendered.messages }),
+      inputs: input.inputs,
+      rendered: { text: rendered.text, messages: rendered.messages },
       output: null,
       model_requested: model,
       model_used: null,
@@ -77,21 +63,21 @@ export function createRunService(deps: {
       total_tokens: 0,
       cached_tokens: 0,
       reasoning_tokens: 0,
-      tokens_estimated: 0,
+      tokens_estimated: false,
       cost_nano_usd: 0,
-      cost_known: 1,
+      cost_known: true,
       price: null,
       latency_ms: 0,
       status: 'ok',
       error: null,
-      attempts: '[]',
+      attempts: [],
       created_at: isoNow(store.clock),
     };
   }
 
-  function withResult(row: RunRow, result: ModelResult): RunRow {
+  function withResult(run: RunRecord, result: ModelResult): RunRecord {
     return {
-      ...row,
+      ...run,
       output: result.output,
       model_used: result.modelUsed,
       prompt_tokens: result.promptTokens,
@@ -99,27 +85,27 @@ export function createRunService(deps: {
       total_tokens: result.totalTokens,
       cached_tokens: result.cachedTokens,
       reasoning_tokens: result.reasoningTokens,
-      tokens_estimated: result.tokensEstimated ? 1 : 0,
+      tokens_estimated: result.tokensEstimated,
       cost_nano_usd: result.costNanoUsd,
-      cost_known: result.costKnown ? 1 : 0,
-      price: result.price === null ? null : JSON.stringify(result.price),
+      cost_known: result.costKnown,
+      price: result.price,
       latency_ms: result.latencyMs,
-      attempts: JSON.stringify(result.attempts),
+      attempts: result.attempts,
     };
   }
 
   return {
     /**
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
-     * 422) stores nothing; a provider failure stores the run with status `error` and answers 502/504.
+     * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
      */
-    async run(projectId: string, input: RunPromptInput, rawBody: unknown, signal: AbortSignal, claim: IdempotencyClaim | null = null): Promise<unknown> {
-      const prior = claim && replay(store.db, projectId, claim);
+    async run(projectId: string, input: RunPromptInput, signal: AbortSignal, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
+      const prior = claim && (replay(store.db, projectId, claim) as RunAnswer | null);
       if (prior) return prior;
-      const served = await resolveServedPrompt(deps.cache, deps.experiments, projectId, input.prompt_id, input.external_user_id ?? null, rawBody);
-      const rendered = renderVersion(served.version, input.inputs, deps.renderLimits);
+      const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
+      const rendered = deps.serving.render(served.version, input.inputs);
       const model = served.version.model ?? deps.defaultModel;
-      const row = baseRow(input, served, rendered, model);
+      const run = baseRun(input, served, rendered, model);
       let result: ModelResult;
       try {
         result = await gateway.execute({
@@ -128,16 +114,15 @@ export function createRunService(deps: {
       } catch (error) {
         if (!(error instanceof ModelCallError)) throw error;
         // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
-        if (error.statusCode !== 503) {
+        if (error.kind !== 'busy') {
           await store.writer.write((db) => insertRun(db, projectId, {
-            ...row, status: 'error', error: error.detail, latency_ms: error.latencyMs, attempts: JSON.stringify(error.attempts),
+            ...run, status: 'error', error: error.message, latency_ms: error.latencyMs, attempts: error.attempts,
           }));
         }
-        const headers: Record<string, string> = error.retryAfterSeconds !== undefined ? { 'retry-after': String(error.retryAfterSeconds) } : {};
-        throw new HttpError(error.statusCode, error.detail, headers);
+        throw error;
       }
-      const stored = withResult(row, result);
-      const answer = {
+      const stored = withResult(run, result);
+      const answer: RunAnswer = {
         run_id: stored.id,
         output: result.output,
         model_used: result.modelUsed,
@@ -157,21 +142,25 @@ export function createRunService(deps: {
         });
       } catch (error) {
         // A concurrent twin with the same key committed first: its run is the one on record.
-        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim);
+        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim) as RunAnswer;
         throw error;
       }
       return answer;
     },
 
-    get(projectId: string, runId: string) {
-      const row = findRun(store.db, projectId, runId);
-      if (row === undefined) throw notFound(`Run '${runId}' not found`);
-      return runView(row);
+    get(projectId: string, runId: string): RunView {
+      const run = findRun(store.db, projectId, runId);
+      if (run === undefined) throw notFound(`Run '${runId}' not found`);
+      return runView(run);
     },
 
-    list(projectId: string, query: PageQuery & Omit<RunListQuery, keyof ReturnType<typeof pageBounds>>) {
-      return page(query.cursor, () => listRuns(store.db, projectId, { ...query, ...pageBounds(query) }), runView);
+    list(projectId: string, query: ListRunsInput) {
+      const q: RunListQuery = { ...query, since: timeBound('since', query.since), until: timeBound('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
+      return toPage(listRuns(store.db, projectId, q), runView);
     },
+
+    /** For an outcome's write (in its transaction): the run it names, as attribution needs it. */
+    attributionOf: (db: Store['db'], projectId: string, runId: string): RunAttribution | undefined => findRunAttribution(db, projectId, runId),
   };
 }
 

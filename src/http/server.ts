@@ -1,0 +1,52 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { installAccessLog } from './accessLog.js';
+import { registerRawBodyParser } from './body.js';
+import { installErrorHandler } from './errorHandler.js';
+import { registerOpenApi } from './openapi.js';
+import { installRoutingAnswers } from './routing.js';
+
+/**
+ * The Fastify instance with FastAPI's behaviour (contract.md): raw bodies decoded by our own
+ * rules, 404/405/307 before anything else, errors in FastAPI's shapes, one access line per request,
+ * and the connection limits of the README's "Limits". Routes are added by the modules.
+ */
+export async function createHttpServer(config: Config, version: string): Promise<FastifyInstance> {
+  const { limits } = config;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' },
+    },
+    // One compact access line per request (installAccessLog) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { maxParamLength: 1024 },
+    return503OnClosing: true,
+    // A client has this long to send its whole request (headers and body), then gets a 408: a
+    // stalled upload cannot hold a connection. Answers may take longer (a model call), so no
+    // inactivity timeout is set on the socket itself.
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      // Node checks those two timeouts on this period (30 s by default): often enough to honour them.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    trustProxy: limits.trustProxy,
+  });
+  // Beyond this many open connections new ones are refused at once, so descriptors stay for the rest of the process.
+  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+
+  registerRawBodyParser(app, config.bodyLimitBytes);
+  installRoutingAnswers(app);
+  installErrorHandler(app);
+  installAccessLog(app);
+  // Validation is ours (pydanticValidator, in registerRoute's preValidation): Fastify's own Ajv
+  // would coerce and answer differently from FastAPI, so it accepts everything, and replies are
+  // serialised as they are (sendJson), not through response schemas, which only document.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await registerOpenApi(app, version);
+  return app;
+}

@@ -1,0 +1,44 @@
+// What the gateway needs of a model provider. Timeouts, retries, fallbacks, deadlines, token
+// estimates and prices are the gateway's, the same for every provider; a provider only calls its
+// API and says what a failure means. A native API (say Anthropic's Messages) is one more file
+// implementing this, plus a line in registry.ts.
+import type { ChatMessage } from '../lib/chatMessage.js';
+import type { ConcurrencyLimiter } from './limiter.js';
+import type { Failure } from './retry.js';
+import type { PriceUsed, ReportedUsage } from './types.js';
+
+export interface ChatRequest {
+  /** The provider's own model name (the part after `<provider>/`). */
+  model: string;
+  messages: readonly ChatMessage[];
+  params: Readonly<Record<string, unknown>>;
+  /** The rendered prompt as /get_prompt shows it (a provider may answer with it, as echo does). */
+  promptText?: string | undefined;
+}
+
+export interface ChatAnswer {
+  output: string;
+  /** The model the provider says it ran, when it says. */
+  reportedModel: string | null;
+  /** Null: the provider reported none, and the gateway counts tokens itself. */
+  usage: ReportedUsage | null;
+  /** The usage given was itself estimated (by the provider's own local count). */
+  usageEstimated?: boolean;
+}
+
+export interface ChatProvider {
+  /** Lower-case; the `<provider>` of `<provider>/<model>`. */
+  readonly name: string;
+  /** One call's time limit; the gateway aborts the call's signal when it passes. */
+  readonly timeoutMs: number;
+  /** Bounds calls in flight to this provider; null when it needs no bound (a local provider). */
+  readonly limiter: ConcurrencyLimiter | null;
+  /** The price every call of this provider costs; null to look the model up in the price table. */
+  readonly fixedPrice: PriceUsed | null;
+  /** Where the provider's API lives, so the price table can recognise it under another name. */
+  readonly baseURL: string | undefined;
+  call(request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer>;
+  /** What an error thrown by `call` means (retry, or stop), with a reason that holds no secret. */
+  classify(error: unknown): Failure;
+  close(): Promise<void>;
+}

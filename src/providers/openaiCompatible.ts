@@ -1,0 +1,157 @@
+// An OpenAI-compatible provider (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq,
+// Together, Azure…): its SDK client (created once), its connection pool, its concurrency cap, one
+// chat-completions call turned into plain data, and what the SDK's errors mean.
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatAnswer, ChatProvider } from './chatProvider.js';
+import { ConcurrencyLimiter } from './limiter.js';
+import { createPooledFetch } from './pooledFetch.js';
+import { parseRetryAfterMs, scrub, truncate, type Failure } from './retry.js';
+import type { ProviderConfig } from './settings.js';
+import type { ReportedUsage } from './types.js';
+
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** Params that would turn the call into something we cannot read as one JSON answer. */
+const STRIPPED_PARAMS = new Set(['model', 'messages', 'stream', 'stream_options']);
+
+/** Thrown by the response check when a 2xx answer is not a chat completion. */
+export class MalformedResponseError extends Error {
+  override readonly name = 'MalformedResponseError';
+}
+
+export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProvider {
+  const pooled = createPooledFetch({
+    connections: config.maxConcurrency,
+    connectTimeoutMs: Math.min(config.timeoutMs, 10_000),
+  });
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    // Everything explicit, so the SDK reads nothing from process.env and sends no OpenAI
+    // organisation/project headers to third-party endpoints.
+    baseURL: config.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    maxRetries: 0, // the gateway retries, with its own budget and fallbacks
+    // A backstop only: the gateway aborts each call itself at the provider's timeout.
+    timeout: config.timeoutMs + 1_000,
+    fetch: pooled.fetch,
+    logLevel: 'off',
+  });
+  const secrets = [config.apiKey];
+  return {
+    name: config.name,
+    timeoutMs: config.timeoutMs,
+    limiter: new ConcurrencyLimiter(config.maxConcurrency),
+    fixedPrice: null,
+    baseURL: config.baseURL,
+    async call(request, signal) {
+      const body: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(request.params)) if (!STRIPPED_PARAMS.has(key)) body[key] = value;
+      body.model = request.model;
+      body.messages = request.messages;
+      const completion: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
+      return readCompletion(completion);
+    },
+    classify: (error) => classifyFailure(error, config.name, secrets),
+    close: () => pooled.close(),
+  };
+}
+
+/** Checks the shape we rely on; anything else is a malformed answer (502, not retried). */
+export function readCompletion(completion: unknown): ChatAnswer {
+  if (!isObject(completion)) throw new MalformedResponseError('the body is not a JSON object');
+  const choices = completion.choices;
+  if (!Array.isArray(choices) || choices.length === 0 || !isObject(choices[0]) || !isObject(choices[0].message)) {
+    throw new MalformedResponseError('no choices[0].message');
+  }
+  const message = choices[0].message;
+  const content = message.content ?? message.refusal ?? '';
+  if (typeof content !== 'string') throw new MalformedResponseError('choices[0].message.content is not a string');
+  return {
+    output: content,
+    reportedModel: typeof completion.model === 'string' && completion.model !== '' ? completion.model : null,
+    usage: readUsage(completion.usage),
+  };
+}
+
+function readUsage(usage: unknown): ReportedUsage | null {
+  if (!isObject(usage) || !isCount(usage.prompt_tokens) || !isCount(usage.completion_tokens)) return null;
+  const prompt = usage.prompt_tokens;
+  const completion = usage.completion_tokens;
+  const promptDetails = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const completionDetails = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  return {
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: isCount(usage.total_tokens) ? usage.total_tokens : prompt + completion,
+    cachedTokens: isCount(promptDetails.cached_tokens) ? Math.min(promptDetails.cached_tokens, prompt) : 0,
+    reasoningTokens: isCount(completionDetails.reasoning_tokens) ? completionDetails.reasoning_tokens : 0,
+  };
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+function isCount(x: unknown): x is number {
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+}
+
+/**
+ * Classifies an error from one SDK call whose abort was not caused by us (the gateway checks its
+ * own timeout, deadline and client signals first). `secrets` are scrubbed from every message.
+ */
+export function classifyFailure(err: unknown, provider: string, secrets: readonly string[]): Failure {
+  if (err instanceof APIConnectionTimeoutError) {
+    return { kind: 'retryable', status: null, reason: `${provider} timed out`, retryAfterMs: null, timedOut: true };
+  }
+  if (err instanceof APIConnectionError) {
+    return { kind: 'retryable', status: null, reason: `${provider}: ${connectionReason(err)}`, retryAfterMs: null, timedOut: false };
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const reason = `${provider} returned ${status}: ${scrub(errorMessage(err), secrets)}`;
+    if (status === 429 || status >= 500) {
+      return { kind: 'retryable', status, reason, retryAfterMs: parseRetryAfterMs(err.headers), timedOut: false };
+    }
+    return { kind: 'fatal', status, reason };
+  }
+  if (err instanceof SyntaxError || err instanceof MalformedResponseError) {
+    return { kind: 'fatal', status: 200, reason: `${provider} returned a malformed response: ${truncate(err.message)}` };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { kind: 'fatal', status: null, reason: `${provider} call failed: ${truncate(scrub(message, secrets))}` };
+}
+
+function errorMessage(err: APIError): string {
+  const body = err.error as { message?: unknown } | string | undefined;
+  if (body && typeof body === 'object' && typeof body.message === 'string') return truncate(body.message);
+  if (typeof body === 'string' && body.trim() !== '') return truncate(body.trim());
+  // The SDK's message starts with the status ("400 Bad request"); drop it, we print our own.
+  return truncate(err.message.replace(/^\d{3}\s*/, '') || 'no error message');
+}
+
+const CODES: Record<string, string> = {
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection reset',
+  EPIPE: 'connection reset',
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'connect timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+function connectionReason(err: Error): string {
+  // The SDK wraps what our fetch threw; the useful code sits somewhere down the cause chain.
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CODES[code]) return CODES[code];
+    e = (e as { cause?: unknown }).cause;
+  }
+  return 'connection error';
+}
