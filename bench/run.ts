@@ -89,7 +89,7 @@ async function runtimeEndpoints(): Promise<void> {
       const stall = await pl.eventLoop();
       const after = await cannon(bare.origin, pathName, body);
       const reference = { rps: (before.rps + after.rps) / 2, p50: 0, p99: 0, errors: 0 };
-      console.log(row(name, measured, reference, stall) + ` ${Math.round(reference.rps)} |`);
+      console.log(`${row(name, measured, reference, stall)} ${Math.round(reference.rps)} |`);
     };
     console.log(`\n## Runtime endpoints (${CONNECTIONS} connections, ${SECONDS}s each after a 2s warm-up; reference: bare node:http parsing the same JSON, measured before and after each row)\n`);
     console.log('| endpoint | req/s | ratio to bare | p50 ms | p99 ms | longest event-loop stall ms | errors | bare req/s (mean) |');

@@ -127,7 +127,7 @@ export function parseBoolStr(s: string): boolean | undefined {
 
 /** Within pydantic's i64 window for float -> int (`float_as_int`). */
 export function isI64Float(n: number): boolean {
-  return n > -9223372036854775808 && n < 9223372036854775808;
+  return n > -(2 ** 63) && n < 2 ** 63;
 }
 
 /** Code points, as Python's len(). */
@@ -163,9 +163,9 @@ export function formatNumber(n: number): string {
   const digits = dot === -1 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
   const point = (dot === -1 ? mantissa.length : dot) + exp;
   let out: string;
-  if (point <= 0) out = '0.' + '0'.repeat(-point) + digits;
+  if (point <= 0) out = `0.${'0'.repeat(-point)}${digits}`;
   else if (point >= digits.length) out = digits + '0'.repeat(point - digits.length);
-  else out = digits.slice(0, point) + '.' + digits.slice(point);
+  else out = `${digits.slice(0, point)}.${digits.slice(point)}`;
   return (neg ? '-' : '') + out;
 }
 
@@ -183,12 +183,12 @@ function pyReprStr(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     const ch = s[i] as string;
-    if (ch === quote || ch === '\\') out += '\\' + ch;
+    if (ch === quote || ch === '\\') out += `\\${ch}`;
     else if (c === 0x0a) out += '\\n';
     else if (c === 0x0d) out += '\\r';
     else if (c === 0x09) out += '\\t';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if (c >= 0xd800 && c <= 0xdfff && !isPairAt(s, i)) out += '\\u' + c.toString(16);
+    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else if (c >= 0xd800 && c <= 0xdfff && !isPairAt(s, i)) out += `\\u${c.toString(16)}`;
     else out += ch;
     if (c >= 0xd800 && c <= 0xdbff && isPairAt(s, i)) out += s[++i] as string;
   }

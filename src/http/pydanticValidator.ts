@@ -263,13 +263,13 @@ function compileObject(schema: Schema, strictOption: boolean): Check {
 }
 
 function lookup(obj: Record<string, unknown>, p: Prop): unknown {
-  if (p.inherited && !Object.prototype.hasOwnProperty.call(obj, p.name)) return undefined;
+  if (p.inherited && !Object.hasOwn(obj, p.name)) return undefined;
   return obj[p.name];
 }
 
 function countKeys(obj: Record<string, unknown>): number {
   let n = 0;
-  for (const key in obj) if (Object.prototype.hasOwnProperty.call(obj, key)) n++;
+  for (const key in obj) if (Object.hasOwn(obj, key)) n++;
   return n;
 }
 

@@ -4,7 +4,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ChatAnswer, ChatProvider, ChatRequest } from './chatProvider.js';
-import { ModelCallError } from './errors.js';
+import type { ModelCallError } from './errors.js';
 import { QueueTimeoutError } from './limiter.js';
 import { backoffMs, type Failure } from './retry.js';
 import type { ProviderSettings } from './settings.js';

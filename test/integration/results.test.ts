@@ -179,7 +179,7 @@ describe('GET /experiments/{id}/results', () => {
     expect(header).toEqual([...CSV_COLUMNS]);
     expect(rows).toHaveLength(json.metrics.length * 2);
     const col = (row: string[], name: (typeof CSV_COLUMNS)[number]) => row[CSV_COLUMNS.indexOf(name)]!;
-    json.metrics.forEach((m: any, mi: number) => m.variants.forEach((v: any, vi: number) => {
+    for (const [mi, m] of (json.metrics as any[]).entries()) for (const [vi, v] of (m.variants as any[]).entries()) {
       const row = rows[mi * 2 + vi]!;
       expect([col(row, 'event_type'), col(row, 'kind'), col(row, 'variant'), col(row, 'primary')]).toEqual([m.event_type, m.kind, v.key, String(m.primary)]);
       expect(Number(col(row, 'value'))).toBe(v.value);
@@ -196,7 +196,7 @@ describe('GET /experiments/{id}/results', () => {
         expect(Number(col(row, 'chance_to_win'))).toBe(c.bayes.chance_to_win);
         expect(col(row, 'verdict_text')).toBe(c.verdict_text);
       }
-    }));
+    }
   });
 
   it('agrees across the endpoint, the CSV and the CLI (which calls the service on the same file)', async () => {

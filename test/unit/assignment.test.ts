@@ -92,7 +92,7 @@ describe('hashV2', () => {
 
   it('equals the literal two-step formula with string concatenation', () => {
     for (const id of randomIds(2000, 7)) {
-      const literal = (fnv1a32(String(fnv1a32('exp_' + id))) % 10000) / 10000;
+      const literal = (fnv1a32(String(fnv1a32(`exp_${id}`))) % 10000) / 10000;
       expect(hashV2('exp_', id)).toBe(literal);
     }
   });
@@ -265,7 +265,7 @@ describe('assignment distribution (100 000 seeded random users)', () => {
   it('coverage 0.4 assigns 40% ± 1%, split by weight inside', () => {
     const { perVariant, none } = shares([0.5, 0.5], 0.4, 'exp_coverage');
     expect(Math.abs(1 - none - 0.4)).toBeLessThan(0.01);
-    perVariant.forEach((share) => expect(Math.abs(share - 0.2)).toBeLessThan(0.01));
+    for (const share of perVariant) expect(Math.abs(share - 0.2)).toBeLessThan(0.01);
   });
 
   it('different seeds give independent assignments', () => {

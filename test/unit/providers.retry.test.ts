@@ -73,8 +73,14 @@ describe('ConcurrencyLimiter', () => {
     const r1 = await limiter.acquire(1000);
     const r2 = await limiter.acquire(1000);
     const order: number[] = [];
-    const w3 = limiter.acquire(1000).then((r) => (order.push(3), r));
-    const w4 = limiter.acquire(1000).then((r) => (order.push(4), r));
+    const w3 = limiter.acquire(1000).then((r) => {
+      order.push(3);
+      return r;
+    });
+    const w4 = limiter.acquire(1000).then((r) => {
+      order.push(4);
+      return r;
+    });
     expect(limiter.queued).toBe(2);
     r1();
     r1(); // idempotent: must not free a second slot

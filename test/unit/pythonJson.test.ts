@@ -97,6 +97,7 @@ const VALID: [string, unknown][] = [
   ["{\"x\":-Infinity}", { "x": -Infinity }],
   ["1e400", Infinity],
   ["-1e400", -Infinity],
+  // biome-ignore lint/correctness/noPrecisionLoss: the double JSON.parse makes of this literal is the expected value
   ["123456789012345678901234567890", 123456789012345678901234567890],
   ["\"\\ud800\"", "\ud800"],
   ["\"\\udc00\\ud800x\"", "\udc00\ud800x"],
@@ -184,12 +185,12 @@ describe('decodePythonJson: non-JSONDecodeError failures (FastAPI answers 400)',
   it('accepts nesting up to the limit', () => {
     const n = MAX_NESTING_DEPTH;
     expect(decodePythonJson('['.repeat(n) + ']'.repeat(n)).ok).toBe(true);
-    expect(decodePythonJson('{"a":'.repeat(n - 1) + '[]' + '}'.repeat(n - 1)).ok).toBe(true);
+    expect(decodePythonJson(`${'{"a":'.repeat(n - 1)}[]${'}'.repeat(n - 1)}`).ok).toBe(true);
   });
 
   it.each([
     ['arrays', '['.repeat(MAX_NESTING_DEPTH + 1) + ']'.repeat(MAX_NESTING_DEPTH + 1), MAX_NESTING_DEPTH, 'array'],
-    ['objects', '{"a":'.repeat(MAX_NESTING_DEPTH + 1) + '1' + '}'.repeat(MAX_NESTING_DEPTH + 1), MAX_NESTING_DEPTH * 5, 'object'],
+    ['objects', `${'{"a":'.repeat(MAX_NESTING_DEPTH + 1)}1${'}'.repeat(MAX_NESTING_DEPTH + 1)}`, MAX_NESTING_DEPTH * 5, 'object'],
     ['unclosed', '['.repeat(200_000), MAX_NESTING_DEPTH, 'array'],
     ['very deep, valid for V8', '['.repeat(100_000) + ']'.repeat(100_000), MAX_NESTING_DEPTH, 'array'],
   ])('too deep: %s', (_name, text, pos, what) => {
@@ -206,7 +207,7 @@ describe('decodePythonJson: non-JSONDecodeError failures (FastAPI answers 400)',
   });
 
   it('reports a syntax error that comes before the depth limit', () => {
-    const text = '[x' + '['.repeat(MAX_NESTING_DEPTH * 2);
+    const text = `[x${'['.repeat(MAX_NESTING_DEPTH * 2)}`;
     expect(decodePythonJson(text)).toStrictEqual({ ok: false, pos: 1, msg: 'Expecting value' });
   });
 

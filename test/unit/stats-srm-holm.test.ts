@@ -38,7 +38,7 @@ describe('holmAdjust', () => {
   it('never lowers a p-value and preserves the order of raw p-values', () => {
     const raw = [0.3, 0.001, 0.04, 0.02, 0.7, 0.049, 0.0001];
     const adj = holmAdjust(raw) as number[];
-    raw.forEach((p, i) => expect(adj[i]!).toBeGreaterThanOrEqual(p));
+    for (const [i, p] of raw.entries()) expect(adj[i]!).toBeGreaterThanOrEqual(p);
     for (let i = 0; i < raw.length; i++) {
       for (let j = 0; j < raw.length; j++) {
         if (raw[i]! < raw[j]!) expect(adj[i]!).toBeLessThanOrEqual(adj[j]!);

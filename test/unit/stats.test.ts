@@ -23,7 +23,7 @@ function expectAllFinite(value: unknown, path = '$'): void {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`${path} is ${value}`);
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => expectAllFinite(v, `${path}[${i}]`));
+    for (const [i, v] of value.entries()) expectAllFinite(v, `${path}[${i}]`);
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) expectAllFinite(v, `${path}.${k}`);
   }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { MetricKindSchema } from '../results/metricKinds.js';
 
 export const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 export const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -16,7 +17,7 @@ export type VariantDef = Static<typeof VariantDefSchema>;
 
 const PrimaryMetric = Type.Object({
   event_type: Type.String({ minLength: 1, maxLength: 128 }),
-  kind: Type.Union([Type.Literal('success_rate'), Type.Literal('mean')]),
+  kind: MetricKindSchema,
 });
 export type PrimaryMetricInput = Static<typeof PrimaryMetric>;
 

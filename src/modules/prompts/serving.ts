@@ -48,7 +48,7 @@ export function renderVersion(version: CompiledVersion, inputs: Record<string, u
     if (budget.exceeded !== null) return '';
     const result = renderTemplate(template, inputs, budget);
     if (result.ok) return result.text;
-    if ('missing' in result) result.missing.forEach((name) => missing.add(name));
+    if ('missing' in result) for (const name of result.missing) missing.add(name);
     return '';
   };
   const messages: ChatMessage[] = version.messages

@@ -69,13 +69,13 @@ export function checkVersionContent(
   }
   const models: Array<[string, (string | number)[]]> = [];
   if (input.model != null) models.push([input.model, ['model']]);
-  (input.fallbacks ?? []).forEach((m, i) => models.push([m, ['fallbacks', i]]));
+  for (const [i, m] of (input.fallbacks ?? []).entries()) models.push([m, ['fallbacks', i]]);
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
   if (errors.length > 0) throw new Invalid(errors);
   const variables = new Set<string>();
-  for (const t of [template, ...(messages ?? []).map((m) => m.template)]) t?.variables.forEach((v) => variables.add(v));
+  for (const t of [template, ...(messages ?? []).map((m) => m.template)]) for (const v of t?.variables ?? []) variables.add(v);
   return {
     template,
     messages: messages ? messages.map((m) => ({ role: m.role, template: m.template! })) : null,

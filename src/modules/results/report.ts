@@ -2,10 +2,11 @@ import { nanoToUsd } from '../../providers/prices.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import {
   compareToControl, DEFAULT_ALPHA, holmAdjust, minimumDetectableEffect, primaryPValue, sampleRatioMismatch, verdictFor,
-  type Comparison, type FrequentistResult, type MetricKind, type Suff,
+  type Comparison, type FrequentistResult, 
 } from './stats/index.js';
 import type { JoinedAgg, MetricAgg, RunAgg } from './results.repo.js';
-import type { ComparisonView, ExperimentResults, MetricView, ResultsMetricKind } from './results.schemas.js';
+import type { ComparisonView, ExperimentResults, MetricView } from './results.schemas.js';
+import { METRIC_KINDS, type MetricKindName } from './metricKinds.js';
 import { buildTimeseries, countMismatchedUsers, EMPTY_AGG } from './timeseries.js';
 
 export interface ResultsOptions {
@@ -30,7 +31,6 @@ export interface ResultsData {
   unattributedOutcomes: number;
 }
 
-const STATS_KIND: Record<ResultsMetricKind, MetricKind> = { success_rate: 'proportion', mean: 'mean' };
 /** Power used for the minimum detectable effect (the usual 80%). */
 export const MDE_POWER = 0.8;
 
@@ -39,25 +39,22 @@ const ratio = (num: number, den: number): number | null => (den > 0 ? finite(num
 
 interface MetricDef {
   eventType: string;
-  kind: ResultsMetricKind;
+  kind: MetricKindName;
   primary: boolean;
 }
 
-/** success_rate when any outcome of the type has is_success, mean when any has numeric_value; primary first even if unseen. */
+/** Every kind each event type carries (success_rate when any outcome has is_success, …); the primary first even if unseen. */
 function metricDefs(events: ResultsData['events'], primary: ExperimentView['primary_metric']): MetricDef[] {
   const defs: MetricDef[] = [];
   for (const [eventType, perVariant] of events) {
     const aggs = [...perVariant.values()];
-    if (aggs.some((a) => a.users_with_success_data > 0)) defs.push({ eventType, kind: 'success_rate', primary: false });
-    if (aggs.some((a) => a.users_with_numeric > 0)) defs.push({ eventType, kind: 'mean', primary: false });
+    for (const kind of Object.keys(METRIC_KINDS) as MetricKindName[]) {
+      if (aggs.some((a) => METRIC_KINDS[kind].present(a))) defs.push({ eventType, kind, primary: false });
+    }
   }
   if (primary === null) return defs;
   const rest = defs.filter((d) => !(d.eventType === primary.event_type && d.kind === primary.kind));
   return [{ eventType: primary.event_type, kind: primary.kind, primary: true }, ...rest];
-}
-
-function suffOf(kind: ResultsMetricKind, n: number, agg: MetricAgg): Suff {
-  return kind === 'success_rate' ? { n, sum: agg.successes, sumSquares: agg.successes } : { n, sum: agg.sum, sumSquares: agg.sum_squares };
 }
 
 const testView = (t: FrequentistResult) => ({ lift: t.lift, se: t.se, ci: t.ci, p_value: t.pValue, df: t.df });
@@ -99,10 +96,10 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
   const defs = metricDefs(data.events, e.primary_metric);
   const raw = defs.map((def) => {
     const perVariant = data.events.get(def.eventType) ?? new Map<string, MetricAgg>();
-    const suffs = new Map(keys.map((k) => [k, suffOf(def.kind, usersOf(k), perVariant.get(k) ?? EMPTY_AGG)]));
+    const suffs = new Map(keys.map((k) => [k, METRIC_KINDS[def.kind].suff(usersOf(k), perVariant.get(k) ?? EMPTY_AGG)]));
     const comparisons = keys.filter((k) => k !== e.control).map((k) => ({
       key: k,
-      c: compareToControl(STATS_KIND[def.kind], suffs.get(e.control)!, suffs.get(k)!, { prior: options.prior, sequential: options.sequential }),
+      c: compareToControl(METRIC_KINDS[def.kind].stats, suffs.get(e.control)!, suffs.get(k)!, { prior: options.prior, sequential: options.sequential }),
     }));
     return { def, perVariant, suffs, comparisons };
   });
@@ -136,7 +133,7 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
     event_type: primaryDef.def.eventType,
     kind: primaryDef.def.kind,
     mde_relative: treatmentNs.length === 0 ? null
-      : minimumDetectableEffect(STATS_KIND[primaryDef.def.kind], primaryDef.suffs.get(e.control)!, Math.min(...treatmentNs), { power: MDE_POWER }),
+      : minimumDetectableEffect(METRIC_KINDS[primaryDef.def.kind].stats, primaryDef.suffs.get(e.control)!, Math.min(...treatmentNs), { power: MDE_POWER }),
   };
 
   const successful = (k: string): number => primaryDef !== undefined

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
 import { StatusSchema } from '../experiments/experiments.schemas.js';
+import { MetricKindSchema } from './metricKinds.js';
 
 export const ResultsQuery = Type.Object({
   sequential: Type.Optional(Type.Boolean({ default: false, description: 'always-valid intervals and p-values (safe to look every day)' })),
@@ -9,8 +10,6 @@ export const ResultsQuery = Type.Object({
 });
 export type ResultsQueryInput = Static<typeof ResultsQuery>;
 
-export const MetricKindSchema = Type.Union([Type.Literal('success_rate'), Type.Literal('mean')]);
-export type ResultsMetricKind = Static<typeof MetricKindSchema>;
 
 const Num = Nullable(Type.Number());
 /** [low, high], or null when the interval is undefined for the data (never NaN). */

@@ -1,5 +1,6 @@
 import type { JoinedAgg, MetricAgg } from './results.repo.js';
-import type { ExperimentResults, ResultsMetricKind } from './results.schemas.js';
+import type { ExperimentResults } from './results.schemas.js';
+import { METRIC_KINDS, type MetricKindName } from './metricKinds.js';
 
 type Timeseries = ExperimentResults['timeseries'];
 
@@ -40,7 +41,7 @@ function dayRange(days: readonly string[]): string[] {
 export function buildTimeseries(
   variantKeys: readonly string[],
   exposures: ReadonlyArray<{ variant: string; day: string; n: number }>,
-  primary: { kind: ResultsMetricKind; perVariant: ReadonlyMap<string, JoinedAgg> } | null,
+  primary: { kind: MetricKindName; perVariant: ReadonlyMap<string, JoinedAgg> } | null,
 ): Timeseries {
   const known = new Set(variantKeys);
   const exposed = new Map<string, number>();
@@ -48,7 +49,8 @@ export function buildTimeseries(
   const keyOf = (variant: string, day: string) => `${variant}\u0000${day}`;
   for (const row of exposures) if (known.has(row.variant)) exposed.set(keyOf(row.variant, row.day), row.n);
   for (const [variant, agg] of primary?.perVariant ?? []) {
-    for (const row of agg.days) metric.set(keyOf(variant, row.day), primary!.kind === 'success_rate' ? row.successes : row.sum);
+    // A day's users' sum of the metric: what the kind's sufficient statistic adds up.
+    for (const row of agg.days) metric.set(keyOf(variant, row.day), METRIC_KINDS[primary!.kind].suff(0, row).sum);
   }
 
   const cumulative = new Map(variantKeys.map((k) => [k, { exposures: 0, value: 0 }]));
