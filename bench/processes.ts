@@ -42,10 +42,11 @@ export function startProcess(script: string, args: string[], env: Record<string,
           port,
           origin: `http://127.0.0.1:${port}`,
           process: child,
-          stop: () => new Promise((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
         });
       }
     };
@@ -75,7 +76,8 @@ export async function startPromptlineProcess(env: Record<string, string>): Promi
   const eldFile = path.join(os.tmpdir(), `promptline-bench-eld-${port}.json`);
   const probe = pathToFileURL(path.join(BENCH_DIR, 'eventLoopProbe.js')).href;
   const child = spawn(process.execPath, ['--import', probe, SERVER_JS], {
-    env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile }, stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const eventLoop = async (): Promise<EventLoopDelay> => {
     fs.rmSync(eldFile, { force: true });
@@ -86,14 +88,21 @@ export async function startPromptlineProcess(env: Record<string, string>): Promi
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(`${origin}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${origin}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) {
       return {
-        port, origin, process: child, eventLoop,
-        stop: () => new Promise((done) => {
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        port,
+        origin,
+        process: child,
+        eventLoop,
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       };
     }
     await new Promise((r) => setTimeout(r, 50));

@@ -63,9 +63,22 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
         const failed = random() < 0.02;
         const promptTokens = 200 + Math.floor(random() * 300);
         const completionTokens = failed ? 0 : 50 + Math.floor(random() * 200);
-        run.run(id, projectId, version, experimentId, variant, user, promptTokens, completionTokens, promptTokens + completionTokens,
-          failed ? 0 : promptTokens * 150 + completionTokens * 600, 150 + Math.floor(random() * 1800),
-          failed ? 'error' : 'ok', failed ? 'timeout' : null, iso(seen + r * 1000));
+        run.run(
+          id,
+          projectId,
+          version,
+          experimentId,
+          variant,
+          user,
+          promptTokens,
+          completionTokens,
+          promptTokens + completionTokens,
+          failed ? 0 : promptTokens * 150 + completionTokens * 600,
+          150 + Math.floor(random() * 1800),
+          failed ? 'error' : 'ok',
+          failed ? 'timeout' : null,
+          iso(seen + r * 1000),
+        );
       }
       const rate = variant === 'control' ? 0.1 : 0.115;
       for (let k = 0; k < OUTCOMES_PER_USER; k++) {
@@ -73,12 +86,48 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
         const byRun = k % 2 === 0;
         const common = [projectId, byRun ? runIds[k % RUNS_PER_USER]! : null, user] as const;
         if (k < 4) {
-          outcome.run(hexId('out', ++outN), ...common, 'click', null, null, random() < rate ? 1 : 0, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+          outcome.run(
+            hexId('out', ++outN),
+            ...common,
+            'click',
+            null,
+            null,
+            random() < rate ? 1 : 0,
+            experimentId,
+            variant,
+            byRun ? 'run' : 'assignment',
+            user,
+            at,
+          );
         } else if (k < 8) {
-          outcome.run(hexId('out', ++outN), ...common, 'rating', null, 1 + Math.floor(random() * 5), null, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+          outcome.run(
+            hexId('out', ++outN),
+            ...common,
+            'rating',
+            null,
+            1 + Math.floor(random() * 5),
+            null,
+            experimentId,
+            variant,
+            byRun ? 'run' : 'assignment',
+            user,
+            at,
+          );
         } else {
           const up = random() < 0.6;
-          outcome.run(hexId('out', ++outN), ...common, 'feedback', up ? 'thumbs_up' : 'thumbs_down', null, up ? 1 : 0, experimentId, variant, byRun ? 'run' : 'assignment', user, at);
+          outcome.run(
+            hexId('out', ++outN),
+            ...common,
+            'feedback',
+            up ? 'thumbs_up' : 'thumbs_down',
+            null,
+            up ? 1 : 0,
+            experimentId,
+            variant,
+            byRun ? 'run' : 'assignment',
+            user,
+            at,
+          );
         }
       }
     }
@@ -102,8 +151,10 @@ async function time(label: string, repeat: number, action: () => Promise<unknown
     samples.push(performance.now() - started);
   }
   const { median, max } = stats(samples);
-  console.log(`${label.padEnd(58)} median ${median.toFixed(0).padStart(5)} ms  max ${max.toFixed(0).padStart(5)} ms  `
-    + `(${repeat} runs)  median/target ${(median / TARGET_MS).toFixed(2)}`);
+  console.log(
+    `${label.padEnd(58)} median ${median.toFixed(0).padStart(5)} ms  max ${max.toFixed(0).padStart(5)} ms  ` +
+      `(${repeat} runs)  median/target ${(median / TARGET_MS).toFixed(2)}`,
+  );
 }
 
 async function request(app: PromptlineApp, method: 'GET' | 'POST' | 'PATCH', url: string, body?: object) {
@@ -129,8 +180,10 @@ async function hotPathDuringResults(app: PromptlineApp, url: string): Promise<vo
     during.push(performance.now() - started);
   }
   await report;
-  console.log(`/get_prompt while a report computes: ${during.length} calls, max ${stats(during).max.toFixed(1)} ms `
-    + `(alone: max ${stats(alone).max.toFixed(1)} ms, median ${stats(alone).median.toFixed(2)} ms)`);
+  console.log(
+    `/get_prompt while a report computes: ${during.length} calls, max ${stats(during).max.toFixed(1)} ms ` +
+      `(alone: max ${stats(alone).max.toFixed(1)} ms, median ${stats(alone).median.toFixed(2)} ms)`,
+  );
 }
 
 /**
@@ -167,7 +220,9 @@ async function listPages(app: PromptlineApp, experimentId: string): Promise<void
     `/runs?experiment_id=${experimentId}&external_user_id=${user}&limit=100`,
   ]) {
     const { median, max } = await sample(() => request(app, 'GET', url));
-    console.log(`  GET ${url.replace(second, '…').padEnd(92)} median ${median.toFixed(2).padStart(7)} ms  max ${max.toFixed(2).padStart(7)} ms  median/reference ${(median / reference.median).toFixed(1)}`);
+    console.log(
+      `  GET ${url.replace(second, '…').padEnd(92)} median ${median.toFixed(2).padStart(7)} ms  max ${max.toFixed(2).padStart(7)} ms  median/reference ${(median / reference.median).toFixed(1)}`,
+    );
   }
 }
 
@@ -182,7 +237,12 @@ export async function main(): Promise<void> {
     await request(app, 'POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
     await request(app, 'POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
     const created = await request(app, 'POST', '/experiments', {
-      experiment_id: 'bench-results', prompt_id: 'bench', variants: [{ key: 'control', version: 1 }, { key: 'treatment', version: 2 }],
+      experiment_id: 'bench-results',
+      prompt_id: 'bench',
+      variants: [
+        { key: 'control', version: 1 },
+        { key: 'treatment', version: 2 },
+      ],
       primary_metric: { event_type: 'click', kind: 'success_rate' },
     });
     const experimentId = created.json().experiment_id as string;
@@ -191,7 +251,9 @@ export async function main(): Promise<void> {
     const seeding = performance.now();
     seed(app.store.db, projectId, experimentId, startedAt);
     const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
-    console.log(`results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`);
+    console.log(
+      `results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`,
+    );
 
     const service = createResultsService(app.store);
     const url = `/experiments/${experimentId}/results`;

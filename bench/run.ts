@@ -34,18 +34,22 @@ async function cannonFor(seconds: number, origin: string, pathName: string, body
     url: `${origin}${pathName}`,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY, ...headers },
-      setupRequest: (req) => ({ ...req, body: body(i++) }),
-    }],
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY, ...headers },
+        setupRequest: (req) => ({ ...req, body: body(i++) }),
+      },
+    ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
 async function admin(origin: string, method: string, pathName: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${origin}${pathName}`, {
-    method, headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (res.status >= 300) throw new Error(`${method} ${pathName} → ${res.status} ${await res.text()}`);
   return res.json();
@@ -71,7 +75,14 @@ async function runtimeEndpoints(): Promise<void> {
     await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'welcome', template: 'Write a one-line welcome for {{name}}.', labels: ['production'] });
     await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
     await admin(pl.origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
-    await admin(pl.origin, 'POST', '/experiments', { experiment_id: 'bench', prompt_id: 'ab', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2 }] });
+    await admin(pl.origin, 'POST', '/experiments', {
+      experiment_id: 'bench',
+      prompt_id: 'ab',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2 },
+      ],
+    });
     await admin(pl.origin, 'POST', '/experiments/bench/start');
 
     const getBody = () => JSON.stringify({ prompt_id: 'welcome', inputs: { name: 'Ada' } });
@@ -91,16 +102,22 @@ async function runtimeEndpoints(): Promise<void> {
       const reference = { rps: (before.rps + after.rps) / 2, p50: 0, p99: 0, errors: 0 };
       console.log(`${row(name, measured, reference, stall)} ${Math.round(reference.rps)} |`);
     };
-    console.log(`\n## Runtime endpoints (${CONNECTIONS} connections, ${SECONDS}s each after a 2s warm-up; reference: bare node:http parsing the same JSON, measured before and after each row)\n`);
+    console.log(
+      `\n## Runtime endpoints (${CONNECTIONS} connections, ${SECONDS}s each after a 2s warm-up; reference: bare node:http parsing the same JSON, measured before and after each row)\n`,
+    );
     console.log('| endpoint | req/s | ratio to bare | p50 ms | p99 ms | longest event-loop stall ms | errors | bare req/s (mean) |');
     console.log('|---|---|---|---|---|---|---|---|');
     await ratioed('/get_prompt', '/get_prompt', getBody);
     // First pass assigns the 100 000 users (a committed write each); the measured pass is the steady state.
     const assigning = await autocannonAmount(pl.origin, '/get_prompt', abBody, USERS);
     await ratioed(`/get_prompt, running experiment, ${USERS} users (sticky)`, '/get_prompt', abBody);
-    console.log(`| /get_prompt, first assignment of ${USERS} users (writes) | ${Math.round(assigning.rps)} | – | ${fmt(assigning.p50)} | ${fmt(assigning.p99)} | – | ${assigning.errors} | – |`);
+    console.log(
+      `| /get_prompt, first assignment of ${USERS} users (writes) | ${Math.round(assigning.rps)} | – | ${fmt(assigning.p50)} | ${fmt(assigning.p99)} | – | ${assigning.errors} | – |`,
+    );
     await ratioed('/run_prompt (echo)', '/run_prompt', (i) => JSON.stringify({ prompt_id: 'welcome', inputs: { name: `Ada ${i}` } }));
-    await ratioed('/track_outcome (synchronous=FULL)', '/track_outcome', (i) => JSON.stringify({ prompt_id: 'welcome', external_user_id: `user-${i}`, event_type: 'click', is_success: true }));
+    await ratioed('/track_outcome (synchronous=FULL)', '/track_outcome', (i) =>
+      JSON.stringify({ prompt_id: 'welcome', external_user_id: `user-${i}`, event_type: 'click', is_success: true }),
+    );
     await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' });
     await ratioed('/get_prompt while 4 clients send template bombs (each a 422)', '/get_prompt', getBody, () => bombard(pl.origin, 4));
     console.log('\nTargets (design.md §8): /get_prompt in an experiment ≥ 0.50 of bare; /track_outcome ≥ 0.25.');
@@ -136,8 +153,12 @@ function bombard(origin: string, clients: number): () => Promise<void> {
 async function autocannonAmount(origin: string, pathName: string, body: (i: number) => string, amount: number): Promise<Throughput> {
   let i = 0;
   const result = await autocannon({
-    url: `${origin}${pathName}`, connections: CONNECTIONS, amount,
-    requests: [{ method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, setupRequest: (req) => ({ ...req, body: body(i++) }) }],
+    url: `${origin}${pathName}`,
+    connections: CONNECTIONS,
+    amount,
+    requests: [
+      { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, setupRequest: (req) => ({ ...req, body: body(i++) }) },
+    ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
@@ -152,7 +173,9 @@ async function providerOverhead(): Promise<void> {
     const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
     const ms = SECONDS * 1000;
     console.log(`\n## /run_prompt overhead over a zero-latency fake model (${SECONDS}s each)\n`);
-    console.log('| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 | for scale: bare proxy → fake p50 / p99 ms |');
+    console.log(
+      '| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 | for scale: bare proxy → fake p50 / p99 ms |',
+    );
     console.log('|---|---|---|---|---|---|');
     await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections: 16, durationMs: 2000, body: modelBody });
     await runLoad({ origin: pl.origin, path: '/run_prompt', connections: 16, durationMs: 2000, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
@@ -162,10 +185,25 @@ async function providerOverhead(): Promise<void> {
       const run = await runLoad({ origin: pl.origin, path: '/run_prompt', connections, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
       // The proxy pays the same extra network hop as /run_prompt and nothing else.
       const hop = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
-      console.log(`| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} | ${fmt(hop.p50, 3)} / ${fmt(hop.p99, 3)} |${run.errors ? ` errors: ${run.errors}` : ''}`);
+      console.log(
+        `| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} | ${fmt(hop.p50, 3)} / ${fmt(hop.p99, 3)} |${run.errors ? ` errors: ${run.errors}` : ''}`,
+      );
     }
-    const viaProxy: LoadResult = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections: CONNECTIONS, durationMs: ms, body: modelBody });
-    const viaPromptline = await runLoad({ origin: pl.origin, path: '/run_prompt', connections: CONNECTIONS, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
+    const viaProxy: LoadResult = await runLoad({
+      origin: proxy.origin,
+      path: '/v1/chat/completions',
+      connections: CONNECTIONS,
+      durationMs: ms,
+      body: modelBody,
+    });
+    const viaPromptline = await runLoad({
+      origin: pl.origin,
+      path: '/run_prompt',
+      connections: CONNECTIONS,
+      durationMs: ms,
+      body: runBody,
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
     console.log(`\n| ${CONNECTIONS} clients | req/s | ratio |\n|---|---|---|`);
     console.log(`| keep-alive node:http proxy → fake (reference) | ${Math.round(viaProxy.rps)} | 1.00 |`);
     console.log(`| /run_prompt → fake | ${Math.round(viaPromptline.rps)} | ${fmt(viaPromptline.rps / viaProxy.rps)} |`);

@@ -27,11 +27,16 @@ function bareServer(): http.Server {
 function fakeModelServer(): http.Server {
   return http.createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as { model: string; messages: Array<{ content: string }> };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: body.model,
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `ok: ${body.messages.at(-1)?.content ?? ''}` } }],
-      usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'chatcmpl-bench',
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `ok: ${body.messages.at(-1)?.content ?? ''}` } }],
+        usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+      }),
+    );
   });
 }
 
@@ -42,7 +47,14 @@ function proxyServer(target: string): http.Server {
   return http.createServer(async (req, res) => {
     const body = await readBody(req);
     const upstream = http.request(
-      { host: url.hostname, port: url.port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/chat/completions',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (up) => {
         const chunks: Buffer[] = [];
         up.on('data', (c: Buffer) => chunks.push(c));

@@ -55,8 +55,10 @@ const integerIn = (min: number, max: number) => (raw: string) => {
   const n = Number(raw);
   return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
 };
-const oneOf = <T extends string>(values: readonly T[]) => (raw: string) =>
-  (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (raw: string) =>
+    (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
 const text = (raw: string) => raw;
 /** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
 const trustProxyValue = (raw: string): boolean | string | undefined => {
@@ -69,10 +71,18 @@ const trustProxyValue = (raw: string): boolean | string | undefined => {
 export function loadConfig(env: Env): { config: Config | null; errors: string[] } {
   const errors: string[] = [];
   const read = reader(env, errors);
-  const bootstrapAdminKey = read('PROMPTLINE_BOOTSTRAP_ADMIN_KEY', null as string | null,
-    (raw) => (raw.length >= 16 && !/\s/.test(raw) ? raw : undefined), 'at least 16 characters, no spaces');
-  const defaultModel = read('PROMPTLINE_DEFAULT_MODEL', 'echo/echo',
-    (raw) => (MODEL_STRING.test(raw) ? raw : undefined), 'a model string "<provider>/<model>"');
+  const bootstrapAdminKey = read(
+    'PROMPTLINE_BOOTSTRAP_ADMIN_KEY',
+    null as string | null,
+    (raw) => (raw.length >= 16 && !/\s/.test(raw) ? raw : undefined),
+    'at least 16 characters, no spaces',
+  );
+  const defaultModel = read(
+    'PROMPTLINE_DEFAULT_MODEL',
+    'echo/echo',
+    (raw) => (MODEL_STRING.test(raw) ? raw : undefined),
+    'a model string "<provider>/<model>"',
+  );
   const partial = {
     port: read('PORT', 8000, integerIn(0, 65535), 'an integer port 0-65535'),
     host: read('HOST', '127.0.0.1', text, 'a host name or address'),
@@ -107,7 +117,12 @@ function readLimits(read: ReturnType<typeof reader>, errors: string[]): Limits {
     shutdownTimeoutMs: ms('PROMPTLINE_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: read('PROMPTLINE_RATE_LIMIT_PER_MINUTE', 0, integerIn(0, 100_000_000), 'an integer (0 for unlimited)'),
     authFailuresPerMinute: read('PROMPTLINE_AUTH_FAILURES_PER_MINUTE', 30, integerIn(0, 1_000_000), 'an integer (0 for no throttle)'),
-    trustProxy: read('PROMPTLINE_TRUST_PROXY', false as boolean | string, trustProxyValue, '"on", "off", or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal) separated by commas'),
+    trustProxy: read(
+      'PROMPTLINE_TRUST_PROXY',
+      false as boolean | string,
+      trustProxyValue,
+      '"on", "off", or proxy addresses/CIDRs (or loopback, linklocal, uniquelocal) separated by commas',
+    ),
   };
   // Node refuses a header timeout longer than the whole-request timeout.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {

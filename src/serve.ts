@@ -15,9 +15,7 @@ export async function serve(config: Config): Promise<void> {
   const printedKey = await service.bootstrap();
   if (printedKey !== null) {
     // Shown once, on stdout only, never logged: the only copy the operator will ever see.
-    process.stdout.write(
-      `\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`,
-    );
+    process.stdout.write(`\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`);
   }
   await app.listen({ port: config.port, host: config.host });
   let closing = false;

@@ -16,7 +16,7 @@ export type WithProjectStore = <T>(project: string, action: (store: Store, proje
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {
   const text = opts.json ?? (opts.file === '-' ? fs.readFileSync(0, 'utf8') : opts.file ? fs.readFileSync(opts.file, 'utf8') : undefined);
-  if (text === undefined) throw new Error('give the experiment as --json \'{...}\' or --file PATH (- for stdin)');
+  if (text === undefined) throw new Error("give the experiment as --json '{...}' or --file PATH (- for stdin)");
   const decoded = decodePythonJson(text);
   if (!decoded.ok) throw new Error(`invalid JSON at position ${decoded.pos}: ${decoded.msg}`);
   const { value, errors } = validateValue(schema, decoded.value, { loc: ['body'], strict: true });
@@ -26,10 +26,15 @@ function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string 
 }
 
 function printExperiments(rows: ExperimentView[]): void {
-  console.log(formatTable(rows.map((e) => ({
-    ...e,
-    variants: e.variants.map((v) => `${v.key}=v${v.version}@${Math.round(v.weight * 1000) / 10}%`).join(' '),
-  })), ['experiment_id', 'prompt_id', 'status', 'variants', 'control', 'coverage', 'winner', 'started_at']));
+  console.log(
+    formatTable(
+      rows.map((e) => ({
+        ...e,
+        variants: e.variants.map((v) => `${v.key}=v${v.version}@${Math.round(v.weight * 1000) / 10}%`).join(' '),
+      })),
+      ['experiment_id', 'prompt_id', 'status', 'variants', 'control', 'coverage', 'winner', 'started_at'],
+    ),
+  );
 }
 
 export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
@@ -37,46 +42,83 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
   const service = (store: Store) => createExperimentService(store, promptFacts, () => undefined);
   const projectOption = ['--project <name>', 'project name', 'default'] as const;
 
-  experiments.command('create').description('create a draft experiment from JSON (the POST /experiments body)')
-    .option(...projectOption).option('--json <json>', 'the experiment as JSON').option('--file <path>', 'a JSON file, - for stdin')
-    .action((opts: { project: string; json?: string; file?: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      printExperiments([await service(store).create(projectId, readJsonInput(CreateExperimentBody, opts))]);
-    }));
-  experiments.command('update <experiment_id>').description('change a draft or paused experiment from JSON (the PATCH body)')
-    .option(...projectOption).option('--json <json>', 'the changes as JSON').option('--file <path>', 'a JSON file, - for stdin')
-    .action((id: string, opts: { project: string; json?: string; file?: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      printExperiments([await service(store).patch(projectId, id, readJsonInput(PatchExperimentBody, opts))]);
-    }));
-  experiments.command('list').description('list experiments').option(...projectOption)
-    .option('--prompt <prompt_id>', 'only this prompt').option('--status <status>', 'draft | running | paused | stopped')
-    .action((opts: { project: string; prompt?: string; status?: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      const all: ExperimentView[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
-        all.push(...page.data);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor !== undefined);
-      printExperiments(all);
-    }));
-  experiments.command('show <experiment_id>').description('show one experiment').option(...projectOption)
-    .action((id: string, opts: { project: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      const e = service(store).get(projectId, id);
-      printExperiments([e]);
-      console.log(`\n${formatTable(e.variants.map((v) => ({ ...v, weight: `${Math.round(v.weight * 10000) / 100}%` })), ['key', 'version', 'weight'])}`);
-    }));
+  experiments
+    .command('create')
+    .description('create a draft experiment from JSON (the POST /experiments body)')
+    .option(...projectOption)
+    .option('--json <json>', 'the experiment as JSON')
+    .option('--file <path>', 'a JSON file, - for stdin')
+    .action((opts: { project: string; json?: string; file?: string }) =>
+      withProjectStore(opts.project, async (store, projectId) => {
+        printExperiments([await service(store).create(projectId, readJsonInput(CreateExperimentBody, opts))]);
+      }),
+    );
+  experiments
+    .command('update <experiment_id>')
+    .description('change a draft or paused experiment from JSON (the PATCH body)')
+    .option(...projectOption)
+    .option('--json <json>', 'the changes as JSON')
+    .option('--file <path>', 'a JSON file, - for stdin')
+    .action((id: string, opts: { project: string; json?: string; file?: string }) =>
+      withProjectStore(opts.project, async (store, projectId) => {
+        printExperiments([await service(store).patch(projectId, id, readJsonInput(PatchExperimentBody, opts))]);
+      }),
+    );
+  experiments
+    .command('list')
+    .description('list experiments')
+    .option(...projectOption)
+    .option('--prompt <prompt_id>', 'only this prompt')
+    .option('--status <status>', 'draft | running | paused | stopped')
+    .action((opts: { project: string; prompt?: string; status?: string }) =>
+      withProjectStore(opts.project, async (store, projectId) => {
+        const all: ExperimentView[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
+          all.push(...page.data);
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor !== undefined);
+        printExperiments(all);
+      }),
+    );
+  experiments
+    .command('show <experiment_id>')
+    .description('show one experiment')
+    .option(...projectOption)
+    .action((id: string, opts: { project: string }) =>
+      withProjectStore(opts.project, async (store, projectId) => {
+        const e = service(store).get(projectId, id);
+        printExperiments([e]);
+        console.log(
+          `\n${formatTable(
+            e.variants.map((v) => ({ ...v, weight: `${Math.round(v.weight * 10000) / 100}%` })),
+            ['key', 'version', 'weight'],
+          )}`,
+        );
+      }),
+    );
   for (const action of ['start', 'pause'] as const) {
-    experiments.command(`${action} <experiment_id>`).description(action === 'start' ? 'start or resume an experiment' : 'pause a running experiment')
+    experiments
+      .command(`${action} <experiment_id>`)
+      .description(action === 'start' ? 'start or resume an experiment' : 'pause a running experiment')
       .option(...projectOption)
-      .action((id: string, opts: { project: string }) => withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).transition(projectId, id, action)]);
-      }));
+      .action((id: string, opts: { project: string }) =>
+        withProjectStore(opts.project, async (store, projectId) => {
+          printExperiments([await service(store).transition(projectId, id, action)]);
+        }),
+      );
   }
-  experiments.command('stop <experiment_id>').description('stop an experiment for good').option(...projectOption)
+  experiments
+    .command('stop <experiment_id>')
+    .description('stop an experiment for good')
+    .option(...projectOption)
     .option('--winner <variant>', 'the variant that won')
-    .action((id: string, opts: { project: string; winner?: string }) => withProjectStore(opts.project, async (store, projectId) => {
-      printExperiments([await service(store).transition(projectId, id, 'stop', opts.winner ?? null)]);
-    }));
+    .action((id: string, opts: { project: string; winner?: string }) =>
+      withProjectStore(opts.project, async (store, projectId) => {
+        printExperiments([await service(store).transition(projectId, id, 'stop', opts.winner ?? null)]);
+      }),
+    );
   addResultsCommand(experiments, withProjectStore);
   return experiments;
 }

@@ -56,19 +56,30 @@ function parseRole(value: string): Role {
 
 export function buildCli(): Command {
   const program = new Command('promptline').version(SERVICE_VERSION).description('Promptline: run, A/B-test and measure LLM prompts');
-  program.command('serve').description('start the HTTP service (configuration from environment variables)').action(() => serve(configOrExit()));
+  program
+    .command('serve')
+    .description('start the HTTP service (configuration from environment variables)')
+    .action(() => serve(configOrExit()));
 
   const projects = program.command('projects').description('manage projects');
-  projects.command('create <name>').description('create a project').action((name: string) =>
-    withStore(async ({ projects: p }) => {
-      const row = await p.create(name);
-      console.log(formatTable([row], ['id', 'name', 'created_at']));
-    }));
-  projects.command('list').description('list projects').action(() =>
-    withStore(async ({ projects: p }) => console.log(formatTable(p.list(), ['id', 'name', 'created_at']))));
+  projects
+    .command('create <name>')
+    .description('create a project')
+    .action((name: string) =>
+      withStore(async ({ projects: p }) => {
+        const row = await p.create(name);
+        console.log(formatTable([row], ['id', 'name', 'created_at']));
+      }),
+    );
+  projects
+    .command('list')
+    .description('list projects')
+    .action(() => withStore(async ({ projects: p }) => console.log(formatTable(p.list(), ['id', 'name', 'created_at']))));
 
   const keys = program.command('keys').description('manage API keys');
-  keys.command('create').description('create an API key; the key is printed once')
+  keys
+    .command('create')
+    .description('create an API key; the key is printed once')
     .requiredOption('--project <name>', 'project name')
     .requiredOption('--role <role>', 'runtime | read | admin', parseRole)
     .option('--name <name>', 'a name to recognise the key by', 'cli')
@@ -78,26 +89,44 @@ export function buildCli(): Command {
         const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null });
         console.log(formatTable([created], KEY_COLUMNS));
         console.log(`\nkey (shown only this once): ${created.key}`);
-      }));
-  keys.command('list').description('list API keys (no secrets)').requiredOption('--project <name>', 'project name')
+      }),
+    );
+  keys
+    .command('list')
+    .description('list API keys (no secrets)')
+    .requiredOption('--project <name>', 'project name')
     .action((opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) =>
-        console.log(formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'rate_limit_per_minute', 'created_at', 'revoked_at']))));
-  keys.command('update <key_id>').description('rename a key or change its rate limit; a running server applies it on the next request')
+        console.log(
+          formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'rate_limit_per_minute', 'created_at', 'revoked_at']),
+        ),
+      ),
+    );
+  keys
+    .command('update <key_id>')
+    .description('rename a key or change its rate limit; a running server applies it on the next request')
     .requiredOption('--project <name>', 'project name')
     .option('--name <name>', 'a new name')
     .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
     .action((keyId: string, opts: { project: string; name?: string; rateLimit?: number | null }) =>
       withStore(async ({ keys: k, projectId }) => {
-        const changes = { ...(opts.name !== undefined ? { name: opts.name } : {}), ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}) };
+        const changes = {
+          ...(opts.name !== undefined ? { name: opts.name } : {}),
+          ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}),
+        };
         console.log(formatTable([await k.update(projectId(opts.project), keyId, changes)], KEY_COLUMNS));
-      }));
-  keys.command('revoke <key_id>').description('revoke an API key; effective on the next request').requiredOption('--project <name>', 'project name')
+      }),
+    );
+  keys
+    .command('revoke <key_id>')
+    .description('revoke an API key; effective on the next request')
+    .requiredOption('--project <name>', 'project name')
     .action((keyId: string, opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) => {
         await k.revoke(projectId(opts.project), keyId);
         console.log(`revoked ${keyId}`);
-      }));
+      }),
+    );
   addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));
   return program;
 }
@@ -108,7 +137,9 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-buildCli().parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`promptline: ${describeError(error)}\n`);
-  process.exit(1);
-});
+buildCli()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    process.stderr.write(`promptline: ${describeError(error)}\n`);
+    process.exit(1);
+  });

@@ -23,50 +23,83 @@ export function formatResults(r: ExperimentResults): string {
   out.push(`Experiment ${r.experiment_id} on prompt ${r.prompt_id} (${r.status}); control ${r.control}; primary metric ${primaryName}`);
   out.push(`Options: prior ${r.options.prior}, sequential ${r.options.sequential ? 'yes' : 'no'}, alpha ${r.options.alpha}; generated ${r.generated_at}`);
 
-  out.push('', formatTable(r.variants.map((v) => ({
-    variant: v.key, version: v.version, weight: pct(v.weight), users: v.users, runs: v.runs, errors: v.errored_runs,
-    p50_ms: v.latency_ms.p50, p95_ms: v.latency_ms.p95, tokens: v.tokens.total,
-    cost_usd: usd(v.cost_usd.total), usd_per_run: usd(v.cost_usd.per_run), usd_per_success: usd(v.cost_usd.per_successful_user),
-  }))));
+  out.push(
+    '',
+    formatTable(
+      r.variants.map((v) => ({
+        variant: v.key,
+        version: v.version,
+        weight: pct(v.weight),
+        users: v.users,
+        runs: v.runs,
+        errors: v.errored_runs,
+        p50_ms: v.latency_ms.p50,
+        p95_ms: v.latency_ms.p95,
+        tokens: v.tokens.total,
+        cost_usd: usd(v.cost_usd.total),
+        usd_per_run: usd(v.cost_usd.per_run),
+        usd_per_success: usd(v.cost_usd.per_successful_user),
+      })),
+    ),
+  );
 
   const sequential = r.options.sequential;
-  const rows = r.metrics.flatMap((m) => m.variants.map((v) => {
-    const c = m.comparisons.find((x) => x.variant === v.key);
-    const row: Record<string, string | number> = {
-      metric: `${m.event_type}${m.primary ? '*' : ''}`, kind: m.kind, variant: v.key, users: v.users, with_event: v.users_with_event,
-      value: fixed(v.value),
-      lift: c ? pct(c.relative.lift, true) : '(control)',
-      ci_95: c ? range(c.relative.ci, relPct) : '',
-      p: c ? pValue(c.relative.p_value) : '',
-    };
-    if (sequential) {
-      row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
-      row.seq_p = c ? pValue(c.sequential?.p_value) : '';
-    }
-    row.p_holm = c ? pValue(c.p_value_adjusted) : '';
-    row.chance_to_win = c ? pct(c.bayes.chance_to_win) : '';
-    row.verdict = c ? c.verdict : '';
-    return row;
-  }));
+  const rows = r.metrics.flatMap((m) =>
+    m.variants.map((v) => {
+      const c = m.comparisons.find((x) => x.variant === v.key);
+      const row: Record<string, string | number> = {
+        metric: `${m.event_type}${m.primary ? '*' : ''}`,
+        kind: m.kind,
+        variant: v.key,
+        users: v.users,
+        with_event: v.users_with_event,
+        value: fixed(v.value),
+        lift: c ? pct(c.relative.lift, true) : '(control)',
+        ci_95: c ? range(c.relative.ci, relPct) : '',
+        p: c ? pValue(c.relative.p_value) : '',
+      };
+      if (sequential) {
+        row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
+        row.seq_p = c ? pValue(c.sequential?.p_value) : '';
+      }
+      row.p_holm = c ? pValue(c.p_value_adjusted) : '';
+      row.chance_to_win = c ? pct(c.bayes.chance_to_win) : '';
+      row.verdict = c ? c.verdict : '';
+      return row;
+    }),
+  );
   out.push('', rows.length > 0 ? formatTable(rows) : 'No outcomes yet.');
   if (rows.length > 0) out.push('(* primary metric; lift and intervals are relative to control; p_holm: Holm-adjusted across variants × metrics)');
 
   // Labels belong to an event type, not to a metric kind: list each event type once.
   const labelled = new Map<string, string>();
   for (const m of r.metrics) {
-    const parts = m.variants.filter((v) => Object.keys(v.labels).length > 0)
-      .map((v) => `${v.key}: ${Object.entries(v.labels).map(([label, n]) => `${label}=${n}`).join(' ')}`);
+    const parts = m.variants
+      .filter((v) => Object.keys(v.labels).length > 0)
+      .map(
+        (v) =>
+          `${v.key}: ${Object.entries(v.labels)
+            .map(([label, n]) => `${label}=${n}`)
+            .join(' ')}`,
+      );
     if (parts.length > 0 && !labelled.has(m.event_type)) labelled.set(m.event_type, `  ${m.event_type}  ${parts.join('; ')}`);
   }
   if (labelled.size > 0) out.push('', 'Labels (outcomes per label):', ...labelled.values());
 
   if (r.primary) {
-    const mde = r.primary.mde_relative === null ? 'not computable yet (needs users, variation and a non-zero control)' : `±${(r.primary.mde_relative * 100).toFixed(1)}% relative`;
+    const mde =
+      r.primary.mde_relative === null
+        ? 'not computable yet (needs users, variation and a non-zero control)'
+        : `±${(r.primary.mde_relative * 100).toFixed(1)}% relative`;
     out.push('', `Minimum detectable effect on ${r.primary.event_type} ${r.primary.kind} at the current sample (80% power): ${mde}`);
   }
 
   const srm = r.health.srm;
-  const srmText = !srm.checked ? 'not checked yet (needs 8 users per variant)' : srm.flagged ? 'MISMATCH: exposures do not follow the weights; do not trust these results' : 'ok';
+  const srmText = !srm.checked
+    ? 'not checked yet (needs 8 users per variant)'
+    : srm.flagged
+      ? 'MISMATCH: exposures do not follow the weights; do not trust these results'
+      : 'ok';
   out.push('', `Sample ratio: chi-square ${fixed(srm.chi_square)} (df ${srm.df}), p ${pValue(srm.p_value)}: ${srmText}`);
   out.push(`Users seen in more than one variant: ${r.health.users_in_multiple_variants}`);
   out.push(`Unattributed outcomes of the prompt during the experiment: ${r.health.unattributed_outcomes}`);
@@ -90,7 +123,9 @@ function oneOf<T extends string>(allowed: readonly T[]) {
 }
 
 export function addResultsCommand(experiments: Command, withProjectStore: WithProjectStore): void {
-  experiments.command('results <experiment_id>').description('results and statistics of an experiment (as GET /experiments/{id}/results)')
+  experiments
+    .command('results <experiment_id>')
+    .description('results and statistics of an experiment (as GET /experiments/{id}/results)')
     .option('--project <name>', 'project name', 'default')
     .option('--sequential', 'always-valid intervals and p-values (safe to look every day)', false)
     .option('--prior <prior>', 'Bayesian prior on the relative lift: flat | proper', oneOf(['flat', 'proper'] as const), 'flat')
@@ -99,5 +134,6 @@ export function addResultsCommand(experiments: Command, withProjectStore: WithPr
       withProjectStore(opts.project, async (store, projectId) => {
         const report = createResultsService(store).results(projectId, id, { sequential: opts.sequential, prior: opts.prior });
         process.stdout.write(renderResults(report, opts.format));
-      }));
+      }),
+    );
 }

@@ -38,9 +38,7 @@ export function loadMigrations(dir: string): Migration[] {
 export function migrate(db: Db, migrations: Migration[]): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-  );
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const done: number[] = [];
   for (const migration of migrations) {
@@ -55,8 +53,6 @@ export function migrate(db: Db, migrations: Migration[]): number[] {
 }
 
 export function pendingMigrations(db: Db, migrations: Migration[]): number {
-  const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[],
-  );
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   return migrations.filter((m) => !applied.has(m.version)).length;
 }

@@ -50,7 +50,6 @@ export interface ListPage<Row> {
   nextCursor: string | null;
 }
 
-
 const LITERAL = /^[a-z_]{1,32}$/;
 
 /** The statements one page runs (with their arguments), apart from running them: tests read their plans. */
@@ -96,15 +95,17 @@ export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStat
   // time range over the filter, and would then read the whole range to find the filter's rows.
   const from = `${req.table} INDEXED BY ${primary?.index ?? req.index}`;
   const order = `ORDER BY created_at DESC, ${key} DESC`;
-  const page = residual.length === 0
-    ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
-    : {
-      sql: `SELECT ${key} AS id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
-      args: [...residual.map((f) => f.value), ...args, SCAN_BUDGET],
-      scanned: true,
-    };
+  const page =
+    residual.length === 0
+      ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
+      : {
+          sql: `SELECT ${key} AS id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
+          args: [...residual.map((f) => f.value), ...args, SCAN_BUDGET],
+          scanned: true,
+        };
   return {
-    cursor: req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, req.cursor] },
+    cursor:
+      req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, req.cursor] },
     page,
     fetch: { sql: `SELECT ${req.columns} FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, 'x'] },
   };

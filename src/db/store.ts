@@ -12,7 +12,6 @@ export interface Store {
   readonly clock: Clock;
 }
 
-
 /** Opens the database file, applies pending migrations, and attaches the group-commit writer. */
 export function openStore(dataDir: string, durability: Durability, clock: Clock = systemClock): Store & { migrations: Migration[] } {
   const db = openDatabase(dataDir, durability);

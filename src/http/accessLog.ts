@@ -12,18 +12,21 @@ const SECRET_VALUE = /^(pl_[a-z]_|sk-|sk_|gsk_|AIza|ghp_|xox[abp]-|eyJ|Bearer\s)
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
-  const params = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq === -1) return pair;
-    const name = pair.slice(0, eq);
-    let value: string;
-    try {
-      value = decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
-    } catch {
-      value = pair.slice(eq + 1);
-    }
-    return SECRET_NAME.test(name) || SECRET_VALUE.test(value) ? `${name}=[redacted]` : pair;
-  });
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1) return pair;
+      const name = pair.slice(0, eq);
+      let value: string;
+      try {
+        value = decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
+      } catch {
+        value = pair.slice(eq + 1);
+      }
+      return SECRET_NAME.test(name) || SECRET_VALUE.test(value) ? `${name}=[redacted]` : pair;
+    });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 

@@ -2,11 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodePythonJson } from './pythonJson.js';
 import type { ErrorItem } from './pydanticValidator.js';
 
-export type BodyResult =
-  | { kind: 'missing' }
-  | { kind: 'value'; value: unknown }
-  | { kind: 'undecodable' }
-  | { kind: 'json_invalid'; item: ErrorItem };
+export type BodyResult = { kind: 'missing' } | { kind: 'value'; value: unknown } | { kind: 'undecodable' } | { kind: 'json_invalid'; item: ErrorItem };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

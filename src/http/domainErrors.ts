@@ -51,7 +51,11 @@ export function sendDomainError(error: unknown, req: FastifyRequest, reply: Fast
   else if (error instanceof Invalid) {
     const empty = { raw: undefined, validated: undefined };
     const known = parts ?? { body: empty, query: empty, path: empty, header: { raw: req.headers, validated: undefined } };
-    sendDetail(reply, 422, error.issues.map((issue) => toErrorItem(issue, known)));
+    sendDetail(
+      reply,
+      422,
+      error.issues.map((issue) => toErrorItem(issue, known)),
+    );
   } else if (error instanceof ModelCallError) {
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     sendDetail(reply, MODEL_STATUS[error.kind], error.message);

@@ -14,15 +14,7 @@ function isRustWhitespace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0x85) return false;
   return (
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
   );
 }
 
@@ -116,9 +108,19 @@ function stripLeadingZeros(s: string): string | undefined {
 export function parseBoolStr(s: string): boolean | undefined {
   if (s.length > 5) return undefined;
   switch (s.toLowerCase()) {
-    case '1': case 't': case 'y': case 'on': case 'yes': case 'true':
+    case '1':
+    case 't':
+    case 'y':
+    case 'on':
+    case 'yes':
+    case 'true':
       return true;
-    case '0': case 'f': case 'n': case 'no': case 'off': case 'false':
+    case '0':
+    case 'f':
+    case 'n':
+    case 'no':
+    case 'off':
+    case 'false':
       return false;
     default:
       return undefined;

@@ -32,11 +32,7 @@ export interface ValidateOptions {
 const compiledLax = new WeakMap<TSchema, Check>();
 const compiledStrict = new WeakMap<TSchema, Check>();
 
-export function validateValue(
-  schema: TSchema,
-  value: unknown,
-  options: ValidateOptions,
-): { value: unknown; errors: ErrorItem[] } {
+export function validateValue(schema: TSchema, value: unknown, options: ValidateOptions): { value: unknown; errors: ErrorItem[] } {
   const cache = options.strict ? compiledStrict : compiledLax;
   let check = cache.get(schema);
   if (check === undefined) {
@@ -200,8 +196,7 @@ interface Prop {
 function compileObject(schema: Schema, strictOption: boolean): Check {
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  const forbid =
-    schema.additionalProperties === false ? true : schema.additionalProperties === true ? false : strictOption;
+  const forbid = schema.additionalProperties === false ? true : schema.additionalProperties === true ? false : strictOption;
   const props: Prop[] = Object.entries(properties).map(([name, s]) => ({
     name,
     check: compile(s, strictOption),

@@ -35,8 +35,7 @@ export function decodePythonJson(text: string): PythonJsonResult {
 }
 
 function mayExceedPythonLimits(text: string): boolean {
-  return (text.length > MAX_NESTING_DEPTH * 2 && nestsDeeperThan(text, MAX_NESTING_DEPTH))
-    || (text.length > INT_MAX_STR_DIGITS && TOO_MANY_DIGITS.test(text));
+  return (text.length > MAX_NESTING_DEPTH * 2 && nestsDeeperThan(text, MAX_NESTING_DEPTH)) || (text.length > INT_MAX_STR_DIGITS && TOO_MANY_DIGITS.test(text));
 }
 
 /**

@@ -51,8 +51,9 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   params?: P;
   response: Record<number, TSchema>;
   /** Runs after validation and authentication; may throw HttpError / ValidationFailed. */
-  handler: (ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>) =>
-    Promise<RouteResult> | RouteResult;
+  handler: (
+    ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>,
+  ) => Promise<RouteResult> | RouteResult;
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
@@ -63,9 +64,13 @@ function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: tru
     return;
   }
   reply.header('retry-after', String(decision.retryAfterSeconds));
-  sendDetail(reply, 429, decision.reason === 'rate_limited'
-    ? `Rate limit exceeded: ${decision.limitPerMinute} requests per minute for this API key`
-    : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`);
+  sendDetail(
+    reply,
+    429,
+    decision.reason === 'rate_limited'
+      ? `Rate limit exceeded: ${decision.limitPerMinute} requests per minute for this API key`
+      : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`,
+  );
 }
 const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
@@ -136,7 +141,16 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
 ): void {
   const table = routeTables.get(app) ?? [];
   routeTables.set(app, table);
-  table.push({ method: spec.method, url: spec.url, role: spec.role, strict: spec.strict, body: spec.body, bodyOptional: spec.bodyOptional ?? false, query: spec.query, params: spec.params });
+  table.push({
+    method: spec.method,
+    url: spec.url,
+    role: spec.role,
+    strict: spec.strict,
+    body: spec.body,
+    bodyOptional: spec.bodyOptional ?? false,
+    query: spec.query,
+    params: spec.params,
+  });
   const minRank = ROLE_RANK[spec.role];
   const strict = spec.strict;
 

@@ -52,8 +52,13 @@ export function missingInputs(names: readonly string[]): Invalid {
 
 /** An experiment runs on the prompt, so the call must say which user it is for. */
 export function userIdRequired(experimentId: string, promptId: string): Invalid {
-  return new Invalid([{
-    part: 'body', path: ['external_user_id'], kind: 'missing', reason: 'an experiment is running',
-    context: { reason: `experiment ${experimentId} is running on prompt ${promptId}` },
-  }]);
+  return new Invalid([
+    {
+      part: 'body',
+      path: ['external_user_id'],
+      kind: 'missing',
+      reason: 'an experiment is running',
+      context: { reason: `experiment ${experimentId} is running on prompt ${promptId}` },
+    },
+  ]);
 }

@@ -40,8 +40,7 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
   async function execute(req: ModelRequest): Promise<ModelResult> {
     const startedAt = performance.now();
     const attempts: AttemptRecord[] = [];
-    const fail: AttemptContext['fail'] = (kind, message, extra = {}) =>
-      new ModelCallError(kind, message, attempts, since(startedAt), extra);
+    const fail: AttemptContext['fail'] = (kind, message, extra = {}) => new ModelCallError(kind, message, attempts, since(startedAt), extra);
 
     // One signal stops everything in flight (call, queue wait, backoff): the request deadline or
     // the caller going away.
@@ -55,11 +54,19 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
     req.signal?.addEventListener('abort', onClientAbort, { once: true });
     if (req.signal?.aborted) stop.abort();
     const ctx: AttemptContext = {
-      settings, startedAt, stop: stop.signal, attempts, logger, fail, sleep: opts.sleep, random: opts.random ?? Math.random,
+      settings,
+      startedAt,
+      stop: stop.signal,
+      attempts,
+      logger,
+      fail,
+      sleep: opts.sleep,
+      random: opts.random ?? Math.random,
       deadlineHit: () => deadlineHit,
-      stopError: () => deadlineHit
-        ? fail('timeout', `Model provider timed out after ${settings.requestDeadlineMs} ms`)
-        : new ModelCallError('failed', 'Model provider error: request aborted by the client', attempts, since(startedAt), { clientAborted: true }),
+      stopError: () =>
+        deadlineHit
+          ? fail('timeout', `Model provider timed out after ${settings.requestDeadlineMs} ms`)
+          : new ModelCallError('failed', 'Model provider error: request aborted by the client', attempts, since(startedAt), { clientAborted: true }),
     };
 
     try {
@@ -89,7 +96,14 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
     }
   }
 
-  function buildResult(req: ModelRequest, provider: ChatProvider, model: string, answer: ChatAnswer, attempts: AttemptRecord[], latencyMs: number): ModelResult {
+  function buildResult(
+    req: ModelRequest,
+    provider: ChatProvider,
+    model: string,
+    answer: ChatAnswer,
+    attempts: AttemptRecord[],
+    latencyMs: number,
+  ): ModelResult {
     const reported = answer.reportedModel ?? model;
     let usage = answer.usage;
     let tokensEstimated = answer.usageEstimated ?? false;

@@ -41,10 +41,7 @@ function picoPerToken(usdPerMTok: number): bigint {
   return BigInt(Math.round(usdPerMTok * 1e6));
 }
 
-type Resolved =
-  | { kind: 'override'; price: PriceOverride }
-  | { kind: 'genai'; modelPrice: ModelPrice }
-  | { kind: 'unknown' };
+type Resolved = { kind: 'override'; price: PriceOverride } | { kind: 'genai'; modelPrice: ModelPrice } | { kind: 'unknown' };
 
 /** genai-prices has time-of-day prices (e.g. off-peak discounts), so its answers expire. */
 const GENAI_TTL_MS = 60_000;
@@ -66,13 +63,7 @@ export class PriceBook {
    * `requestedModel` is tried after it. `baseURL` lets genai-prices recognise a provider that
    * the operator named differently (e.g. "myrouter" pointing at openrouter.ai).
    */
-  cost(
-    provider: string,
-    baseURL: string | undefined,
-    requestedModel: string,
-    reportedModel: string,
-    usage: TokenUsage,
-  ): Cost {
+  cost(provider: string, baseURL: string | undefined, requestedModel: string, reportedModel: string, usage: TokenUsage): Cost {
     const resolved = this.resolve(provider, baseURL, requestedModel, reportedModel);
     if (resolved.kind === 'unknown') {
       this.warnOnce(provider, reportedModel);
@@ -123,10 +114,7 @@ export class PriceBook {
     if (this.warned.has(key)) return;
     if (this.warned.size >= MAX_CACHE) this.warned.clear();
     this.warned.add(key);
-    this.logger.warn(
-      { model: key },
-      'no price known for this model: its runs cost 0 with cost_known=false (add it to PROMPTLINE_PRICES_FILE)',
-    );
+    this.logger.warn({ model: key }, 'no price known for this model: its runs cost 0 with cost_known=false (add it to PROMPTLINE_PRICES_FILE)');
   }
 }
 

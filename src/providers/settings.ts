@@ -67,8 +67,7 @@ export function parseProviderEnv(env: Record<string, string | undefined>): {
     const baseURL = env.OPENAI_BASE_URL;
     providers.openai = {
       name: 'openai',
-      baseURL:
-        baseURL === undefined || baseURL === '' ? undefined : checkUrl('OPENAI_BASE_URL', baseURL, errors),
+      baseURL: baseURL === undefined || baseURL === '' ? undefined : checkUrl('OPENAI_BASE_URL', baseURL, errors),
       apiKey: openaiKey,
       timeoutMs: defaultTimeoutMs,
       maxConcurrency: 64,
@@ -83,9 +82,7 @@ export function parseProviderEnv(env: Record<string, string | undefined>): {
     const suffix = SUFFIXES.find((s) => rest.endsWith(s) && rest.length > s.length);
     const rawName = suffix ? rest.slice(0, -suffix.length) : '';
     if (!suffix || !NAME_RE.test(rawName)) {
-      errors.push(
-        `${key} is not a recognised variable: expected ${PREFIX}<NAME>_BASE_URL, _API_KEY, _TIMEOUT_MS or _MAX_CONCURRENCY`,
-      );
+      errors.push(`${key} is not a recognised variable: expected ${PREFIX}<NAME>_BASE_URL, _API_KEY, _TIMEOUT_MS or _MAX_CONCURRENCY`);
       continue;
     }
     const group = groups.get(rawName) ?? {};
@@ -173,9 +170,7 @@ export function loadPriceOverrides(path: string, errors: string[]): Record<strin
     const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
     const cached = v.cached_input ?? v.input;
     if (!isPrice(v.input) || !isPrice(v.output) || !isPrice(cached)) {
-      errors.push(
-        `${where}: ${JSON.stringify(key)} needs non-negative numbers "input", "output" and optionally "cached_input" (USD per million tokens)`,
-      );
+      errors.push(`${where}: ${JSON.stringify(key)} needs non-negative numbers "input", "output" and optionally "cached_input" (USD per million tokens)`);
       continue;
     }
     const provider = key.slice(0, slash).toLowerCase();

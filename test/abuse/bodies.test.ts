@@ -34,9 +34,15 @@ describe('every string field of the runtime endpoints has a maximum length', () 
     const before = [count('outcomes'), count('runs')];
     const res = await t.request('POST', url, { key: runtime, body: { ...base, [field]: long(max) } });
     expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual([{
-      type: 'string_too_long', loc: ['body', field], msg: `String should have at most ${max} characters`, input: long(max), ctx: { max_length: max },
-    }]);
+    expect(res.json.detail).toEqual([
+      {
+        type: 'string_too_long',
+        loc: ['body', field],
+        msg: `String should have at most ${max} characters`,
+        input: long(max),
+        ctx: { max_length: max },
+      },
+    ]);
     expect([count('outcomes'), count('runs')]).toEqual(before);
     // Exactly the maximum is accepted (validation passes; an unknown prompt is then a 404).
     const atMax = await t.request('POST', url, { key: runtime, body: { ...base, [field]: 'x'.repeat(max) } });
@@ -48,7 +54,9 @@ describe('every string field of the runtime endpoints has a maximum length', () 
     const res = await t.request('POST', url, { key: runtime, body: { prompt_id: 'p', inputs } });
     expect(res.status).toBe(422);
     expect(res.json.detail[0]).toMatchObject({
-      type: 'too_long', loc: ['body', 'inputs'], msg: 'Dictionary should have at most 256 items after validation, not 257',
+      type: 'too_long',
+      loc: ['body', 'inputs'],
+      msg: 'Dictionary should have at most 256 items after validation, not 257',
       ctx: { field_type: 'Dictionary', max_length: 256, actual_length: 257 },
     });
   });

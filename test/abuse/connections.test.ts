@@ -43,12 +43,15 @@ function rawExchange(chunks: string[], { gapMs = 0 } = {}): Promise<{ answer: st
 
 async function normalRequestWorks(): Promise<void> {
   const res = await fetch(`http://127.0.0.1:${port}/get_prompt`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY }, body: JSON.stringify({ prompt_id: 'p', inputs: { name: 'A' } }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+    body: JSON.stringify({ prompt_id: 'p', inputs: { name: 'A' } }),
   });
   expect(await res.json()).toMatchObject({ prompt_text: 'Hi A' });
 }
 
-const head = (length: number) => `POST /track_outcome HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: nope\r\nContent-Length: ${length}\r\n\r\n`;
+const head = (length: number) =>
+  `POST /track_outcome HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: nope\r\nContent-Length: ${length}\r\n\r\n`;
 
 describe('slow and stalled clients are cut by the server', () => {
   it('a body that stops arriving (Content-Length 100, 13 bytes sent) gets 408 and the connection closed', async () => {

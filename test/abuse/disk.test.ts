@@ -22,7 +22,8 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
     await t.cleanup();
   });
 
-  const track = (i: number) => t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'p', external_user_id: `u${i}`, value: 'v'.repeat(4000) } });
+  const track = (i: number) =>
+    t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'p', external_user_id: `u${i}`, value: 'v'.repeat(4000) } });
 
   it('answers 507 for writes, keeps reads, and reports not ready until a probe write commits again', async () => {
     expect((await t.request('GET', '/readyz', { key: null })).status).toBe(200);
@@ -74,7 +75,8 @@ describe.skipIf(mount === null)('a real full disk (tmpfs of 8 MiB; skipped unles
 
   const call = async (p: string, body?: unknown) => {
     const res = await fetch(`${server.origin}${p}`, {
-      method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, text: await res.text() };

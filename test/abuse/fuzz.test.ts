@@ -24,17 +24,48 @@ const random = prng(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const int = (n: number) => Math.floor(random() * n);
 
-const STRINGS = ['', 'a', 'welcome', 'p', 'x'.repeat(300), '../../etc/passwd', '%00', '\u0000', 'é😀', '{{a}}', '{{#a}}{{/a}}', '{{> p}}', 'null', '1e400', 'true', ' ', 'pl_a_x', 'exp_ab', 'control', 'production', '2026-01-01T00:00:00Z'];
+const STRINGS = [
+  '',
+  'a',
+  'welcome',
+  'p',
+  'x'.repeat(300),
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  'é😀',
+  '{{a}}',
+  '{{#a}}{{/a}}',
+  '{{> p}}',
+  'null',
+  '1e400',
+  'true',
+  ' ',
+  'pl_a_x',
+  'exp_ab',
+  'control',
+  'production',
+  '2026-01-01T00:00:00Z',
+];
 
 function jsonValue(depth: number): unknown {
   switch (int(depth > 3 ? 6 : 9)) {
-    case 0: return null;
-    case 1: return random() < 0.5;
-    case 2: return pick([0, 1, -1, 0.5, 1e300, -0, 2 ** 53 + 1, 1e-320, 42]);
-    case 3: case 4: case 5: return pick(STRINGS);
-    case 6: return Array.from({ length: int(4) }, () => jsonValue(depth + 1));
-    case 7: return Object.fromEntries(Array.from({ length: int(4) }, () => [pick(STRINGS), jsonValue(depth + 1)]));
-    default: return { [pick(STRINGS)]: jsonValue(depth + 1) };
+    case 0:
+      return null;
+    case 1:
+      return random() < 0.5;
+    case 2:
+      return pick([0, 1, -1, 0.5, 1e300, -0, 2 ** 53 + 1, 1e-320, 42]);
+    case 3:
+    case 4:
+    case 5:
+      return pick(STRINGS);
+    case 6:
+      return Array.from({ length: int(4) }, () => jsonValue(depth + 1));
+    case 7:
+      return Object.fromEntries(Array.from({ length: int(4) }, () => [pick(STRINGS), jsonValue(depth + 1)]));
+    default:
+      return { [pick(STRINGS)]: jsonValue(depth + 1) };
   }
 }
 
@@ -57,14 +88,27 @@ function validFor(schema: Schema, depth = 0): unknown {
       const re = schema.pattern ? new RegExp(schema.pattern) : null;
       return pick(candidates.filter((c) => !re || re.test(c)).concat(re ? [] : STRINGS));
     }
-    case 'Integer': case 'Number': return Math.max(schema.minimum ?? 1, pick([1, 2, 3]));
-    case 'Boolean': return random() < 0.5;
-    case 'Literal': return schema.const;
-    case 'Union': return validFor(pick(schema.anyOf ?? []), depth);
-    case 'Array': return depth > 3 ? [] : Array.from({ length: 1 + int(2) }, () => validFor(schema.items!, depth + 1));
-    case 'Record': return { name: validFor(Object.values(schema.patternProperties ?? {})[0] ?? {}, depth + 1) };
-    case 'Object': return Object.fromEntries(Object.entries(schema.properties ?? {}).filter(() => random() < 0.8).map(([k, v]) => [k, validFor(v, depth + 1)]));
-    default: return jsonValue(3);
+    case 'Integer':
+    case 'Number':
+      return Math.max(schema.minimum ?? 1, pick([1, 2, 3]));
+    case 'Boolean':
+      return random() < 0.5;
+    case 'Literal':
+      return schema.const;
+    case 'Union':
+      return validFor(pick(schema.anyOf ?? []), depth);
+    case 'Array':
+      return depth > 3 ? [] : Array.from({ length: 1 + int(2) }, () => validFor(schema.items!, depth + 1));
+    case 'Record':
+      return { name: validFor(Object.values(schema.patternProperties ?? {})[0] ?? {}, depth + 1) };
+    case 'Object':
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {})
+          .filter(() => random() < 0.8)
+          .map(([k, v]) => [k, validFor(v, depth + 1)]),
+      );
+    default:
+      return jsonValue(3);
   }
 }
 
@@ -87,7 +131,11 @@ function rawBody(route: RouteEntry): { raw?: string | Buffer; body?: unknown; co
   if (roll < 0.55) return { body: bodyFor(route) };
   if (roll < 0.7) return { body: jsonValue(0) };
   if (roll < 0.8) return { raw: JSON.stringify(bodyFor(route)).slice(0, int(40)), contentType: 'application/json' };
-  if (roll < 0.9) return { raw: Buffer.from(Array.from({ length: int(64) }, () => int(256))), contentType: pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json']) };
+  if (roll < 0.9)
+    return {
+      raw: Buffer.from(Array.from({ length: int(64) }, () => int(256))),
+      contentType: pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json']),
+    };
   return { raw: `{"a":${'['.repeat(int(3000))}` };
 }
 
@@ -100,7 +148,8 @@ function pathFor(route: RouteEntry): string {
 
 function queryFor(route: RouteEntry): string {
   const properties = (route.query as Schema | undefined)?.properties ?? {};
-  const parts = [...Object.keys(properties), 'junk'].filter(() => random() < 0.4)
+  const parts = [...Object.keys(properties), 'junk']
+    .filter(() => random() < 0.4)
     .map((n) => `${encodeURIComponent(n)}=${encodeURIComponent(String(random() < 0.6 && properties[n] ? validFor(properties[n]) : jsonValue(3)))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
@@ -111,7 +160,16 @@ beforeAll(async () => {
   t = await startTestApp();
   await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}} {{#items}}{{.}}{{/items}}' } });
   await t.request('POST', '/prompts/p/versions', { body: { template: 'Hello {{name}}' } });
-  await t.request('POST', '/experiments', { body: { experiment_id: 'exp_ab', prompt_id: 'p', variants: [{ key: 'control', version: 1 }, { key: 'b', version: 1 }] } });
+  await t.request('POST', '/experiments', {
+    body: {
+      experiment_id: 'exp_ab',
+      prompt_id: 'p',
+      variants: [
+        { key: 'control', version: 1 },
+        { key: 'b', version: 1 },
+      ],
+    },
+  });
   keys = [undefined as unknown as null, undefined as unknown as null, await t.keyFor('runtime'), await t.keyFor('read'), null, 'pl_a_wrong', ''];
 });
 afterAll(async () => t.cleanup());
@@ -128,7 +186,9 @@ describe(`fuzzing every route (seed ${SEED})`, () => {
         const url = `${pathFor(route)}${queryFor(route)}`;
         const payload = route.body || random() < 0.1 ? rawBody(route) : {};
         const res = await t.request(route.method as string, url, {
-          key: pick(keys), ...payload, ...(payload.contentType ? { headers: { 'content-type': payload.contentType } } : {}),
+          key: pick(keys),
+          ...payload,
+          ...(payload.contentType ? { headers: { 'content-type': payload.contentType } } : {}),
         });
         sent++;
         if (res.status < 300) reachedHandler.add(`${route.method} ${route.url}`);

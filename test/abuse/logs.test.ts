@@ -17,7 +17,12 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const logLines = () => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const logLines = () =>
+  server
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('log lines a client can cause', () => {
   it('a client that disconnects mid-upload leaves no error line', async () => {
@@ -25,7 +30,9 @@ describe('log lines a client can cause', () => {
     for (let i = 0; i < 20; i++) {
       await new Promise<void>((resolve) => {
         const socket = net.connect(Number(port), '127.0.0.1', () => {
-          socket.write(`POST /track_outcome HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${ADMIN}\r\nContent-Length: 1000\r\n\r\n{"prompt_id":`);
+          socket.write(
+            `POST /track_outcome HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${ADMIN}\r\nContent-Length: 1000\r\n\r\n{"prompt_id":`,
+          );
           setTimeout(() => socket.destroy(), 20);
         });
         socket.on('close', () => resolve());
@@ -44,7 +51,9 @@ describe('log lines a client can cause', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(server.output()).not.toContain(leaked);
     expect(server.output()).not.toContain(ADMIN);
-    const urls = logLines().filter((l) => l.msg === 'request').map((l) => l.url);
+    const urls = logLines()
+      .filter((l) => l.msg === 'request')
+      .map((l) => l.url);
     expect(urls).toContain('/runs?api_key=[redacted]&limit=1');
     expect(urls).toContain('/nowhere?q=[redacted]');
   });

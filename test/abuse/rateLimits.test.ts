@@ -56,9 +56,14 @@ describe('PATCH /keys/{key_id}', () => {
     const res = await t.request('PATCH', `/keys/${target}`, { body: { rate_limit_per_minute: -1, role: 'admin' } });
     expect(res.status).toBe(422);
     expect(res.json.detail.map((d: { type: string; loc: string[] }) => [d.type, d.loc.join('.')])).toEqual([
-      ['greater_than_equal', 'body.rate_limit_per_minute'], ['extra_forbidden', 'body.role'],
+      ['greater_than_equal', 'body.rate_limit_per_minute'],
+      ['extra_forbidden', 'body.role'],
     ]);
-    expect((await t.request('GET', '/keys')).json.data.find((k: { key_id: string }) => k.key_id === target)).toMatchObject({ name: 'target', rate_limit_per_minute: null, role: 'read' });
+    expect((await t.request('GET', '/keys')).json.data.find((k: { key_id: string }) => k.key_id === target)).toMatchObject({
+      name: 'target',
+      rate_limit_per_minute: null,
+      role: 'read',
+    });
   });
 
   it('needs a key (422), a valid one (401), the admin role (403), and a key of this project (404)', async () => {

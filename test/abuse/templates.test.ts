@@ -17,7 +17,13 @@ beforeAll(async () => {
   await t.request('POST', '/prompts', { body: { prompt_id: 'items', template: 'Items: {{#items}}{{user}}{{/items}}' } });
   await t.request('POST', '/prompts', { body: { prompt_id: 'echoes', template: '{{x}}'.repeat(5000) } });
   await t.request('POST', '/prompts', {
-    body: { prompt_id: 'chat', messages: [{ role: 'system', content: '{{x}}{{x}}{{x}}' }, { role: 'user', content: '{{x}}{{x}}{{x}}' }] },
+    body: {
+      prompt_id: 'chat',
+      messages: [
+        { role: 'system', content: '{{x}}{{x}}{{x}}' },
+        { role: 'user', content: '{{x}}{{x}}{{x}}' },
+      ],
+    },
   });
 });
 afterAll(async () => t.cleanup());
@@ -62,7 +68,9 @@ describe('template bombs are refused by the render budget', () => {
     try {
       await tight.request('POST', '/prompts', { body: { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' } });
       const steps = await tight.request('POST', '/get_prompt', { body: { prompt_id: 'grid', inputs: { rows: zeros(100), cols: zeros(100) } } });
-      expect(steps.json.detail[0].msg).toBe('Value error, rendering would take more than 10000 steps (PROMPTLINE_RENDER_MAX_STEPS): the inputs repeat sections too often');
+      expect(steps.json.detail[0].msg).toBe(
+        'Value error, rendering would take more than 10000 steps (PROMPTLINE_RENDER_MAX_STEPS): the inputs repeat sections too often',
+      );
       const fits = await tight.request('POST', '/get_prompt', { body: { prompt_id: 'grid', inputs: { rows: zeros(60), cols: zeros(60) } } });
       expect(fits.json.prompt_text).toBe('.'.repeat(3600));
     } finally {
@@ -106,8 +114,10 @@ describe('template shapes are limited when a version is created', () => {
   it('a version stored before these rules answers a clear 409 at run time, never a 500', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'legacy' } });
     const project = t.store.db.prepare("SELECT id FROM projects WHERE name = 'default'").pluck().get();
-    t.store.db.prepare(`INSERT INTO prompt_versions (project_id, prompt_id, version, template, params, fallbacks, variables, created_at)
-      VALUES (?, 'legacy', 1, ?, '{}', '[]', '["a"]', '2026-01-01T00:00:00.000Z')`).run(project, nest(3525));
+    t.store.db
+      .prepare(`INSERT INTO prompt_versions (project_id, prompt_id, version, template, params, fallbacks, variables, created_at)
+      VALUES (?, 'legacy', 1, ?, '{}', '[]', '["a"]', '2026-01-01T00:00:00.000Z')`)
+      .run(project, nest(3525));
     const res = await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'legacy', inputs: { a: [1] } } });
     expect(res.status).toBe(409);
     expect(res.json.detail).toBe("Prompt 'legacy' version 1 cannot be served (sections nest deeper than 32 levels): create a new version");

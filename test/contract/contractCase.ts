@@ -58,8 +58,7 @@ export const H = (extra: Record<string, string | string[]> = {}): Record<string,
 });
 
 /** Headers without the key. */
-export const NOKEY = (contentType: string | null = JSON_CT): Record<string, string> =>
-  (contentType === null ? {} : { 'content-type': contentType });
+export const NOKEY = (contentType: string | null = JSON_CT): Record<string, string> => (contentType === null ? {} : { 'content-type': contentType });
 
 type Opts = Partial<Omit<ContractCase, 'name' | 'method' | 'path' | 'status' | 'body' | 'rawBody'>>;
 
@@ -79,8 +78,7 @@ export const INVALID_KEY = '{"detail":"Invalid API key"}';
 export const TOO_LARGE = '{"detail":"Request body too large"}';
 
 /** Item builders; `input` is the exact serialised JSON of the echoed value. */
-export const missing = (field: string, input: string): string =>
-  `{"type":"missing","loc":["body","${field}"],"msg":"Field required","input":${input}}`;
+export const missing = (field: string, input: string): string => `{"type":"missing","loc":["body","${field}"],"msg":"Field required","input":${input}}`;
 export const stringType = (loc: string, input: string): string =>
   `{"type":"string_type","loc":[${loc}],"msg":"Input should be a valid string","input":${input}}`;
 export const dictType = (loc: string, input: string): string =>
@@ -91,8 +89,7 @@ export const jsonInvalid = (pos: number, msg: string): string =>
   detail(`{"type":"json_invalid","loc":["body",${pos}],"msg":"JSON decode error","input":{},"ctx":{"error":${JSON.stringify(msg)}}}`);
 export const boolParsing = (input: string): string =>
   `{"type":"bool_parsing","loc":["body","is_success"],"msg":"Input should be a valid boolean, unable to interpret input","input":${input}}`;
-export const boolType = (input: string): string =>
-  `{"type":"bool_type","loc":["body","is_success"],"msg":"Input should be a valid boolean","input":${input}}`;
+export const boolType = (input: string): string => `{"type":"bool_type","loc":["body","is_success"],"msg":"Input should be a valid boolean","input":${input}}`;
 export const floatParsing = (input: string): string =>
   `{"type":"float_parsing","loc":["body","numeric_value"],"msg":"Input should be a valid number, unable to parse string as a number","input":${input}}`;
 export const floatType = (input: string): string =>

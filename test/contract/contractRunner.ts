@@ -33,14 +33,22 @@ export async function startContractApp(): Promise<ContractContext> {
   await must(t, 'POST', '/prompts', { prompt_id: 'support', template: 'Hello {{name}}, about {{topic}}' });
   await must(t, 'POST', '/prompts', {
     prompt_id: 'chat',
-    messages: [{ role: 'system', content: 'You are {{tone}}.' }, { role: 'user', content: '{{question}}' }],
+    messages: [
+      { role: 'system', content: 'You are {{tone}}.' },
+      { role: 'user', content: '{{question}}' },
+    ],
   });
   // A running experiment whose weights put every user (hash > 0) in variant b = version 2.
   await must(t, 'POST', '/prompts', { prompt_id: 'exp', template: 'V1 {{name}}' });
   await must(t, 'POST', '/prompts/exp/versions', { template: 'V2 {{name}}' });
   await must(t, 'POST', '/experiments', {
-    experiment_id: 'exp_ab', prompt_id: 'exp', seed: 'contract',
-    variants: [{ key: 'a', version: 1, weight: 0.000001 }, { key: 'b', version: 2, weight: 1_000_000 }],
+    experiment_id: 'exp_ab',
+    prompt_id: 'exp',
+    seed: 'contract',
+    variants: [
+      { key: 'a', version: 1, weight: 0.000001 },
+      { key: 'b', version: 2, weight: 1_000_000 },
+    ],
   });
   await must(t, 'POST', '/experiments/exp_ab/start');
 

@@ -18,7 +18,9 @@ function dataDir(): string {
 
 async function call(origin: string, path: string, key: string, body?: unknown, method = 'POST') {
   const res = await fetch(`${origin}${path}`, {
-    method, headers: { 'content-type': 'application/json', 'x-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
@@ -44,7 +46,9 @@ describe('crash safety', () => {
       const run = i % 4 === 0;
       const body = run ? { prompt_id: 'p', inputs: { x: String(i) } } : { prompt_id: 'p', external_user_id: `u${i}` };
       return call(server.origin, run ? '/run_prompt' : '/track_outcome', ADMIN, body).then(
-        (res) => { if (res.status === 200) acknowledged.push(res.json.run_id ?? res.json.outcome_id); },
+        (res) => {
+          if (res.status === 200) acknowledged.push(res.json.run_id ?? res.json.outcome_id);
+        },
         () => undefined, // the connection died with the server: not acknowledged
       );
     };
@@ -79,7 +83,7 @@ describe('crash safety', () => {
   });
 });
 
-describe('the promptline CLI on the server\'s database', () => {
+describe("the promptline CLI on the server's database", () => {
   it('creates projects and keys, lists and revokes them, and a running server sees it on the next request', async () => {
     const dir = dataDir();
     const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
@@ -119,7 +123,14 @@ describe('the promptline CLI on the server\'s database', () => {
     servers.push(server);
     await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
     await call(server.origin, '/prompts/p/versions', ADMIN, { template: 'B {{x}}' });
-    const spec = JSON.stringify({ experiment_id: 'e1', prompt_id: 'p', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2, weight: 3 }] });
+    const spec = JSON.stringify({
+      experiment_id: 'e1',
+      prompt_id: 'p',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2, weight: 3 },
+      ],
+    });
     const created = cli(['experiments', 'create', '--json', spec], env);
     expect(created.status, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/e1\s+p\s+draft\s+a=v1@25% b=v2@75%\s+a\s+1/);

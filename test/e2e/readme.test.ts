@@ -18,14 +18,23 @@ function block(name: string): string {
 }
 
 function expectations(script: string): RegExp[] {
-  return [...script.matchAll(/^# → (.*)$/gm)].map((m) =>
-    new RegExp(`^${m[1]!.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+  return [...script.matchAll(/^# → (.*)$/gm)].map(
+    (m) =>
+      new RegExp(
+        `^${m[1]!
+          .split('…')
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.*')}$`,
+      ),
+  );
 }
 
 /** Runs a README block; `curl` gets a newline after each answer so answers are lines. */
 function runBlock(script: string, env: Record<string, string>): string[] {
   const result = spawnSync('bash', ['-euo', 'pipefail', '-c', `curl() { command curl "$@"; echo; }\n${script}`], {
-    env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
   });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);

@@ -32,8 +32,9 @@ describe('Idempotency-Key', () => {
 
   it('lets concurrent twins store one outcome and answer the same', async () => {
     const before = count('outcomes');
-    const answers = await Promise.all(Array.from({ length: 10 }, () =>
-      t.request('POST', '/track_outcome', { body: { prompt_id: 'p', external_user_id: 'u' }, headers: withKey('burst') })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.request('POST', '/track_outcome', { body: { prompt_id: 'p', external_user_id: 'u' }, headers: withKey('burst') })),
+    );
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers[0]!.status).toBe(200);
     expect(count('outcomes')).toBe(before + 1);

@@ -24,7 +24,10 @@ describe('POST /keys', () => {
   });
 
   it('uses the role letter in the key text', async () => {
-    for (const [role, letter] of [['read', 'v'], ['admin', 'a']] as const) {
+    for (const [role, letter] of [
+      ['read', 'v'],
+      ['admin', 'a'],
+    ] as const) {
       const res = await t.request('POST', '/keys', { body: { name: role, role } });
       expect(res.json.key.startsWith(`pl_${letter}_`)).toBe(true);
     }
@@ -43,10 +46,15 @@ describe('POST /keys', () => {
     expect((await t.request('POST', '/keys', { body: { name: 'x', role: 'read', expires_at: 'soon' } })).status).toBe(422);
     const past = await t.request('POST', '/keys', { body: { name: 'old', role: 'read', expires_at: '2000-01-01T00:00:00Z' } });
     expect(past.status).toBe(422);
-    expect(past.json.detail).toEqual([{
-      type: 'value_error', loc: ['body', 'expires_at'], msg: 'Value error, expires_at must be in the future',
-      input: '2000-01-01T00:00:00Z', ctx: { error: 'expires_at must be in the future' },
-    }]);
+    expect(past.json.detail).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'expires_at'],
+        msg: 'Value error, expires_at must be in the future',
+        input: '2000-01-01T00:00:00Z',
+        ctx: { error: 'expires_at must be in the future' },
+      },
+    ]);
     expect(t.store.db.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(before);
     const future = await t.request('POST', '/keys', { body: { name: 'soon', role: 'read', expires_at: '2999-01-01T01:00:00+01:00' } });
     expect(future.status).toBe(201);
@@ -64,7 +72,7 @@ describe('POST /keys', () => {
 });
 
 describe('GET /keys and DELETE /keys/{key_id}', () => {
-  it('lists keys of the caller\'s project without secrets', async () => {
+  it("lists keys of the caller's project without secrets", async () => {
     const res = await t.request('GET', '/keys');
     expect(res.status).toBe(200);
     expect(res.json.data.length).toBeGreaterThan(0);
@@ -86,7 +94,7 @@ describe('GET /keys and DELETE /keys/{key_id}', () => {
     expect(listed.revoked_at).not.toBeNull();
   });
 
-  it('answers 404 for an unknown key id and for another project\'s key id', async () => {
+  it("answers 404 for an unknown key id and for another project's key id", async () => {
     expect((await t.request('DELETE', '/keys/key_unknown')).json).toEqual({ detail: "API key 'key_unknown' not found" });
     const otherAdmin = await t.keyFor('admin', 'other');
     const theirs = (await t.request('POST', '/keys', { key: otherAdmin, body: { name: 'theirs', role: 'read' } })).json;

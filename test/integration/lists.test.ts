@@ -10,7 +10,7 @@ let projectId: string;
 beforeAll(async () => {
   t = await startTestApp();
   await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
-  projectId = (t.store.db.prepare("SELECT id FROM projects WHERE name = 'default'").pluck().get()) as string;
+  projectId = t.store.db.prepare("SELECT id FROM projects WHERE name = 'default'").pluck().get() as string;
 });
 afterAll(async () => t.cleanup());
 
@@ -29,7 +29,10 @@ function expectPlans(request: ListRequest, index: string): void {
   expect(plan).toMatch(new RegExp(`^SEARCH ${request.table} USING (COVERING )?INDEX ${index} \\(`));
   expect(plan).not.toContain('TEMP B-TREE');
   if (cursor) expect(planOf(cursor.sql, cursor.args)).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX sqlite_autoindex_\w+ \(/);
-  if (pageStatement.scanned) expect(planOf(fetch.sql, fetch.args)).toMatch(new RegExp(`^SEARCH ${request.table} USING INDEX sqlite_autoindex_${request.table}_1 \\((project_id=\\? AND )?id=\\?\\)$`));
+  if (pageStatement.scanned)
+    expect(planOf(fetch.sql, fetch.args)).toMatch(
+      new RegExp(`^SEARCH ${request.table} USING INDEX sqlite_autoindex_${request.table}_1 \\((project_id=\\? AND )?id=\\?\\)$`),
+    );
 }
 
 describe('every list reads its rows in order from an index: no sort, no scan of the history', () => {
@@ -82,7 +85,13 @@ describe('paging through filtered lists', () => {
       for (let i = 0; i < n; i++) {
         const r = row(i);
         // Several rows share a millisecond, so the id breaks ties in the order.
-        stmt.run(`out_${String(i).padStart(32, '0')}`, projectId, r.external_user_id, r.event_type, new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3)).toISOString());
+        stmt.run(
+          `out_${String(i).padStart(32, '0')}`,
+          projectId,
+          r.external_user_id,
+          r.event_type,
+          new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3)).toISOString(),
+        );
       }
     })();
   };

@@ -16,12 +16,28 @@ describe('POST /prompts', () => {
     });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ prompt_id: 'greet', description: 'hello', latest_version: 1, labels: { production: 1 }, archived_at: null });
-    expect(res.json.version).toMatchObject({ version: 1, type: 'text', variables: ['name', 'vip'], model: null, params: {}, fallbacks: [], labels: ['production'] });
+    expect(res.json.version).toMatchObject({
+      version: 1,
+      type: 'text',
+      variables: ['name', 'vip'],
+      model: null,
+      params: {},
+      fallbacks: [],
+      labels: ['production'],
+    });
   });
 
   it('creates a chat prompt', async () => {
     const res = await t.request('POST', '/prompts', {
-      body: { prompt_id: 'chat', messages: [{ role: 'system', content: 'You are {{persona}}' }, { role: 'user', content: '{{question}}' }], model: 'echo/echo', params: { temperature: 0.2 } },
+      body: {
+        prompt_id: 'chat',
+        messages: [
+          { role: 'system', content: 'You are {{persona}}' },
+          { role: 'user', content: '{{question}}' },
+        ],
+        model: 'echo/echo',
+        params: { temperature: 0.2 },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.json.version).toMatchObject({ type: 'chat', template: null, variables: ['persona', 'question'], params: { temperature: 0.2 } });
@@ -86,7 +102,10 @@ describe('versions and labels', () => {
     expect(moved.status).toBe(200);
     expect(moved.json.labels).toEqual({ production: 2 });
     expect((await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'Ann' } } })).json).toEqual({
-      prompt_text: 'Hello Ann!', variant_assigned: null, experiment_id: null, prompt_version: 2,
+      prompt_text: 'Hello Ann!',
+      variant_assigned: null,
+      experiment_id: null,
+      prompt_version: 2,
     });
     const del = await t.request('DELETE', '/prompts/greet/labels/production');
     expect(del.status).toBe(204);
@@ -118,7 +137,9 @@ describe('versions and labels', () => {
     expect((await t.request('POST', '/prompts/greet/versions', { key: other, body: { template: 'x' } })).status).toBe(404);
     expect((await t.request('PUT', '/prompts/greet/labels/production', { key: other, body: { version: 1 } })).status).toBe(404);
     expect((await t.request('DELETE', '/prompts/greet', { key: other })).status).toBe(404);
-    expect((await t.request('POST', '/get_prompt', { key: other, body: { prompt_id: 'greet', inputs: {} } })).json).toEqual({ detail: "Prompt 'greet' not found" });
+    expect((await t.request('POST', '/get_prompt', { key: other, body: { prompt_id: 'greet', inputs: {} } })).json).toEqual({
+      detail: "Prompt 'greet' not found",
+    });
     // the same id can exist independently in another project
     expect((await t.request('POST', '/prompts', { key: other, body: { prompt_id: 'greet', template: 'theirs' } })).status).toBe(201);
     expect((await t.request('POST', '/get_prompt', { key: other, body: { prompt_id: 'greet' } })).json.prompt_text).toBe('theirs');

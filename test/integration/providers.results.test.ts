@@ -61,9 +61,7 @@ describe('a successful call', () => {
       tokensEstimated: false,
     });
     expect(Number.isInteger(result.latencyMs)).toBe(true);
-    expect(result.attempts).toEqual([
-      { model: 'openai/gpt-4o-mini', attempt: 1, status: 200, error: null, latency_ms: expect.any(Number) },
-    ]);
+    expect(result.attempts).toEqual([{ model: 'openai/gpt-4o-mini', attempt: 1, status: 200, error: null, latency_ms: expect.any(Number) }]);
     const sent = fake.requests[0]!;
     expect(sent.url).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);

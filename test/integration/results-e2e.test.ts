@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { assignVariant } from '../../src/modules/experiments/assignment.js';
 import {
-  compareToControl, holmAdjust, minimumDetectableEffect, REASON_TOO_FEW_USERS, verdictFor, type Comparison, type MetricKind, type Suff,
+  compareToControl,
+  holmAdjust,
+  minimumDetectableEffect,
+  REASON_TOO_FEW_USERS,
+  verdictFor,
+  type Comparison,
+  type MetricKind,
+  type Suff,
 } from '../../src/modules/results/stats/index.js';
 
 /**
@@ -31,7 +38,13 @@ beforeAll(async () => {
   await track({ event_type: 'signup', is_success: true }); // before the start: not the experiment's business
   await t.request('POST', '/experiments', {
     body: {
-      experiment_id: EXP, prompt_id: 'e2e', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2 }, { key: 'c', version: 3 }],
+      experiment_id: EXP,
+      prompt_id: 'e2e',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2 },
+        { key: 'c', version: 3 },
+      ],
       primary_metric: { event_type: 'signup', kind: 'success_rate' },
     },
   });
@@ -47,16 +60,20 @@ beforeAll(async () => {
     if (list === undefined || list.length >= 40) continue;
     now = new Date(list.length < 20 ? '2025-03-01T10:00:00.000Z' : '2025-03-03T10:00:00.000Z'); // nobody new on the 2nd
     // The first 5 of each variant come through /run_prompt (a run each), the rest through /get_prompt.
-    const res = list.length < 5
-      ? await t.request('POST', '/run_prompt', { key: runtime, body: { prompt_id: 'e2e', inputs: { x: 'y' }, external_user_id: user } })
-      : await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'e2e', inputs: { x: 'y' }, external_user_id: user } });
+    const res =
+      list.length < 5
+        ? await t.request('POST', '/run_prompt', { key: runtime, body: { prompt_id: 'e2e', inputs: { x: 'y' }, external_user_id: user } })
+        : await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'e2e', inputs: { x: 'y' }, external_user_id: user } });
     expect(res.json.variant_assigned).toBe(key);
     if (list.length < 5) runTokens = { ...runTokens, [key]: runTokens[key as 'a' | 'b'] + res.json.total_tokens };
     list.push(user);
   }
 
   now = new Date('2025-03-04T12:00:00.000Z');
-  for (const [list, successes] of [[A, 12], [B, 20]] as const) {
+  for (const [list, successes] of [
+    [A, 12],
+    [B, 20],
+  ] as const) {
     for (let i = 0; i < 40; i++) {
       const user = list[i]!;
       // signup: users 0..successes-1 succeed, users 30..39 fail, the others never sign up.
@@ -90,15 +107,29 @@ const close = (actual: number, expected: number) => expect(Math.abs(actual - exp
 
 function expectSameAs(c: any, expected: Comparison): void {
   expect(c.enough_data).toBe(expected.enoughData);
-  expect(c.absolute).toEqual({ lift: expected.absolute.lift, se: expected.absolute.se, ci: expected.absolute.ci, p_value: expected.absolute.pValue, df: expected.absolute.df });
-  expect(c.relative).toEqual({ lift: expected.relative.lift, se: expected.relative.se, ci: expected.relative.ci, p_value: expected.relative.pValue, df: expected.relative.df });
+  expect(c.absolute).toEqual({
+    lift: expected.absolute.lift,
+    se: expected.absolute.se,
+    ci: expected.absolute.ci,
+    p_value: expected.absolute.pValue,
+    df: expected.absolute.df,
+  });
+  expect(c.relative).toEqual({
+    lift: expected.relative.lift,
+    se: expected.relative.se,
+    ci: expected.relative.ci,
+    p_value: expected.relative.pValue,
+    df: expected.relative.df,
+  });
   expect(c.bayes).toEqual({ chance_to_win: expected.bayes.chanceToWin, ci: expected.bayes.ci });
 }
 
 describe('results of a known population, end to end', () => {
   it('counts exposures, runs and tokens per variant, and an empty variant as zeros', () => {
     expect(report.variants.map((v: any) => [v.key, v.users, v.runs, v.errored_runs, v.tokens.total])).toEqual([
-      ['a', 40, 5, 0, runTokens.a], ['b', 40, 5, 0, runTokens.b], ['c', 0, 0, 0, 0],
+      ['a', 40, 5, 0, runTokens.a],
+      ['b', 40, 5, 0, runTokens.b],
+      ['c', 0, 0, 0, 0],
     ]);
     expect(report.variants[2].latency_ms).toEqual({ p50: null, p95: null });
     expect(report.variants[0].cost_usd).toEqual({ total: 0, per_run: 0, per_successful_user: 0 }); // the echo provider is free
@@ -108,7 +139,9 @@ describe('results of a known population, end to end', () => {
     const signup = metric('signup', 'success_rate');
     expect(signup.primary).toBe(true);
     expect(signup.variants.map((v: any) => [v.key, v.users_with_event, v.value, v.n, v.sum, v.sum_squares])).toEqual([
-      ['a', 22, 0.3, 40, 12, 12], ['b', 30, 0.5, 40, 20, 20], ['c', 0, null, 0, 0, 0],
+      ['a', 22, 0.3, 40, 12, 12],
+      ['b', 30, 0.5, 40, 20, 20],
+      ['c', 0, null, 0, 0, 0],
     ]);
     const [b, c] = signup.comparisons;
     close(b.absolute.lift, 0.2);
@@ -122,7 +155,9 @@ describe('results of a known population, end to end', () => {
   it('computes means over all exposed users (zero for users without a value) with the n−1 variance', () => {
     const revenue = metric('revenue', 'mean');
     expect(revenue.variants.map((v: any) => [v.key, v.users_with_event, v.value, v.sum, v.sum_squares])).toEqual([
-      ['a', 20, 0.75, 30, 70], ['b', 20, 1.25, 50, 150], ['c', 0, null, 0, 0],
+      ['a', 20, 0.75, 30, 70],
+      ['b', 20, 1.25, 50, 150],
+      ['c', 0, null, 0, 0],
     ]);
     const varA = (70 - (30 * 30) / 40) / 39;
     const varB = (150 - (50 * 50) / 40) / 39;
@@ -137,8 +172,13 @@ describe('results of a known population, end to end', () => {
     const constant = metric('constant', 'mean');
     expect(constant.variants[0]).toMatchObject({ value: 2, sum: 80, sum_squares: 160 });
     expect(constant.comparisons[0]).toMatchObject({
-      enough_data: false, reason: 'no variation in either variant: every user has the same value', verdict: 'not_enough_data', p_value_adjusted: null,
-      absolute: { lift: 0, se: null, ci: null, p_value: null, df: null }, relative: { lift: 0 }, bayes: { chance_to_win: null, ci: null },
+      enough_data: false,
+      reason: 'no variation in either variant: every user has the same value',
+      verdict: 'not_enough_data',
+      p_value_adjusted: null,
+      absolute: { lift: 0, se: null, ci: null, p_value: null, df: null },
+      relative: { lift: 0 },
+      bayes: { chance_to_win: null, ci: null },
     });
   });
 
@@ -148,7 +188,10 @@ describe('results of a known population, end to end', () => {
     expect(all.map((c: any) => c.p_value_adjusted)).toEqual(holmAdjust(all.map((c: any) => (c.enough_data ? c.relative.p_value : null))));
     for (const m of report.metrics) {
       const kind: MetricKind = m.kind === 'success_rate' ? 'proportion' : 'mean';
-      const suff = (k: string): Suff => { const v = m.variants.find((x: any) => x.key === k); return { n: v.n, sum: v.sum, sumSquares: v.sum_squares }; };
+      const suff = (k: string): Suff => {
+        const v = m.variants.find((x: any) => x.key === k);
+        return { n: v.n, sum: v.sum, sumSquares: v.sum_squares };
+      };
       for (const c of m.comparisons) {
         const expected = verdictFor(compareToControl(kind, suff('a'), suff(c.variant)), c.p_value_adjusted, 0.05, { variant: c.variant, control: 'control a' });
         expect([c.verdict, c.verdict_text]).toEqual([expected.verdict, expected.text]);
@@ -177,9 +220,30 @@ describe('results of a known population, end to end', () => {
   it('plots daily exposures and the cumulative primary metric by day of first exposure, days without exposures included', () => {
     const empty = { exposures: 0, cumulative_exposures: 0, cumulative_value: null };
     expect(report.timeseries).toEqual([
-      { date: '2025-03-01', variants: { a: { exposures: 20, cumulative_exposures: 20, cumulative_value: 12 / 20 }, b: { exposures: 20, cumulative_exposures: 20, cumulative_value: 1 }, c: empty } },
-      { date: '2025-03-02', variants: { a: { exposures: 0, cumulative_exposures: 20, cumulative_value: 12 / 20 }, b: { exposures: 0, cumulative_exposures: 20, cumulative_value: 1 }, c: empty } },
-      { date: '2025-03-03', variants: { a: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.3 }, b: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.5 }, c: empty } },
+      {
+        date: '2025-03-01',
+        variants: {
+          a: { exposures: 20, cumulative_exposures: 20, cumulative_value: 12 / 20 },
+          b: { exposures: 20, cumulative_exposures: 20, cumulative_value: 1 },
+          c: empty,
+        },
+      },
+      {
+        date: '2025-03-02',
+        variants: {
+          a: { exposures: 0, cumulative_exposures: 20, cumulative_value: 12 / 20 },
+          b: { exposures: 0, cumulative_exposures: 20, cumulative_value: 1 },
+          c: empty,
+        },
+      },
+      {
+        date: '2025-03-03',
+        variants: {
+          a: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.3 },
+          b: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.5 },
+          c: empty,
+        },
+      },
     ]);
   });
 

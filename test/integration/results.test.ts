@@ -18,7 +18,8 @@ const track = (body: Record<string, unknown>) => t.request('POST', '/track_outco
 const results = (query = '', key: string | null = read, id = EXP) => t.request('GET', `/experiments/${id}/results${query}`, { key });
 
 function insertRun(id: string, variant: string, latency: number, status: 'ok' | 'error', user: string): void {
-  t.store.db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
+  t.store.db
+    .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
       model_requested, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, attempts, created_at)
     VALUES (?, ?, 'greet', 1, ?, ?, ?, '{}', '[]', 'echo/echo', 10, 5, 15, 1500, ?, ?, '[]', '2030-01-01T00:00:00.000Z')`)
     .run(id, projectId, EXP, variant, user, latency, status);
@@ -33,11 +34,22 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false; else cell += ch;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(cell); cell = ''; }
-    else if (ch === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; }
-    else cell += ch;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += ch;
   }
   return rows;
 }
@@ -50,7 +62,15 @@ beforeAll(async () => {
   await t.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'A {{name}}' } });
   await t.request('POST', '/prompts/greet/versions', { body: { template: 'B {{name}}' } });
   await t.request('POST', '/experiments', {
-    body: { experiment_id: EXP, prompt_id: 'greet', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 2 }], primary_metric: { event_type: 'click', kind: 'success_rate' } },
+    body: {
+      experiment_id: EXP,
+      prompt_id: 'greet',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2 },
+      ],
+      primary_metric: { event_type: 'click', kind: 'success_rate' },
+    },
   });
 });
 afterAll(async () => t.cleanup());
@@ -62,13 +82,20 @@ describe('GET /experiments/{id}/results', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.json).toMatchObject({
-      experiment_id: EXP, prompt_id: 'greet', status: 'draft', control: 'a', primary_metric: { event_type: 'click', kind: 'success_rate' },
+      experiment_id: EXP,
+      prompt_id: 'greet',
+      status: 'draft',
+      control: 'a',
+      primary_metric: { event_type: 'click', kind: 'success_rate' },
       options: { sequential: false, prior: 'flat', alpha: 0.05 },
       primary: { event_type: 'click', kind: 'success_rate', mde_relative: null },
       health: { srm: { chi_square: 0, df: 1, p_value: 1, checked: false, flagged: false }, users_in_multiple_variants: 0, unattributed_outcomes: 0 },
       timeseries: [],
     });
-    expect(res.json.variants.map((v: { key: string; users: number; runs: number }) => [v.key, v.users, v.runs])).toEqual([['a', 0, 0], ['b', 0, 0]]);
+    expect(res.json.variants.map((v: { key: string; users: number; runs: number }) => [v.key, v.users, v.runs])).toEqual([
+      ['a', 0, 0],
+      ['b', 0, 0],
+    ]);
     expect(res.json.metrics).toHaveLength(1);
     expect(res.json.metrics[0].comparisons[0]).toMatchObject({ enough_data: false, verdict: 'not_enough_data', p_value_adjusted: null });
     expect(res.json.metrics[0].variants[0]).toMatchObject({ users: 0, n: 0, value: null, sum: 0, labels: {} });
@@ -99,7 +126,20 @@ describe('GET /experiments/{id}/results', () => {
     const res = await results();
     expect(res.status).toBe(200);
     const r = res.json;
-    expect(Object.keys(r)).toEqual(['experiment_id', 'prompt_id', 'status', 'control', 'primary_metric', 'generated_at', 'options', 'variants', 'metrics', 'primary', 'health', 'timeseries']);
+    expect(Object.keys(r)).toEqual([
+      'experiment_id',
+      'prompt_id',
+      'status',
+      'control',
+      'primary_metric',
+      'generated_at',
+      'options',
+      'variants',
+      'metrics',
+      'primary',
+      'health',
+      'timeseries',
+    ]);
     const inA = users.filter((u) => assigned.get(u) === 'a');
     const inB = users.filter((u) => assigned.get(u) === 'b');
     expect(inA.length).toBeGreaterThan(2);
@@ -109,39 +149,73 @@ describe('GET /experiments/{id}/results', () => {
     expect(Object.keys(a)).toEqual(['key', 'version', 'weight', 'users', 'runs', 'errored_runs', 'latency_ms', 'tokens', 'cost_usd']);
     const successesA = inA.filter((u) => index(u) % 3 === 0).length;
     expect(a).toEqual({
-      key: 'a', version: 1, weight: 0.5, users: inA.length, runs: 11, errored_runs: 1,
+      key: 'a',
+      version: 1,
+      weight: 0.5,
+      users: inA.length,
+      runs: 11,
+      errored_runs: 1,
       latency_ms: { p50: 50, p95: 100 }, // nearest rank over the 10 ok runs: ranks 5 and 10
       tokens: { prompt: 110, completion: 55, total: 165 },
       cost_usd: { total: 0.0000165, per_run: 0.0000015, per_successful_user: successesA > 0 ? Math.round(16500 / successesA) / 1e9 : null },
     });
     const successesB = inB.filter((u) => index(u) % 3 === 0).length;
     expect(b).toMatchObject({
-      key: 'b', users: inB.length, runs: 0, errored_runs: 0, latency_ms: { p50: null, p95: null },
+      key: 'b',
+      users: inB.length,
+      runs: 0,
+      errored_runs: 0,
+      latency_ms: { p50: null, p95: null },
       cost_usd: { total: 0, per_run: null, per_successful_user: successesB > 0 ? 0 : null },
     });
 
     expect(r.metrics.map((m: { event_type: string; kind: string; primary: boolean }) => [m.event_type, m.kind, m.primary])).toEqual([
-      ['click', 'success_rate', true], ['rating', 'mean', false],
+      ['click', 'success_rate', true],
+      ['rating', 'mean', false],
     ]);
     const click = r.metrics[0];
     expect(Object.keys(click.variants[0])).toEqual(['key', 'users', 'users_with_event', 'value', 'n', 'sum', 'sum_squares', 'labels']);
     expect(click.variants[0]).toEqual({
-      key: 'a', users: inA.length, users_with_event: inA.length, value: successesA / inA.length, n: inA.length, sum: successesA, sum_squares: successesA,
+      key: 'a',
+      users: inA.length,
+      users_with_event: inA.length,
+      value: successesA / inA.length,
+      n: inA.length,
+      sum: successesA,
+      sum_squares: successesA,
       labels: { fast: inA.filter((u) => index(u) % 2 === 0).length },
     });
     const rating = r.metrics[1];
     const perUser = inB.map((u) => (index(u) % 2 === 0 ? (index(u) % 4) + 0.5 : 0));
     const sum = perUser.reduce((s, x) => s + x, 0);
-    expect(rating.variants[1]).toMatchObject({ key: 'b', users_with_event: perUser.filter((x) => x > 0).length, n: inB.length, sum, sum_squares: perUser.reduce((s, x) => s + x * x, 0) });
+    expect(rating.variants[1]).toMatchObject({
+      key: 'b',
+      users_with_event: perUser.filter((x) => x > 0).length,
+      n: inB.length,
+      sum,
+      sum_squares: perUser.reduce((s, x) => s + x * x, 0),
+    });
     expect(rating.variants[1].value).toBeCloseTo(sum / inB.length, 12);
 
     const comparison = click.comparisons[0];
-    expect(Object.keys(comparison)).toEqual(['variant', 'control', 'absolute', 'relative', 'p_value_adjusted', 'bayes', 'enough_data', 'verdict', 'verdict_text']);
+    expect(Object.keys(comparison)).toEqual([
+      'variant',
+      'control',
+      'absolute',
+      'relative',
+      'p_value_adjusted',
+      'bayes',
+      'enough_data',
+      'verdict',
+      'verdict_text',
+    ]);
     expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true });
     // Holm over the two comparisons (click, rating): the adjusted p is never below the raw one.
     expect(comparison.p_value_adjusted).toBeGreaterThanOrEqual(comparison.relative.p_value);
     expect(r.health).toEqual({
-      srm: expect.objectContaining({ df: 1, checked: inA.length >= 8 && inB.length >= 8 }), users_in_multiple_variants: 0, unattributed_outcomes: 2,
+      srm: expect.objectContaining({ df: 1, checked: inA.length >= 8 && inB.length >= 8 }),
+      users_in_multiple_variants: 0,
+      unattributed_outcomes: 2,
     });
     expect(r.timeseries).toHaveLength(1);
     expect(r.timeseries[0].variants.a).toEqual({ exposures: inA.length, cumulative_exposures: inA.length, cumulative_value: successesA / inA.length });
@@ -179,24 +253,25 @@ describe('GET /experiments/{id}/results', () => {
     expect(header).toEqual([...CSV_COLUMNS]);
     expect(rows).toHaveLength(json.metrics.length * 2);
     const col = (row: string[], name: (typeof CSV_COLUMNS)[number]) => row[CSV_COLUMNS.indexOf(name)]!;
-    for (const [mi, m] of (json.metrics as any[]).entries()) for (const [vi, v] of (m.variants as any[]).entries()) {
-      const row = rows[mi * 2 + vi]!;
-      expect([col(row, 'event_type'), col(row, 'kind'), col(row, 'variant'), col(row, 'primary')]).toEqual([m.event_type, m.kind, v.key, String(m.primary)]);
-      expect(Number(col(row, 'value'))).toBe(v.value);
-      expect(Number(col(row, 'sum_squares'))).toBe(v.sum_squares);
-      expect(JSON.parse(col(row, 'labels'))).toEqual(v.labels);
-      const c = m.comparisons.find((x: any) => x.variant === v.key);
-      if (c === undefined) {
-        expect(col(row, 'is_control')).toBe('true');
-        expect(col(row, 'rel_lift')).toBe('');
-      } else {
-        expect(Number(col(row, 'rel_lift'))).toBe(c.relative.lift);
-        expect(Number(col(row, 'rel_ci_low'))).toBe(c.relative.ci[0]);
-        expect(Number(col(row, 'p_value_adjusted'))).toBe(c.p_value_adjusted);
-        expect(Number(col(row, 'chance_to_win'))).toBe(c.bayes.chance_to_win);
-        expect(col(row, 'verdict_text')).toBe(c.verdict_text);
+    for (const [mi, m] of (json.metrics as any[]).entries())
+      for (const [vi, v] of (m.variants as any[]).entries()) {
+        const row = rows[mi * 2 + vi]!;
+        expect([col(row, 'event_type'), col(row, 'kind'), col(row, 'variant'), col(row, 'primary')]).toEqual([m.event_type, m.kind, v.key, String(m.primary)]);
+        expect(Number(col(row, 'value'))).toBe(v.value);
+        expect(Number(col(row, 'sum_squares'))).toBe(v.sum_squares);
+        expect(JSON.parse(col(row, 'labels'))).toEqual(v.labels);
+        const c = m.comparisons.find((x: any) => x.variant === v.key);
+        if (c === undefined) {
+          expect(col(row, 'is_control')).toBe('true');
+          expect(col(row, 'rel_lift')).toBe('');
+        } else {
+          expect(Number(col(row, 'rel_lift'))).toBe(c.relative.lift);
+          expect(Number(col(row, 'rel_ci_low'))).toBe(c.relative.ci[0]);
+          expect(Number(col(row, 'p_value_adjusted'))).toBe(c.p_value_adjusted);
+          expect(Number(col(row, 'chance_to_win'))).toBe(c.bayes.chance_to_win);
+          expect(col(row, 'verdict_text')).toBe(c.verdict_text);
+        }
       }
-    }
   });
 
   it('agrees across the endpoint, the CSV and the CLI (which calls the service on the same file)', async () => {
@@ -226,8 +301,10 @@ describe('GET /experiments/{id}/results', () => {
 
   it('counts users whose outcomes name another variant than their assignment', async () => {
     const user = users.find((u) => assigned.get(u) === 'a')!;
-    t.store.db.prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
-      VALUES ('out_mismatch', ?, 'greet', 'click', 0, ?, 'b', 'run', ?, '2030-01-01T00:00:00.000Z')`).run(projectId, EXP, user);
+    t.store.db
+      .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
+      VALUES ('out_mismatch', ?, 'greet', 'click', 0, ?, 'b', 'run', ?, '2030-01-01T00:00:00.000Z')`)
+      .run(projectId, EXP, user);
     const r = (await results()).json;
     expect(r.health.users_in_multiple_variants).toBe(1);
     t.store.db.prepare(`DELETE FROM outcomes WHERE id = 'out_mismatch'`).run();
@@ -238,14 +315,36 @@ describe('GET /experiments/{id}/results', () => {
     const op = doc.paths['/experiments/{experiment_id}/results'].get;
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'format', 'x-api-key']));
     const schema = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(schema.properties)).toEqual(['experiment_id', 'prompt_id', 'status', 'control', 'primary_metric', 'generated_at', 'options', 'variants', 'metrics', 'primary', 'health', 'timeseries']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'experiment_id',
+      'prompt_id',
+      'status',
+      'control',
+      'primary_metric',
+      'generated_at',
+      'options',
+      'variants',
+      'metrics',
+      'primary',
+      'health',
+      'timeseries',
+    ]);
   });
 });
 
 describe('results without a primary metric', () => {
   it('checks the event type most users have against assignments, costs per user with any success, and plots no metric', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'np', template: 'x' } });
-    await t.request('POST', '/experiments', { body: { experiment_id: 'np-exp', prompt_id: 'np', variants: [{ key: 'a', version: 1 }, { key: 'b', version: 1 }] } });
+    await t.request('POST', '/experiments', {
+      body: {
+        experiment_id: 'np-exp',
+        prompt_id: 'np',
+        variants: [
+          { key: 'a', version: 1 },
+          { key: 'b', version: 1 },
+        ],
+      },
+    });
     await t.request('POST', '/experiments/np-exp/start');
     const seen = new Map<string, string>();
     for (const user of ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']) {
@@ -257,17 +356,28 @@ describe('results without a primary metric', () => {
       await trackNp({ external_user_id: user, event_type: 'y', is_success: true }); // the same users: counted once per variant
     }
     const [inA, inB] = (['a', 'b'] as const).map((k) => [...seen].filter(([, v]) => v === k).map(([u]) => u)) as [string[], string[]];
-    t.store.db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
+    t.store.db
+      .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
         model_requested, cost_nano_usd, latency_ms, status, attempts, created_at)
-      VALUES ('run_np', ?, 'np', 1, 'np-exp', 'a', ?, '{}', '[]', 'echo/echo', 9000, 1, 'ok', '[]', '2030-01-01T00:00:00.000Z')`).run(projectId, inA[0] ?? 'n1');
+      VALUES ('run_np', ?, 'np', 1, 'np-exp', 'a', ?, '{}', '[]', 'echo/echo', 9000, 1, 'ok', '[]', '2030-01-01T00:00:00.000Z')`)
+      .run(projectId, inA[0] ?? 'n1');
     // A user seen in the other variant through y, which then has the most users: the event type checked without a primary metric.
     const stray = inA[0] ?? inB[0]!;
-    t.store.db.prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
-      VALUES ('out_stray', ?, 'np', 'y', 0, 'np-exp', ?, 'run', ?, '2030-01-01T00:00:00.000Z')`).run(projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray);
+    t.store.db
+      .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
+      VALUES ('out_stray', ?, 'np', 'y', 0, 'np-exp', ?, 'run', ?, '2030-01-01T00:00:00.000Z')`)
+      .run(projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray);
     const r = (await results('', read, 'np-exp')).json;
     expect(r.primary).toBeNull();
-    expect(r.metrics.map((m: { event_type: string; primary: boolean }) => [m.event_type, m.primary])).toEqual([['x', false], ['y', false]]);
-    expect(r.variants[0].cost_usd).toEqual({ total: 0.000009, per_run: 0.000009, per_successful_user: inA.length > 0 ? Math.round(9000 / inA.length) / 1e9 : null });
+    expect(r.metrics.map((m: { event_type: string; primary: boolean }) => [m.event_type, m.primary])).toEqual([
+      ['x', false],
+      ['y', false],
+    ]);
+    expect(r.variants[0].cost_usd).toEqual({
+      total: 0.000009,
+      per_run: 0.000009,
+      per_successful_user: inA.length > 0 ? Math.round(9000 / inA.length) / 1e9 : null,
+    });
     expect(r.health.users_in_multiple_variants).toBe(1);
     expect(r.timeseries[0].variants.a.cumulative_value).toBeNull();
     expect(r.timeseries[0].variants.a.cumulative_exposures).toBe(inA.length);

@@ -57,7 +57,10 @@ describe('operations', () => {
 
   it('answers 413 for a body over the limit and stores nothing', async () => {
     const before = t.store.db.prepare('SELECT count(*) FROM outcomes').pluck().get();
-    const res = await t.request('POST', '/track_outcome', { raw: JSON.stringify({ prompt_id: 'x', value: 'a'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } });
+    const res = await t.request('POST', '/track_outcome', {
+      raw: JSON.stringify({ prompt_id: 'x', value: 'a'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.text).toBe('{"detail":"Request body too large"}');
     expect(t.store.db.prepare('SELECT count(*) FROM outcomes').pluck().get()).toBe(before);
@@ -65,7 +68,7 @@ describe('operations', () => {
 });
 
 describe('OpenAPI and docs', () => {
-  it('documents every route with FastAPI\'s error schemas', async () => {
+  it("documents every route with FastAPI's error schemas", async () => {
     const res = await t.request('GET', '/openapi.json', { key: null });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
@@ -73,9 +76,11 @@ describe('OpenAPI and docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.0');
     expect(JSON.stringify(doc.components.schemas.HTTPValidationError)).toBe(
-      '{"properties":{"detail":{"items":{"$ref":"#/components/schemas/ValidationError"},"type":"array","title":"Detail"}},"type":"object","title":"HTTPValidationError"}');
+      '{"properties":{"detail":{"items":{"$ref":"#/components/schemas/ValidationError"},"type":"array","title":"Detail"}},"type":"object","title":"HTTPValidationError"}',
+    );
     expect(JSON.stringify(doc.components.schemas.ValidationError)).toBe(
-      '{"properties":{"loc":{"items":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":"array","title":"Location"},"msg":{"type":"string","title":"Message"},"type":{"type":"string","title":"Error Type"}},"type":"object","required":["loc","msg","type"],"title":"ValidationError"}');
+      '{"properties":{"loc":{"items":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":"array","title":"Location"},"msg":{"type":"string","title":"Message"},"type":{"type":"string","title":"Error Type"}},"type":"object","required":["loc","msg","type"],"title":"ValidationError"}',
+    );
     for (const path of ['/run_prompt', '/get_prompt', '/track_outcome']) {
       const op = doc.paths[path].post;
       expect(op.parameters).toContainEqual({ schema: { type: 'string', title: 'X-Api-Key' }, in: 'header', name: 'x-api-key', required: true });
@@ -83,7 +88,18 @@ describe('OpenAPI and docs', () => {
       expect(op.responses['200']).toBeDefined();
       expect(op.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
     }
-    for (const path of ['/prompts', '/prompts/{prompt_id}', '/prompts/{prompt_id}/versions', '/keys', '/keys/{key_id}', '/runs', '/runs/{run_id}', '/outcomes', '/healthz', '/readyz']) {
+    for (const path of [
+      '/prompts',
+      '/prompts/{prompt_id}',
+      '/prompts/{prompt_id}/versions',
+      '/keys',
+      '/keys/{key_id}',
+      '/runs',
+      '/runs/{run_id}',
+      '/outcomes',
+      '/healthz',
+      '/readyz',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
   });

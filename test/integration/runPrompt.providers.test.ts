@@ -22,15 +22,29 @@ beforeAll(async () => {
   // Chosen so costs are easy to check by hand: $1, $0.5 and $4 per million tokens.
   fs.writeFileSync(pricesFile, JSON.stringify({ 'fake/house-model': { input: 1, cached_input: 0.5, output: 4 } }));
   env = {
-    PROMPTLINE_PROVIDER_FAKE_BASE_URL: p.baseURL, PROMPTLINE_PROVIDER_FAKE_API_KEY: SECRET, PROMPTLINE_PROVIDER_FAKE_TIMEOUT_MS: '300',
-    PROMPTLINE_PROVIDER_BACKUP_BASE_URL: b.baseURL, PROMPTLINE_MAX_RETRIES: '1', PROMPTLINE_REQUEST_DEADLINE_MS: '3000',
+    PROMPTLINE_PROVIDER_FAKE_BASE_URL: p.baseURL,
+    PROMPTLINE_PROVIDER_FAKE_API_KEY: SECRET,
+    PROMPTLINE_PROVIDER_FAKE_TIMEOUT_MS: '300',
+    PROMPTLINE_PROVIDER_BACKUP_BASE_URL: b.baseURL,
+    PROMPTLINE_MAX_RETRIES: '1',
+    PROMPTLINE_REQUEST_DEADLINE_MS: '3000',
     PROMPTLINE_PRICES_FILE: pricesFile,
   };
   t = await startTestApp(env);
   await t.request('POST', '/prompts', {
-    body: { prompt_id: 'chat', messages: [{ role: 'system', content: 'Be {{tone}}.' }, { role: 'user', content: '{{q}}' }], model: 'fake/house-model', params: { temperature: 0.3, max_tokens: 50, seed: 7 } },
+    body: {
+      prompt_id: 'chat',
+      messages: [
+        { role: 'system', content: 'Be {{tone}}.' },
+        { role: 'user', content: '{{q}}' },
+      ],
+      model: 'fake/house-model',
+      params: { temperature: 0.3, max_tokens: 50, seed: 7 },
+    },
   });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'text', template: 'Summarise: {{doc}}', model: 'fake/gpt-4o-mini', fallbacks: ['backup/gpt-4o-mini'] } });
+  await t.request('POST', '/prompts', {
+    body: { prompt_id: 'text', template: 'Summarise: {{doc}}', model: 'fake/gpt-4o-mini', fallbacks: ['backup/gpt-4o-mini'] },
+  });
   await t.request('POST', '/prompts', { body: { prompt_id: 'unpriced', template: 'x {{y}}', model: 'fake/mystery-model-9000' } });
 });
 
@@ -50,14 +64,36 @@ describe('/run_prompt over an OpenAI-compatible provider', () => {
     const res = await run('chat', { tone: 'brief', q: 'Why?' });
     expect(res.status).toBe(200);
     const sent = primary.requests.at(-1)!;
-    expect(sent.body).toMatchObject({ model: 'house-model', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Why?' }], temperature: 0.3, max_tokens: 50, seed: 7 });
+    expect(sent.body).toMatchObject({
+      model: 'house-model',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Why?' },
+      ],
+      temperature: 0.3,
+      max_tokens: 50,
+      seed: 7,
+    });
     expect(sent.headers.authorization).toBe(`Bearer ${SECRET}`);
     // (1200 − 200) × $1/M + 200 × $0.5/M + 300 × $4/M = 0.001 + 0.0001 + 0.0012
-    expect(res.json).toMatchObject({ output: 'Sure.', model_used: 'fake/house-model-2026-01', prompt_tokens: 1200, completion_tokens: 300, total_tokens: 1500, token_cost_usd: 0.0023 });
+    expect(res.json).toMatchObject({
+      output: 'Sure.',
+      model_used: 'fake/house-model-2026-01',
+      prompt_tokens: 1200,
+      completion_tokens: 300,
+      total_tokens: 1500,
+      token_cost_usd: 0.0023,
+    });
     const stored = await storedRun(res.json.run_id);
     expect(stored).toMatchObject({
-      status: 'ok', model_requested: 'fake/house-model', model_used: 'fake/house-model-2026-01', cached_tokens: 200, tokens_estimated: false,
-      cost_known: true, price: { input: 1, cached_input: 0.5, output: 4, source: 'override' }, token_cost_usd: 0.0023,
+      status: 'ok',
+      model_requested: 'fake/house-model',
+      model_used: 'fake/house-model-2026-01',
+      cached_tokens: 200,
+      tokens_estimated: false,
+      cost_known: true,
+      price: { input: 1, cached_input: 0.5, output: 4, source: 'override' },
+      token_cost_usd: 0.0023,
     });
     expect(stored.attempts).toEqual([expect.objectContaining({ model: 'fake/house-model', attempt: 1, status: 200, error: null })]);
   });
@@ -104,7 +140,9 @@ describe('/run_prompt over an OpenAI-compatible provider', () => {
     expect(res.json).toMatchObject({ output: 'from backup', model_used: 'backup/gpt-4o-mini-2024-07-18' });
     const attempts = (await storedRun(res.json.run_id)).attempts;
     expect(attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
-      ['fake/gpt-4o-mini', 500], ['fake/gpt-4o-mini', 500], ['backup/gpt-4o-mini', 200],
+      ['fake/gpt-4o-mini', 500],
+      ['fake/gpt-4o-mini', 500],
+      ['backup/gpt-4o-mini', 200],
     ]);
   });
 

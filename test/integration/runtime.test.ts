@@ -6,9 +6,17 @@ beforeAll(async () => {
   t = await startTestApp();
   await t.request('POST', '/prompts', { body: { prompt_id: 'support', template: 'Answer {{customer}}: {{question}}' } });
   await t.request('POST', '/prompts', {
-    body: { prompt_id: 'chat', messages: [{ role: 'system', content: 'Be {{tone}}.' }, { role: 'user', content: '{{q}}' }] },
+    body: {
+      prompt_id: 'chat',
+      messages: [
+        { role: 'system', content: 'Be {{tone}}.' },
+        { role: 'user', content: '{{q}}' },
+      ],
+    },
   });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'list', template: '{{#items}}- {{name}}\n{{/items}}{{^items}}nothing{{/items}} n={{n}} ok={{ok}}' } });
+  await t.request('POST', '/prompts', {
+    body: { prompt_id: 'list', template: '{{#items}}- {{name}}\n{{/items}}{{^items}}nothing{{/items}} n={{n}} ok={{ok}}' },
+  });
 });
 afterAll(async () => t.cleanup());
 
@@ -16,7 +24,10 @@ const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${tabl
 
 describe('POST /get_prompt', () => {
   it('renders a text prompt without HTML escaping', async () => {
-    const res = await t.request('POST', '/get_prompt', { key: await t.keyFor('runtime'), body: { prompt_id: 'support', inputs: { customer: 'Ann & <Bob>', question: 'Où?' } } });
+    const res = await t.request('POST', '/get_prompt', {
+      key: await t.keyFor('runtime'),
+      body: { prompt_id: 'support', inputs: { customer: 'Ann & <Bob>', question: 'Où?' } },
+    });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.text).toBe('{"prompt_text":"Answer Ann & <Bob>: Où?","variant_assigned":null,"experiment_id":null,"prompt_version":1}');
@@ -25,8 +36,14 @@ describe('POST /get_prompt', () => {
   it('renders chat prompts as messages and joined text', async () => {
     const res = await t.request('POST', '/get_prompt', { body: { prompt_id: 'chat', inputs: { tone: 'brief', q: 'Why?' } } });
     expect(res.json).toEqual({
-      prompt_text: 'system: Be brief.\n\nuser: Why?', variant_assigned: null, experiment_id: null, prompt_version: 1,
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Why?' }],
+      prompt_text: 'system: Be brief.\n\nuser: Why?',
+      variant_assigned: null,
+      experiment_id: null,
+      prompt_version: 1,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Why?' },
+      ],
     });
   });
 
@@ -52,18 +69,50 @@ describe('POST /get_prompt', () => {
 
 describe('POST /run_prompt with the echo provider', () => {
   it('runs, answers every contract field, and stores the run before answering', async () => {
-    const res = await t.request('POST', '/run_prompt', { key: await t.keyFor('runtime'), body: { prompt_id: 'support', inputs: { customer: 'Ann', question: 'hi' }, external_user_id: 'u1' } });
+    const res = await t.request('POST', '/run_prompt', {
+      key: await t.keyFor('runtime'),
+      body: { prompt_id: 'support', inputs: { customer: 'Ann', question: 'hi' }, external_user_id: 'u1' },
+    });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json)).toEqual(['run_id', 'output', 'model_used', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'token_cost_usd', 'variant_assigned', 'experiment_id', 'prompt_version']);
-    expect(res.json).toMatchObject({ output: 'Answer Ann: hi', model_used: 'echo/echo', token_cost_usd: 0, variant_assigned: null, experiment_id: null, prompt_version: 1 });
+    expect(Object.keys(res.json)).toEqual([
+      'run_id',
+      'output',
+      'model_used',
+      'latency_ms',
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+      'token_cost_usd',
+      'variant_assigned',
+      'experiment_id',
+      'prompt_version',
+    ]);
+    expect(res.json).toMatchObject({
+      output: 'Answer Ann: hi',
+      model_used: 'echo/echo',
+      token_cost_usd: 0,
+      variant_assigned: null,
+      experiment_id: null,
+      prompt_version: 1,
+    });
     expect(res.json.prompt_tokens).toBeGreaterThan(0);
     expect(res.json.total_tokens).toBe(res.json.prompt_tokens + res.json.completion_tokens);
     const run = await t.request('GET', `/runs/${res.json.run_id}`, { key: await t.keyFor('read') });
     expect(run.status).toBe(200);
     expect(run.json).toMatchObject({
-      run_id: res.json.run_id, prompt_id: 'support', prompt_version: 1, external_user_id: 'u1', inputs: { customer: 'Ann', question: 'hi' },
-      rendered_prompt: 'Answer Ann: hi', messages: [{ role: 'user', content: 'Answer Ann: hi' }], output: 'Answer Ann: hi',
-      model_requested: 'echo/echo', model_used: 'echo/echo', status: 'ok', error: null, cost_known: true,
+      run_id: res.json.run_id,
+      prompt_id: 'support',
+      prompt_version: 1,
+      external_user_id: 'u1',
+      inputs: { customer: 'Ann', question: 'hi' },
+      rendered_prompt: 'Answer Ann: hi',
+      messages: [{ role: 'user', content: 'Answer Ann: hi' }],
+      output: 'Answer Ann: hi',
+      model_requested: 'echo/echo',
+      model_used: 'echo/echo',
+      status: 'ok',
+      error: null,
+      cost_known: true,
     });
   });
 
@@ -75,7 +124,9 @@ describe('POST /run_prompt with the echo provider', () => {
   it('requires string inputs (dict[str, str]) and stores nothing on bad input', async () => {
     const before = count('runs');
     const res = await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: { customer: 1, question: true } } });
-    expect(res.text).toBe('{"detail":[{"type":"string_type","loc":["body","inputs","customer"],"msg":"Input should be a valid string","input":1},{"type":"string_type","loc":["body","inputs","question"],"msg":"Input should be a valid string","input":true}]}');
+    expect(res.text).toBe(
+      '{"detail":[{"type":"string_type","loc":["body","inputs","customer"],"msg":"Input should be a valid string","input":1},{"type":"string_type","loc":["body","inputs","question"],"msg":"Input should be a valid string","input":true}]}',
+    );
     expect((await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: {} } })).status).toBe(422);
     expect((await t.request('POST', '/run_prompt', { body: { prompt_id: 'ghost', inputs: {} } })).status).toBe(404);
     expect(count('runs')).toBe(before);
@@ -87,7 +138,18 @@ describe('POST /track_outcome', () => {
     const run = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: { customer: 'A', question: 'B' } } })).json;
     const res = await t.request('POST', '/track_outcome', {
       key: await t.keyFor('runtime'),
-      body: { prompt_run_id: run.run_id, prompt_id: 'support', external_user_id: 'u1', event_type: 'resolved', label: 'good', value: 'v', numeric_value: '4.5', is_success: 'yes', source: 'app', metadata: { a: [1, 2] } },
+      body: {
+        prompt_run_id: run.run_id,
+        prompt_id: 'support',
+        external_user_id: 'u1',
+        event_type: 'resolved',
+        label: 'good',
+        value: 'v',
+        numeric_value: '4.5',
+        is_success: 'yes',
+        source: 'app',
+        metadata: { a: [1, 2] },
+      },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual(['outcome_id', 'status', 'experiment_id', 'variant_assigned']);
@@ -95,8 +157,18 @@ describe('POST /track_outcome', () => {
     const listed = await t.request('GET', `/outcomes?prompt_run_id=${run.run_id}`, { key: await t.keyFor('read') });
     expect(listed.json.data).toHaveLength(1);
     expect(listed.json.data[0]).toMatchObject({
-      outcome_id: res.json.outcome_id, prompt_id: 'support', prompt_run_id: run.run_id, external_user_id: 'u1', event_type: 'resolved',
-      label: 'good', value: 'v', numeric_value: 4.5, is_success: true, source: 'app', metadata: { a: [1, 2] }, attributed_by: 'none',
+      outcome_id: res.json.outcome_id,
+      prompt_id: 'support',
+      prompt_run_id: run.run_id,
+      external_user_id: 'u1',
+      event_type: 'resolved',
+      label: 'good',
+      value: 'v',
+      numeric_value: 4.5,
+      is_success: true,
+      source: 'app',
+      metadata: { a: [1, 2] },
+      attributed_by: 'none',
     });
   });
 
@@ -109,17 +181,23 @@ describe('POST /track_outcome', () => {
 
   it('answers 404 for an unknown run and 422 for a run of another prompt; stores nothing', async () => {
     const before = count('outcomes');
-    expect((await t.request('POST', '/track_outcome', { body: { prompt_run_id: 'run_nope', prompt_id: 'support' } })).json).toEqual({ detail: "Run 'run_nope' not found" });
+    expect((await t.request('POST', '/track_outcome', { body: { prompt_run_id: 'run_nope', prompt_id: 'support' } })).json).toEqual({
+      detail: "Run 'run_nope' not found",
+    });
     const run = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'chat', inputs: { tone: 'a', q: 'b' } } })).json;
     const res = await t.request('POST', '/track_outcome', { body: { prompt_run_id: run.run_id, prompt_id: 'support' } });
     expect(res.status).toBe(422);
     const why = `run ${run.run_id} belongs to prompt 'chat', not 'support'`;
-    expect(res.json.detail).toEqual([{ type: 'value_error', loc: ['body', 'prompt_run_id'], msg: `Value error, ${why}`, input: run.run_id, ctx: { error: why } }]);
-    expect((await t.request('POST', '/track_outcome', { body: { prompt_id: 'support', numeric_value: 'Infinity' } })).json.detail[0].type).toBe('finite_number');
+    expect(res.json.detail).toEqual([
+      { type: 'value_error', loc: ['body', 'prompt_run_id'], msg: `Value error, ${why}`, input: run.run_id, ctx: { error: why } },
+    ]);
+    expect((await t.request('POST', '/track_outcome', { body: { prompt_id: 'support', numeric_value: 'Infinity' } })).json.detail[0].type).toBe(
+      'finite_number',
+    );
     expect(count('outcomes')).toBe(before);
   });
 
-  it('never attributes to another project\'s run', async () => {
+  it("never attributes to another project's run", async () => {
     const run = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: { customer: 'A', question: 'B' } } })).json;
     const other = await t.keyFor('admin', 'other');
     await t.request('POST', '/prompts', { key: other, body: { prompt_id: 'support', template: 'x' } });
@@ -142,7 +220,7 @@ describe('GET /runs and /outcomes', () => {
     expect((await t.request('GET', '/runs/run_missing')).status).toBe(404);
   });
 
-  it('need a read key, and never show another project\'s rows', async () => {
+  it("need a read key, and never show another project's rows", async () => {
     const runtime = await t.keyFor('runtime');
     expect((await t.request('GET', '/runs', { key: runtime })).status).toBe(403);
     expect((await t.request('GET', '/outcomes', { key: runtime })).status).toBe(403);

@@ -196,9 +196,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /** A pino logger that keeps its records in memory, for asserting on warnings. */
 export function memoryLogger(): { logger: Logger; records: Array<Record<string, unknown>> } {
   const records: Array<Record<string, unknown>> = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) },
-  );
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) });
   return { logger, records };
 }

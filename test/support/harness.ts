@@ -17,7 +17,11 @@ export interface Answer {
 
 export interface TestApp extends PromptlineApp {
   dataDir: string;
-  request(method: string, url: string, options?: { key?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; from?: string }): Promise<Answer>;
+  request(
+    method: string,
+    url: string,
+    options?: { key?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; from?: string },
+  ): Promise<Answer>;
   /** A key of the given role in a project (created when missing), made through the services as the CLI does. */
   keyFor(role: Role, project?: string): Promise<string>;
   /** A key that expired (its expiry moved into the past, as time would; the API refuses a past expiry). */
@@ -28,7 +32,12 @@ export interface TestApp extends PromptlineApp {
 /** The real app on a real temporary SQLite file; only the model provider may be faked (by a loopback server). */
 export async function startTestApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-test-'));
-  const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, ...env });
+  const { config, errors } = loadConfig({
+    PROMPTLINE_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+    ...env,
+  });
   if (config === null) throw new Error(`bad test config: ${errors.join('; ')}`);
   const service = await buildApp(config, deps);
   await service.bootstrap();
@@ -45,7 +54,11 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
       headers['content-type'] ??= 'application/json';
     }
     const res = await service.app.inject({
-      method: method as 'GET', url, headers, remoteAddress: options.from ?? '127.0.0.1', ...(payload !== undefined ? { payload } : {}),
+      method: method as 'GET',
+      url,
+      headers,
+      remoteAddress: options.from ?? '127.0.0.1',
+      ...(payload !== undefined ? { payload } : {}),
     });
     let json: unknown;
     try {

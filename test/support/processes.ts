@@ -19,7 +19,9 @@ export interface RunningServer {
 /** The built server as `npm start` runs it, on a free port; resolves once it listens. */
 export function startServer(env: Record<string, string>): Promise<RunningServer> {
   const child = spawn(process.execPath, ['dist/src/server.js'], {
-    cwd: ROOT, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));

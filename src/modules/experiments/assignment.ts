@@ -47,7 +47,6 @@ function fnv1a32OfDecimal(n: number): number {
   return h >>> 0;
 }
 
-
 /**
  * GrowthBook hash version 2: `(fnv1a32(String(fnv1a32(seed + id))) % 10000) / 10000`.
  * Result is in [0, 1) with 4 decimals, e.g. hashV2("seed", "a") = 0.0505.
@@ -84,7 +83,10 @@ export function bucketRanges(weights: readonly number[], coverage: number): Buck
   }
   if (!valid || !(total > 0)) {
     const equal = 1 / k;
-    return rangesFrom(weights.map(() => equal), cov);
+    return rangesFrom(
+      weights.map(() => equal),
+      cov,
+    );
   }
   return rangesFrom(total === 1 ? weights : weights.map((w) => w / total), cov);
 }
@@ -113,22 +115,13 @@ export function chooseVariant(n: number, ranges: readonly (readonly [number, num
  * coverage. An empty user id is never assigned: GrowthBook skips an experiment when the hash
  * attribute is empty.
  */
-export function assignFromRanges(
-  seed: string,
-  userId: string,
-  ranges: readonly (readonly [number, number])[],
-): number | null {
+export function assignFromRanges(seed: string, userId: string, ranges: readonly (readonly [number, number])[]): number | null {
   if (userId.length === 0) return null;
   const i = chooseVariant(hashV2(seed, userId), ranges);
   return i < 0 ? null : i;
 }
 
 /** Variant index for a user, or null (outside coverage, no variants, or empty user id). */
-export function assignVariant(
-  seed: string,
-  userId: string,
-  weights: readonly number[],
-  coverage: number,
-): number | null {
+export function assignVariant(seed: string, userId: string, weights: readonly number[], coverage: number): number | null {
   return assignFromRanges(seed, userId, bucketRanges(weights, coverage));
 }

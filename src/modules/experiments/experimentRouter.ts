@@ -32,7 +32,9 @@ const EXPOSURE_CHUNK = 1000;
  * in-memory exposure counter, flushed every second: a crash can lose the last second of call
  * counts (last_seen, calls), never an assignment.
  */
-export function createExperimentRouter(store: Store): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
+export function createExperimentRouter(
+  store: Store,
+): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
   const running = new Map<string, RunningExperiment | null>();
   // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
   const pendingCalls = new Map<string, { projectId: string; experimentId: string; users: Map<string, { calls: number; at: number }> }>();
@@ -49,7 +51,10 @@ export function createExperimentRouter(store: Store): ExperimentRouter & { inval
       state = {
         id: row.id,
         seed: row.seed,
-        ranges: bucketRanges(order.map((v) => v.weight), row.coverage),
+        ranges: bucketRanges(
+          order.map((v) => v.weight),
+          row.coverage,
+        ),
         variants: new Map(order.map((v) => [v.key, v])),
         order,
         assigned: new Map(),

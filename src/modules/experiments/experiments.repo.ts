@@ -29,7 +29,11 @@ interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'primary_met
 }
 
 function encode(record: ExperimentRecord): ExperimentRow {
-  return { ...record, variants: JSON.stringify(record.variants), primary_metric: record.primary_metric === null ? null : JSON.stringify(record.primary_metric) };
+  return {
+    ...record,
+    variants: JSON.stringify(record.variants),
+    primary_metric: record.primary_metric === null ? null : JSON.stringify(record.primary_metric),
+  };
 }
 
 function decode(row: ExperimentRow): ExperimentRecord {
@@ -42,17 +46,36 @@ function decode(row: ExperimentRow): ExperimentRecord {
 
 const decodeIf = (row: unknown) => (row === undefined ? undefined : decode(row as ExperimentRow));
 
-const COLUMNS = ['id', 'prompt_id', 'name', 'hypothesis', 'status', 'variants', 'control', 'coverage', 'seed', 'primary_metric',
-  'winner', 'created_at', 'updated_at', 'started_at', 'stopped_at'];
+const COLUMNS = [
+  'id',
+  'prompt_id',
+  'name',
+  'hypothesis',
+  'status',
+  'variants',
+  'control',
+  'coverage',
+  'seed',
+  'primary_metric',
+  'winner',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'stopped_at',
+];
 const SELECT = COLUMNS.join(', ');
 
 export function insertExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
-  prepared(db, `INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...encode(record), project_id: projectId });
+  prepared(db, `INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+    ...encode(record),
+    project_id: projectId,
+  });
 }
 
 export function updateExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
-  const sets = COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = @${c}`).join(', ');
+  const sets = COLUMNS.filter((c) => c !== 'id')
+    .map((c) => `${c} = @${c}`)
+    .join(', ');
   prepared(db, `UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`).run({ ...encode(record), project_id: projectId });
 }
 
@@ -74,8 +97,16 @@ export function listExperiments(db: Db, projectId: string, q: ExperimentListQuer
 
 export function experimentListRequest(projectId: string, q: ExperimentListQuery): ListRequest {
   return {
-    table: 'experiments', index: 'experiments_created', columns: SELECT, projectId, cursor: q.cursor, limit: q.limit,
-    filters: [{ column: 'prompt_id', value: q.prompt_id, index: 'experiments_prompt_list' }, { column: 'status', value: q.status }],
+    table: 'experiments',
+    index: 'experiments_created',
+    columns: SELECT,
+    projectId,
+    cursor: q.cursor,
+    limit: q.limit,
+    filters: [
+      { column: 'prompt_id', value: q.prompt_id, index: 'experiments_prompt_list' },
+      { column: 'status', value: q.status },
+    ],
   };
 }
 
@@ -85,35 +116,51 @@ export function findRunningExperiment(db: Db, projectId: string, promptId: strin
 
 export function findAssignment(db: Db, projectId: string, experimentId: string, userId: string): string | undefined {
   return prepared(db, 'SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?')
-    .pluck().get(projectId, experimentId, userId) as string | undefined;
+    .pluck()
+    .get(projectId, experimentId, userId) as string | undefined;
 }
 
 export function assignedCountsByVariant(db: Db, projectId: string, experimentId: string): Map<string, number> {
-  const rows = prepared(db, 'SELECT variant, count(*) AS n FROM assignments WHERE project_id = ? AND experiment_id = ? GROUP BY variant')
-    .all(projectId, experimentId) as Array<{ variant: string; n: number }>;
+  const rows = prepared(db, 'SELECT variant, count(*) AS n FROM assignments WHERE project_id = ? AND experiment_id = ? GROUP BY variant').all(
+    projectId,
+    experimentId,
+  ) as Array<{ variant: string; n: number }>;
   return new Map(rows.map((r) => [r.variant, r.n]));
 }
 
 /** First write wins: a concurrent second assignment of the same user keeps the stored variant. */
 export function insertAssignment(db: Db, projectId: string, experimentId: string, userId: string, variant: string, at: string): string {
-  prepared(db, `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
-    VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`).run(projectId, experimentId, userId, variant, at, at);
+  prepared(
+    db,
+    `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
+    VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,
+  ).run(projectId, experimentId, userId, variant, at, at);
   return findAssignment(db, projectId, experimentId, userId)!;
 }
 
 export function recordExposureCalls(db: Db, projectId: string, experimentId: string, userId: string, calls: number, at: string): void {
-  prepared(db, `UPDATE assignments SET calls = calls + ?, last_seen = max(last_seen, ?)
-    WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?`).run(calls, at, projectId, experimentId, userId);
+  prepared(
+    db,
+    `UPDATE assignments SET calls = calls + ?, last_seen = max(last_seen, ?)
+    WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?`,
+  ).run(calls, at, projectId, experimentId, userId);
 }
 
 /**
  * Attribution of an outcome without a run (design.md §6): the user's assignment in the experiment
  * running on the prompt now, else the latest experiment on that prompt that assigned the user.
  */
-export function findAttributableAssignment(db: Db, projectId: string, promptId: string, userId: string): { experiment_id: string; variant: string } | undefined {
-  return prepared(db, `SELECT a.experiment_id, a.variant FROM assignments a
+export function findAttributableAssignment(
+  db: Db,
+  projectId: string,
+  promptId: string,
+  userId: string,
+): { experiment_id: string; variant: string } | undefined {
+  return prepared(
+    db,
+    `SELECT a.experiment_id, a.variant FROM assignments a
       JOIN experiments e ON e.project_id = a.project_id AND e.id = a.experiment_id
       WHERE a.project_id = ? AND a.external_user_id = ? AND e.prompt_id = ?
-      ORDER BY (e.status = 'running') DESC, a.first_seen DESC LIMIT 1`)
-    .get(projectId, userId, promptId) as { experiment_id: string; variant: string } | undefined;
+      ORDER BY (e.status = 'running') DESC, a.first_seen DESC LIMIT 1`,
+  ).get(projectId, userId, promptId) as { experiment_id: string; variant: string } | undefined;
 }

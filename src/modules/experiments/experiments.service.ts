@@ -33,13 +33,20 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
   }
 
   /** Variants must name versions of the experiment's prompt, with unique keys; control must be one of them. */
-  function checkVariants(db: Db, projectId: string, promptId: string, variants: ReadonlyArray<{ key: string; version: number }>, control: string | undefined): Issue[] {
+  function checkVariants(
+    db: Db,
+    projectId: string,
+    promptId: string,
+    variants: ReadonlyArray<{ key: string; version: number }>,
+    control: string | undefined,
+  ): Issue[] {
     const errors: Issue[] = [];
     const seen = new Set<string>();
     variants.forEach((v, i) => {
       if (seen.has(v.key)) errors.push(item(['variants', i, 'key'], `variant key '${v.key}' is used twice`));
       seen.add(v.key);
-      if (!prompts.versionExists(db, projectId, promptId, v.version)) errors.push(item(['variants', i, 'version'], `prompt '${promptId}' has no version ${v.version}`));
+      if (!prompts.versionExists(db, projectId, promptId, v.version))
+        errors.push(item(['variants', i, 'version'], `prompt '${promptId}' has no version ${v.version}`));
     });
     if (control !== undefined && !seen.has(control)) errors.push(item(['control'], `control '${control}' is not one of the variant keys`));
     return errors;
@@ -102,7 +109,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     async patch(projectId: string, id: string, input: PatchExperimentInput): Promise<ExperimentView> {
       return commit(projectId, (db) => {
         const row = require(db, projectId, id);
-        if (row.status !== 'draft' && row.status !== 'paused') throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
+        if (row.status !== 'draft' && row.status !== 'paused')
+          throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
         const variants = input.variants ?? row.variants;
         const control = input.control ?? (variants.some((v) => v.key === row.control) ? row.control : variants[0]!.key);
         const errors = checkVariants(db, projectId, row.prompt_id, variants, control);
@@ -140,7 +148,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           const running = repo.findRunningExperiment(db, projectId, row.prompt_id);
           if (running) throw conflict(`Experiment '${running.id}' is already running on prompt '${row.prompt_id}'`);
         }
-        if (winner != null && !row.variants.some((v) => v.key === winner)) throw invalid('body', ['winner'], `winner '${winner}' is not one of the variant keys`);
+        if (winner != null && !row.variants.some((v) => v.key === winner))
+          throw invalid('body', ['winner'], `winner '${winner}' is not one of the variant keys`);
         const now = isoNow(store.clock);
         const updated: repo.ExperimentRecord = {
           ...row,

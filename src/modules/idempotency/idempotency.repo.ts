@@ -11,11 +11,17 @@ export interface IdempotencyRow {
 }
 
 export function findIdempotencyRecord(db: Db, projectId: string, endpoint: string, key: string): IdempotencyRow | undefined {
-  return prepared(db, `SELECT endpoint, key, request_hash, status_code, response, created_at FROM idempotency_keys
-    WHERE project_id = ? AND endpoint = ? AND key = ?`).get(projectId, endpoint, key) as IdempotencyRow | undefined;
+  return prepared(
+    db,
+    `SELECT endpoint, key, request_hash, status_code, response, created_at FROM idempotency_keys
+    WHERE project_id = ? AND endpoint = ? AND key = ?`,
+  ).get(projectId, endpoint, key) as IdempotencyRow | undefined;
 }
 
 export function insertIdempotencyRecord(db: Db, projectId: string, row: IdempotencyRow): void {
-  prepared(db, `INSERT INTO idempotency_keys (project_id, endpoint, key, request_hash, status_code, response, created_at)
-    VALUES (@project_id, @endpoint, @key, @request_hash, @status_code, @response, @created_at)`).run({ ...row, project_id: projectId });
+  prepared(
+    db,
+    `INSERT INTO idempotency_keys (project_id, endpoint, key, request_hash, status_code, response, created_at)
+    VALUES (@project_id, @endpoint, @key, @request_hash, @status_code, @response, @created_at)`,
+  ).run({ ...row, project_id: projectId });
 }

@@ -20,7 +20,8 @@ const MAX_KEY_LENGTH = 255;
 export function idempotencyClaim(header: string | string[] | undefined, endpoint: string, rawBody: unknown): IdempotencyClaim | null {
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined) return null;
-  if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalid('header', ['idempotency-key'], `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH)
+    throw invalid('header', ['idempotency-key'], `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
   return { endpoint, key, requestHash: createHash('sha256').update(JSON.stringify(rawBody)).digest('hex') };
 }
 
@@ -28,14 +29,20 @@ export function idempotencyClaim(header: string | string[] | undefined, endpoint
 export function replay(db: Db, projectId: string, claim: IdempotencyClaim): unknown {
   const row = findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
   if (row === undefined) return null;
-  if (row.request_hash !== claim.requestHash) throw invalid('header', ['idempotency-key'], 'this Idempotency-Key was already used with a different request body');
+  if (row.request_hash !== claim.requestHash)
+    throw invalid('header', ['idempotency-key'], 'this Idempotency-Key was already used with a different request body');
   return JSON.parse(row.response);
 }
 
 /** Inside the write that acknowledges the request. A concurrent twin fails here on the primary key. */
 export function remember(db: Db, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): void {
   insertIdempotencyRecord(db, projectId, {
-    endpoint: claim.endpoint, key: claim.key, request_hash: claim.requestHash, status_code: 200, response: JSON.stringify(response), created_at: at,
+    endpoint: claim.endpoint,
+    key: claim.key,
+    request_hash: claim.requestHash,
+    status_code: 200,
+    response: JSON.stringify(response),
+    created_at: at,
   });
 }
 

@@ -23,7 +23,8 @@ export function findKeyByHash(db: Db, keyHash: string): KeyRow | undefined {
 }
 
 export function insertKey(db: Db, projectId: string, row: Omit<KeyRow, 'project_id'>): void {
-  prepared(db, 
+  prepared(
+    db,
     `INSERT INTO api_keys (${COLUMNS}) VALUES (@id, @project_id, @name, @role, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at, @rate_limit_per_minute)`,
   ).run({ ...row, project_id: projectId });
 }
@@ -41,13 +42,19 @@ export function findKey(db: Db, projectId: string, keyId: string): KeyRow | unde
 }
 
 export function updateKey(db: Db, projectId: string, keyId: string, changes: { name: string; rate_limit_per_minute: number | null }): void {
-  prepared(db, 'UPDATE api_keys SET name = ?, rate_limit_per_minute = ? WHERE project_id = ? AND id = ?')
-    .run(changes.name, changes.rate_limit_per_minute, projectId, keyId);
+  prepared(db, 'UPDATE api_keys SET name = ?, rate_limit_per_minute = ? WHERE project_id = ? AND id = ?').run(
+    changes.name,
+    changes.rate_limit_per_minute,
+    projectId,
+    keyId,
+  );
 }
 
 /** Revokes earlier bootstrap keys once the operator configures a different one. */
 export function revokeOtherBootstrapKeys(db: Db, projectId: string, keepHash: string, at: string): void {
-  prepared(db, 
-    "UPDATE api_keys SET revoked_at = ? WHERE project_id = ? AND name = 'bootstrap' AND key_hash <> ? AND revoked_at IS NULL",
-  ).run(at, projectId, keepHash);
+  prepared(db, "UPDATE api_keys SET revoked_at = ? WHERE project_id = ? AND name = 'bootstrap' AND key_hash <> ? AND revoked_at IS NULL").run(
+    at,
+    projectId,
+    keepHash,
+  );
 }

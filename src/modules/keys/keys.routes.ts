@@ -7,29 +7,49 @@ import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PatchKeyBody, PublicKeySc
 
 export function registerKeyRoutes(app: FastifyInstance, authenticate: Authenticator, keys: KeyService): void {
   registerRoute(app, authenticate, {
-    method: 'POST', url: '/keys', summary: 'Create an API key (the key is shown only in this answer)', tags: ['keys'],
-    role: 'admin', strict: true, body: CreateKeyBody,
+    method: 'POST',
+    url: '/keys',
+    summary: 'Create an API key (the key is shown only in this answer)',
+    tags: ['keys'],
+    role: 'admin',
+    strict: true,
+    body: CreateKeyBody,
     response: { 201: CreatedKeySchema, ...AUTH_ERRORS },
     handler: async ({ body, auth }) => ({ status: 201, body: await keys.create(auth.projectId, body) }),
   });
 
   registerRoute(app, authenticate, {
-    method: 'PATCH', url: '/keys/:key_id', summary: 'Rename a key or change its rate limit (effective on the next request)', tags: ['keys'],
-    role: 'admin', strict: true, params: KeyIdParams, body: PatchKeyBody,
+    method: 'PATCH',
+    url: '/keys/:key_id',
+    summary: 'Rename a key or change its rate limit (effective on the next request)',
+    tags: ['keys'],
+    role: 'admin',
+    strict: true,
+    params: KeyIdParams,
+    body: PatchKeyBody,
     response: { 200: PublicKeySchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, body, auth }) => ({ status: 200, body: await keys.update(auth.projectId, params.key_id, body) }),
   });
 
   registerRoute(app, authenticate, {
-    method: 'GET', url: '/keys', summary: 'List the API keys of the project (no secrets)', tags: ['keys'],
-    role: 'admin', strict: true,
+    method: 'GET',
+    url: '/keys',
+    summary: 'List the API keys of the project (no secrets)',
+    tags: ['keys'],
+    role: 'admin',
+    strict: true,
     response: { 200: Type.Object({ data: Type.Array(PublicKeySchema) }), ...AUTH_ERRORS },
     handler: ({ auth }) => ({ status: 200, body: { data: keys.list(auth.projectId) } }),
   });
 
   registerRoute(app, authenticate, {
-    method: 'DELETE', url: '/keys/:key_id', summary: 'Revoke an API key, effective on the next request', tags: ['keys'],
-    role: 'admin', strict: true, params: KeyIdParams,
+    method: 'DELETE',
+    url: '/keys/:key_id',
+    summary: 'Revoke an API key, effective on the next request',
+    tags: ['keys'],
+    role: 'admin',
+    strict: true,
+    params: KeyIdParams,
     response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => {
       await keys.revoke(auth.projectId, params.key_id);

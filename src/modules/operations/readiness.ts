@@ -26,8 +26,11 @@ export function createReadinessCheck(store: Store, migrations: readonly Migratio
       lastProbe = performance.now();
       await store.writer
         .write((db) => {
-          prepared(db, `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
-            ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, room = excluded.room`).run(isoNow(store.clock));
+          prepared(
+            db,
+            `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
+            ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, room = excluded.room`,
+          ).run(isoNow(store.clock));
           prepared(db, 'UPDATE storage_probe SET room = NULL WHERE id = 1').run();
         })
         .catch(() => undefined);

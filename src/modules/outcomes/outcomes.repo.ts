@@ -45,14 +45,30 @@ function decode(row: OutcomeRow): OutcomeRecord {
 }
 
 const COLUMNS = [
-  'id', 'prompt_id', 'prompt_run_id', 'external_user_id', 'event_type', 'label', 'value', 'numeric_value', 'is_success',
-  'source', 'metadata', 'experiment_id', 'variant', 'attributed_by', 'attributed_user', 'created_at',
+  'id',
+  'prompt_id',
+  'prompt_run_id',
+  'external_user_id',
+  'event_type',
+  'label',
+  'value',
+  'numeric_value',
+  'is_success',
+  'source',
+  'metadata',
+  'experiment_id',
+  'variant',
+  'attributed_by',
+  'attributed_user',
+  'created_at',
 ];
 const SELECT = COLUMNS.join(', ');
 
 export function insertOutcome(db: Db, projectId: string, outcome: OutcomeRecord): void {
-  prepared(db, `INSERT INTO outcomes (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...encode(outcome), project_id: projectId });
+  prepared(db, `INSERT INTO outcomes (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+    ...encode(outcome),
+    project_id: projectId,
+  });
 }
 
 export interface OutcomeListQuery {
@@ -76,7 +92,14 @@ export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): Li
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
 export function outcomeListRequest(projectId: string, q: OutcomeListQuery): ListRequest {
   return {
-    table: 'outcomes', index: 'outcomes_project_created', columns: SELECT, projectId, since: q.since, until: q.until, cursor: q.cursor, limit: q.limit,
+    table: 'outcomes',
+    index: 'outcomes_project_created',
+    columns: SELECT,
+    projectId,
+    since: q.since,
+    until: q.until,
+    cursor: q.cursor,
+    limit: q.limit,
     filters: [
       { column: 'prompt_run_id', value: q.prompt_run_id, index: 'outcomes_run_list' },
       { column: 'experiment_id', value: q.experiment_id, index: 'outcomes_experiment_list' },

@@ -7,16 +7,27 @@ import { ListOutcomesQuery, OutcomePageSchema, TrackOutcomeRequest, TrackOutcome
 
 export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authenticator, outcomes: OutcomeService): void {
   registerRoute(app, authenticate, {
-    method: 'POST', url: '/track_outcome', summary: 'Track Outcome', tags: ['runtime'],
-    role: 'runtime', strict: false, body: TrackOutcomeRequest,
+    method: 'POST',
+    url: '/track_outcome',
+    summary: 'Track Outcome',
+    tags: ['runtime'],
+    role: 'runtime',
+    strict: false,
+    body: TrackOutcomeRequest,
     response: { 200: TrackOutcomeResponse, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req }) => ({
-      status: 200, body: await outcomes.track(auth.projectId, body, idempotencyClaim(req.headers['idempotency-key'], 'track_outcome', rawBody)),
+      status: 200,
+      body: await outcomes.track(auth.projectId, body, idempotencyClaim(req.headers['idempotency-key'], 'track_outcome', rawBody)),
     }),
   });
   registerRoute(app, authenticate, {
-    method: 'GET', url: '/outcomes', summary: 'List outcomes, newest first', tags: ['outcomes'],
-    role: 'read', strict: true, query: ListOutcomesQuery,
+    method: 'GET',
+    url: '/outcomes',
+    summary: 'List outcomes, newest first',
+    tags: ['outcomes'],
+    role: 'read',
+    strict: true,
+    query: ListOutcomesQuery,
     response: { 200: OutcomePageSchema, ...AUTH_ERRORS },
     handler: ({ query, auth }) => ({ status: 200, body: outcomes.list(auth.projectId, query) }),
   });

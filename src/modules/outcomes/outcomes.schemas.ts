@@ -4,26 +4,32 @@ import { RUNTIME_MAX } from '../runtimeLimits.js';
 import { ListFilters } from '../runs/runs.schemas.js';
 
 /** contract.md §1, in declaration order. */
-export const TrackOutcomeRequest = Type.Object({
-  prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id', maxLength: RUNTIME_MAX.promptRunId }))),
-  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
-  event_type: Type.Optional(Type.String({ default: 'outcome', title: 'Event Type', maxLength: RUNTIME_MAX.eventType })),
-  label: Type.Optional(Nullable(Type.String({ title: 'Label', maxLength: RUNTIME_MAX.label }))),
-  value: Type.Optional(Nullable(Type.String({ title: 'Value', maxLength: RUNTIME_MAX.value }))),
-  numeric_value: Type.Optional(Nullable(Type.Number({ title: 'Numeric Value' }))),
-  is_success: Type.Optional(Nullable(Type.Boolean({ title: 'Is Success' }))),
-  source: Type.Optional(Nullable(Type.String({ title: 'Source', maxLength: RUNTIME_MAX.source }))),
-  metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
-}, { title: 'TrackOutcomeRequest' });
+export const TrackOutcomeRequest = Type.Object(
+  {
+    prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id', maxLength: RUNTIME_MAX.promptRunId }))),
+    prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+    external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
+    event_type: Type.Optional(Type.String({ default: 'outcome', title: 'Event Type', maxLength: RUNTIME_MAX.eventType })),
+    label: Type.Optional(Nullable(Type.String({ title: 'Label', maxLength: RUNTIME_MAX.label }))),
+    value: Type.Optional(Nullable(Type.String({ title: 'Value', maxLength: RUNTIME_MAX.value }))),
+    numeric_value: Type.Optional(Nullable(Type.Number({ title: 'Numeric Value' }))),
+    is_success: Type.Optional(Nullable(Type.Boolean({ title: 'Is Success' }))),
+    source: Type.Optional(Nullable(Type.String({ title: 'Source', maxLength: RUNTIME_MAX.source }))),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
+  },
+  { title: 'TrackOutcomeRequest' },
+);
 export type TrackOutcomeInput = Static<typeof TrackOutcomeRequest>;
 
-export const TrackOutcomeResponse = Type.Object({
-  outcome_id: Type.String(),
-  status: Type.Literal('recorded'),
-  experiment_id: Nullable(Type.String()),
-  variant_assigned: Nullable(Type.String()),
-}, { title: 'TrackOutcomeResponse' });
+export const TrackOutcomeResponse = Type.Object(
+  {
+    outcome_id: Type.String(),
+    status: Type.Literal('recorded'),
+    experiment_id: Nullable(Type.String()),
+    variant_assigned: Nullable(Type.String()),
+  },
+  { title: 'TrackOutcomeResponse' },
+);
 export type TrackOutcomeAnswer = Static<typeof TrackOutcomeResponse>;
 
 export const OutcomeSchema = Type.Object({

@@ -15,7 +15,11 @@ export interface OutcomeDeps {
   /** Throws the prompt's 404 when it does not exist (or is archived) in the project. */
   requirePrompt(projectId: string, promptId: string): void;
   /** The run an outcome names: its prompt and experiment. */
-  runAttribution(db: Db, projectId: string, runId: string): { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined;
+  runAttribution(
+    db: Db,
+    projectId: string,
+    runId: string,
+  ): { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined;
   /** The stored assignment an outcome without a run belongs to (design.md §6). */
   assignmentAttribution(db: Db, projectId: string, promptId: string, externalUserId: string): { experimentId: string; variant: string } | null;
 }
@@ -29,7 +33,11 @@ export function createOutcomeService(deps: OutcomeDeps) {
   const { store } = deps;
 
   /** Inside the write transaction, so attribution sees exactly the state the outcome is stored against. */
-  function attribute(db: Db, projectId: string, input: TrackOutcomeInput): Pick<OutcomeRecord, 'experiment_id' | 'variant' | 'attributed_by' | 'attributed_user'> {
+  function attribute(
+    db: Db,
+    projectId: string,
+    input: TrackOutcomeInput,
+  ): Pick<OutcomeRecord, 'experiment_id' | 'variant' | 'attributed_by' | 'attributed_user'> {
     if (input.prompt_run_id != null) {
       const run = deps.runAttribution(db, projectId, input.prompt_run_id);
       if (run === undefined) throw notFound(`Run '${input.prompt_run_id}' not found`);
@@ -83,7 +91,12 @@ export function createOutcomeService(deps: OutcomeDeps) {
             created_at: isoNow(store.clock),
           };
           insertOutcome(db, projectId, stored);
-          const answer: TrackOutcomeAnswer = { outcome_id: stored.id, status: 'recorded', experiment_id: stored.experiment_id, variant_assigned: stored.variant };
+          const answer: TrackOutcomeAnswer = {
+            outcome_id: stored.id,
+            status: 'recorded',
+            experiment_id: stored.experiment_id,
+            variant_assigned: stored.variant,
+          };
           if (claim) remember(db, projectId, claim, answer, stored.created_at);
           return answer;
         });

@@ -54,8 +54,9 @@ function encodeVersion(record: VersionRecord): VersionRow {
 }
 
 export function findPrompt(db: Db, projectId: string, promptId: string): PromptRow | undefined {
-  return prepared(db, 'SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?')
-    .get(projectId, promptId) as PromptRow | undefined;
+  return prepared(db, 'SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?').get(projectId, promptId) as
+    | PromptRow
+    | undefined;
 }
 
 /** Newest first, archived ones only when asked; paged by prompt_id (src/db/pagination.ts). */
@@ -65,15 +66,25 @@ export function listPrompts(db: Db, projectId: string, q: { includeArchived: boo
 
 export function promptListRequest(projectId: string, q: { includeArchived: boolean; cursor: string | undefined; limit: number }): ListRequest {
   return {
-    table: 'prompts', key: 'prompt_id', index: 'prompts_created', columns: 'prompt_id, description, created_at, archived_at',
-    projectId, cursor: q.cursor, limit: q.limit,
+    table: 'prompts',
+    key: 'prompt_id',
+    index: 'prompts_created',
+    columns: 'prompt_id, description, created_at, archived_at',
+    projectId,
+    cursor: q.cursor,
+    limit: q.limit,
     filters: [{ column: 'archived_at', value: q.includeArchived ? undefined : null }],
   };
 }
 
 export function insertPrompt(db: Db, projectId: string, row: PromptRow): void {
-  prepared(db, 'INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES (?, ?, ?, ?, ?)')
-    .run(projectId, row.prompt_id, row.description, row.created_at, row.archived_at);
+  prepared(db, 'INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES (?, ?, ?, ?, ?)').run(
+    projectId,
+    row.prompt_id,
+    row.description,
+    row.created_at,
+    row.archived_at,
+  );
 }
 
 export function archivePrompt(db: Db, projectId: string, promptId: string, at: string): void {
@@ -81,18 +92,25 @@ export function archivePrompt(db: Db, projectId: string, promptId: string, at: s
 }
 
 export function latestVersionNumber(db: Db, projectId: string, promptId: string): number {
-  return (prepared(db, 'SELECT max(version) FROM prompt_versions WHERE project_id = ? AND prompt_id = ?').pluck().get(projectId, promptId) as number | null) ?? 0;
+  return (
+    (prepared(db, 'SELECT max(version) FROM prompt_versions WHERE project_id = ? AND prompt_id = ?').pluck().get(projectId, promptId) as number | null) ?? 0
+  );
 }
 
 export function insertVersion(db: Db, projectId: string, record: VersionRecord): void {
-  prepared(db, `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
-    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at)`)
-    .run({ ...encodeVersion(record), project_id: projectId });
+  prepared(
+    db,
+    `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
+    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at)`,
+  ).run({ ...encodeVersion(record), project_id: projectId });
 }
 
 export function findVersion(db: Db, projectId: string, promptId: string, version: number): VersionRecord | undefined {
-  const row = prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`)
-    .get(projectId, promptId, version) as VersionRow | undefined;
+  const row = prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`).get(
+    projectId,
+    promptId,
+    version,
+  ) as VersionRow | undefined;
   return row === undefined ? undefined : decodeVersion(row);
 }
 
@@ -101,19 +119,27 @@ export function versionExists(db: Db, projectId: string, promptId: string, versi
 }
 
 export function listVersions(db: Db, projectId: string, promptId: string): VersionRecord[] {
-  return (prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`)
-    .all(projectId, promptId) as VersionRow[]).map(decodeVersion);
+  return (
+    prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`).all(
+      projectId,
+      promptId,
+    ) as VersionRow[]
+  ).map(decodeVersion);
 }
 
 export function listLabels(db: Db, projectId: string, promptId: string): Array<{ label: string; version: number }> {
-  return prepared(db, 'SELECT label, version FROM prompt_labels WHERE project_id = ? AND prompt_id = ? ORDER BY label')
-    .all(projectId, promptId) as Array<{ label: string; version: number }>;
+  return prepared(db, 'SELECT label, version FROM prompt_labels WHERE project_id = ? AND prompt_id = ? ORDER BY label').all(projectId, promptId) as Array<{
+    label: string;
+    version: number;
+  }>;
 }
 
 export function upsertLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void {
-  prepared(db, `INSERT INTO prompt_labels (project_id, prompt_id, label, version, updated_at) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (project_id, prompt_id, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`)
-    .run(projectId, promptId, label, version, at);
+  prepared(
+    db,
+    `INSERT INTO prompt_labels (project_id, prompt_id, label, version, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (project_id, prompt_id, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+  ).run(projectId, promptId, label, version, at);
 }
 
 export function deleteLabel(db: Db, projectId: string, promptId: string, label: string): boolean {

@@ -12,20 +12,26 @@ export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 1
 export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), label: Type.String({ pattern: LABEL_PATTERN }) });
 
 /** contract.md §1, in declaration order (errors are reported in this order). */
-export const GetPromptRequest = Type.Object({
-  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
-  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
-}, { title: 'GetPromptRequest' });
+export const GetPromptRequest = Type.Object(
+  {
+    prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
+    external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
+  },
+  { title: 'GetPromptRequest' },
+);
 export type GetPromptInput = Static<typeof GetPromptRequest>;
 
-export const GetPromptResponse = Type.Object({
-  prompt_text: Type.String(),
-  variant_assigned: Nullable(Type.String()),
-  experiment_id: Nullable(Type.String()),
-  prompt_version: Type.Integer(),
-  messages: Type.Optional(Type.Array(ChatMessageSchema)),
-}, { title: 'GetPromptResponse' });
+export const GetPromptResponse = Type.Object(
+  {
+    prompt_text: Type.String(),
+    variant_assigned: Nullable(Type.String()),
+    experiment_id: Nullable(Type.String()),
+    prompt_version: Type.Integer(),
+    messages: Type.Optional(Type.Array(ChatMessageSchema)),
+  },
+  { title: 'GetPromptResponse' },
+);
 export type GetPromptAnswer = Static<typeof GetPromptResponse>;
 
 const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });

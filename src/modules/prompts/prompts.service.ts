@@ -27,7 +27,10 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
   }
 
   function versionView(db: Db, projectId: string, record: repo.VersionRecord): VersionView {
-    const labels = repo.listLabels(db, projectId, record.prompt_id).filter((l) => l.version === record.version).map((l) => l.label);
+    const labels = repo
+      .listLabels(db, projectId, record.prompt_id)
+      .filter((l) => l.version === record.version)
+      .map((l) => l.label);
     return {
       prompt_id: record.prompt_id,
       version: record.version,

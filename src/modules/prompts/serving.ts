@@ -55,9 +55,13 @@ export function renderVersion(version: CompiledVersion, inputs: Record<string, u
     ? version.messages.map((m) => ({ role: m.role, content: render(m.template) }))
     : [{ role: 'user', content: render(version.template!) }];
   if (budget.exceeded !== null) {
-    throw invalid('body', ['inputs'], budget.exceeded === 'bytes'
-      ? `the rendered prompt would exceed ${limits.maxBytes} bytes (${LIMIT_NAMES.bytes})`
-      : `rendering would take more than ${limits.maxSteps} steps (${LIMIT_NAMES.steps}): the inputs repeat sections too often`);
+    throw invalid(
+      'body',
+      ['inputs'],
+      budget.exceeded === 'bytes'
+        ? `the rendered prompt would exceed ${limits.maxBytes} bytes (${LIMIT_NAMES.bytes})`
+        : `rendering would take more than ${limits.maxSteps} steps (${LIMIT_NAMES.steps}): the inputs repeat sections too often`,
+    );
   }
   if (missing.size > 0) throw missingInputs([...missing]);
   return { messages, text: version.messages ? joinMessages(messages) : messages[0]!.content };

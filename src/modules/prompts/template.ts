@@ -197,10 +197,7 @@ class Renderer {
   }
 }
 
-export type RenderResult =
-  | { ok: true; text: string }
-  | { ok: false; missing: string[] }
-  | { ok: false; exceeded: 'bytes' | 'steps' };
+export type RenderResult = { ok: true; text: string } | { ok: false; missing: string[] } | { ok: false; exceeded: 'bytes' | 'steps' };
 
 /**
  * Renders with a budget, checked as the output grows: over it, the walk stops at once and reports

@@ -59,7 +59,8 @@ export function checkVersionContent(
     const nodes = compiled.reduce((sum, t) => sum + t.nodeCount, 0);
     const textBytes = compiled.reduce((sum, t) => sum + t.textBytes, 0);
     if (nodes > limits.maxSteps) errors.push(problem(where, `templates have ${nodes} parts, more than one render may take (${limits.maxSteps})`));
-    if (textBytes > limits.maxBytes) errors.push(problem(where, `templates hold ${textBytes} bytes of text, more than one render may write (${limits.maxBytes})`));
+    if (textBytes > limits.maxBytes)
+      errors.push(problem(where, `templates hold ${textBytes} bytes of text, more than one render may write (${limits.maxBytes})`));
   }
   for (const key of Object.keys(input.params ?? {})) {
     if (RESERVED_PARAMS.includes(key)) errors.push(problem(['params', key], `'${key}' is set by the service and cannot be a param`));

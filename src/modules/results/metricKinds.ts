@@ -36,6 +36,9 @@ export type MetricKindName = keyof typeof METRIC_KINDS;
 
 const NAMES = Object.keys(METRIC_KINDS) as MetricKindName[];
 
-export const MetricKindSchema = Type.Union(NAMES.map((name) => Type.Literal(name)), {
-  description: NAMES.map((name) => `${name}: ${METRIC_KINDS[name].description}`).join('; '),
-});
+export const MetricKindSchema = Type.Union(
+  NAMES.map((name) => Type.Literal(name)),
+  {
+    description: NAMES.map((name) => `${name}: ${METRIC_KINDS[name].description}`).join('; '),
+  },
+);

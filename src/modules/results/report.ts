@@ -1,8 +1,15 @@
 import { nanoToUsd } from '../../providers/prices.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import {
-  compareToControl, DEFAULT_ALPHA, holmAdjust, minimumDetectableEffect, primaryPValue, sampleRatioMismatch, verdictFor,
-  type Comparison, type FrequentistResult, 
+  compareToControl,
+  DEFAULT_ALPHA,
+  holmAdjust,
+  minimumDetectableEffect,
+  primaryPValue,
+  sampleRatioMismatch,
+  verdictFor,
+  type Comparison,
+  type FrequentistResult,
 } from './stats/index.js';
 import type { JoinedAgg, MetricAgg, RunAgg } from './results.repo.js';
 import type { ComparisonView, ExperimentResults, MetricView } from './results.schemas.js';
@@ -97,10 +104,12 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
   const raw = defs.map((def) => {
     const perVariant = data.events.get(def.eventType) ?? new Map<string, MetricAgg>();
     const suffs = new Map(keys.map((k) => [k, METRIC_KINDS[def.kind].suff(usersOf(k), perVariant.get(k) ?? EMPTY_AGG)]));
-    const comparisons = keys.filter((k) => k !== e.control).map((k) => ({
-      key: k,
-      c: compareToControl(METRIC_KINDS[def.kind].stats, suffs.get(e.control)!, suffs.get(k)!, { prior: options.prior, sequential: options.sequential }),
-    }));
+    const comparisons = keys
+      .filter((k) => k !== e.control)
+      .map((k) => ({
+        key: k,
+        c: compareToControl(METRIC_KINDS[def.kind].stats, suffs.get(e.control)!, suffs.get(k)!, { prior: options.prior, sequential: options.sequential }),
+      }));
     return { def, perVariant, suffs, comparisons };
   });
   const adjusted = holmAdjust(raw.flatMap((m) => m.comparisons.map(({ c }) => primaryPValue(c))));
@@ -128,17 +137,26 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
 
   const primaryDef = raw.find((m) => m.def.primary);
   // The smallest treatment arm that can be compared at all (≥ 2 users) bounds what the comparisons can detect.
-  const treatmentNs = keys.filter((k) => k !== e.control).map(usersOf).filter((n) => n >= 2);
-  const primary = primaryDef === undefined ? null : {
-    event_type: primaryDef.def.eventType,
-    kind: primaryDef.def.kind,
-    mde_relative: treatmentNs.length === 0 ? null
-      : minimumDetectableEffect(METRIC_KINDS[primaryDef.def.kind].stats, primaryDef.suffs.get(e.control)!, Math.min(...treatmentNs), { power: MDE_POWER }),
-  };
+  const treatmentNs = keys
+    .filter((k) => k !== e.control)
+    .map(usersOf)
+    .filter((n) => n >= 2);
+  const primary =
+    primaryDef === undefined
+      ? null
+      : {
+          event_type: primaryDef.def.eventType,
+          kind: primaryDef.def.kind,
+          mde_relative:
+            treatmentNs.length === 0
+              ? null
+              : minimumDetectableEffect(METRIC_KINDS[primaryDef.def.kind].stats, primaryDef.suffs.get(e.control)!, Math.min(...treatmentNs), {
+                  power: MDE_POWER,
+                }),
+        };
 
-  const successful = (k: string): number => primaryDef !== undefined
-    ? (primaryDef.perVariant.get(k) ?? EMPTY_AGG).successes
-    : data.successfulUsersAny?.get(k) ?? 0;
+  const successful = (k: string): number =>
+    primaryDef !== undefined ? (primaryDef.perVariant.get(k) ?? EMPTY_AGG).successes : (data.successfulUsersAny?.get(k) ?? 0);
   const runs = new Map(data.runs.map((r) => [r.variant, r]));
   const variants = e.variants.map((v) => {
     const r = runs.get(v.key);
@@ -161,7 +179,10 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
     };
   });
 
-  const srm = sampleRatioMismatch(keys.map(usersOf), e.variants.map((v) => v.weight));
+  const srm = sampleRatioMismatch(
+    keys.map(usersOf),
+    e.variants.map((v) => v.weight),
+  );
   const primaryJoined = e.primary_metric === null ? undefined : data.joined.get(e.primary_metric.event_type);
   return {
     experiment_id: e.experiment_id,
@@ -179,6 +200,10 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
       users_in_multiple_variants: countMismatchedUsers([...data.joined.values()].flatMap((perVariant) => [...perVariant.values()])),
       unattributed_outcomes: data.unattributedOutcomes,
     },
-    timeseries: buildTimeseries(keys, data.exposuresByDay, e.primary_metric === null ? null : { kind: e.primary_metric.kind, perVariant: primaryJoined ?? new Map() }),
+    timeseries: buildTimeseries(
+      keys,
+      data.exposuresByDay,
+      e.primary_metric === null ? null : { kind: e.primary_metric.kind, perVariant: primaryJoined ?? new Map() },
+    ),
   };
 }

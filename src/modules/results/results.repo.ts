@@ -55,14 +55,18 @@ const PER_USER_TOTALS = `count(*) AS users_with_event, count(success) AS users_w
  * event type instead of reading every outcome.
  */
 export function eventTypes(db: Db, projectId: string, experimentId: string): string[] {
-  return prepared(db, `WITH RECURSIVE seen(event_type) AS (
+  return prepared(
+    db,
+    `WITH RECURSIVE seen(event_type) AS (
       SELECT min(event_type) FROM outcomes WHERE project_id = @project AND experiment_id = @experiment
       UNION ALL
       SELECT (SELECT min(event_type) FROM outcomes
               WHERE project_id = @project AND experiment_id = @experiment AND event_type > seen.event_type)
       FROM seen WHERE seen.event_type IS NOT NULL)
-    SELECT event_type FROM seen WHERE event_type IS NOT NULL`)
-    .pluck().all({ project: projectId, experiment: experimentId }) as string[];
+    SELECT event_type FROM seen WHERE event_type IS NOT NULL`,
+  )
+    .pluck()
+    .all({ project: projectId, experiment: experimentId }) as string[];
 }
 
 /**
@@ -71,12 +75,14 @@ export function eventTypes(db: Db, projectId: string, experimentId: string): str
  * variant is what keeps this a single pass.
  */
 export function metricAggregate(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): MetricAgg {
-  return prepared(db, `SELECT ${PER_USER_TOTALS} FROM (
+  return prepared(
+    db,
+    `SELECT ${PER_USER_TOTALS} FROM (
       SELECT max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
       WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
         AND attributed_user IS NOT NULL
-      GROUP BY attributed_user)`)
-    .get({ project: projectId, experiment: experimentId, eventType, variant }) as MetricAgg;
+      GROUP BY attributed_user)`,
+  ).get({ project: projectId, experiment: experimentId, eventType, variant }) as MetricAgg;
 }
 
 function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
@@ -97,15 +103,17 @@ function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
  * event type only. Users without an assignment come back under day null.
  */
 export function joinedToAssignments(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedAgg {
-  const rows = prepared(db, `SELECT substr(a.first_seen, 1, 10) AS day, ${PER_USER_TOTALS},
+  const rows = prepared(
+    db,
+    `SELECT substr(a.first_seen, 1, 10) AS day, ${PER_USER_TOTALS},
       json_group_array(g.user) FILTER (WHERE a.variant <> @variant) AS mismatched
     FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
           GROUP BY attributed_user) g
     LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user
-    GROUP BY day`)
-    .all({ project: projectId, experiment: experimentId, eventType, variant }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
+    GROUP BY day`,
+  ).all({ project: projectId, experiment: experimentId, eventType, variant }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
   let totals: MetricAgg = { users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 };
   const days: JoinedAgg['days'] = [];
   const mismatched: string[] = [];
@@ -119,50 +127,70 @@ export function joinedToAssignments(db: Db, projectId: string, experimentId: str
 
 /** Users with any is_success = true outcome, per variant (used for cost per success without a primary metric). */
 export function successfulUsers(db: Db, projectId: string, experimentId: string): Array<{ variant: string; users: number }> {
-  return prepared(db, `SELECT variant, count(*) AS users FROM (
+  return prepared(
+    db,
+    `SELECT variant, count(*) AS users FROM (
       SELECT variant, attributed_user FROM outcomes
       WHERE project_id = ? AND experiment_id = ? AND is_success = 1 AND attributed_user IS NOT NULL
       GROUP BY variant, attributed_user)
-    GROUP BY variant`).all(projectId, experimentId) as Array<{ variant: string; users: number }>;
+    GROUP BY variant`,
+  ).all(projectId, experimentId) as Array<{ variant: string; users: number }>;
 }
 
 /** Outcome counts per label, from the partial index of labelled outcomes. */
 export function labelCounts(db: Db, projectId: string, experimentId: string): Array<{ event_type: string; variant: string; label: string; n: number }> {
-  return prepared(db, `SELECT event_type, variant, label, count(*) AS n FROM outcomes
+  return prepared(
+    db,
+    `SELECT event_type, variant, label, count(*) AS n FROM outcomes
     WHERE project_id = ? AND experiment_id = ? AND label IS NOT NULL AND variant IS NOT NULL
-    GROUP BY event_type, variant, label`)
-    .all(projectId, experimentId) as Array<{ event_type: string; variant: string; label: string; n: number }>;
+    GROUP BY event_type, variant, label`,
+  ).all(projectId, experimentId) as Array<{ event_type: string; variant: string; label: string; n: number }>;
 }
 
 export function runAggregates(db: Db, projectId: string, experimentId: string): RunAgg[] {
-  return prepared(db, `SELECT variant, count(*) AS runs, coalesce(sum(status = 'error'), 0) AS errored,
+  return prepared(
+    db,
+    `SELECT variant, count(*) AS runs, coalesce(sum(status = 'error'), 0) AS errored,
       coalesce(sum(status = 'ok'), 0) AS ok, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
       coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens,
       coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd
     FROM runs WHERE project_id = ? AND experiment_id = ? AND variant IS NOT NULL
-    GROUP BY variant`).all(projectId, experimentId) as RunAgg[];
+    GROUP BY variant`,
+  ).all(projectId, experimentId) as RunAgg[];
 }
 
 /** Latency of the successful run at 0-based rank `offset` in latency order: a walk along runs_experiment. */
 export function okLatencyAtRank(db: Db, projectId: string, experimentId: string, variant: string, offset: number): number | null {
-  const value = prepared(db, `SELECT latency_ms FROM runs
+  const value = prepared(
+    db,
+    `SELECT latency_ms FROM runs
     WHERE project_id = ? AND experiment_id = ? AND variant = ? AND status = 'ok'
-    ORDER BY latency_ms LIMIT 1 OFFSET ?`).pluck().get(projectId, experimentId, variant, offset) as number | undefined;
+    ORDER BY latency_ms LIMIT 1 OFFSET ?`,
+  )
+    .pluck()
+    .get(projectId, experimentId, variant, offset) as number | undefined;
   return value ?? null;
 }
 
 /** Exposures (stored assignments) per variant and UTC day of first exposure. */
 export function exposuresByDay(db: Db, projectId: string, experimentId: string): Array<{ variant: string; day: string; n: number }> {
   // The GROUP BY repeats the expression of assignments_variant_day so SQLite streams it in index order.
-  return prepared(db, `SELECT variant, substr(first_seen, 1, 10) AS day, count(*) AS n FROM assignments
+  return prepared(
+    db,
+    `SELECT variant, substr(first_seen, 1, 10) AS day, count(*) AS n FROM assignments
     WHERE project_id = ? AND experiment_id = ?
-    GROUP BY variant, substr(first_seen, 1, 10)`).all(projectId, experimentId) as Array<{ variant: string; day: string; n: number }>;
+    GROUP BY variant, substr(first_seen, 1, 10)`,
+  ).all(projectId, experimentId) as Array<{ variant: string; day: string; n: number }>;
 }
 
 /** Outcomes of the prompt recorded unattributed in [from, to), or since `from` when to is null. */
 export function unattributedOutcomes(db: Db, projectId: string, promptId: string, from: string, to: string | null): number {
-  return prepared(db, `SELECT count(*) FROM outcomes
+  return prepared(
+    db,
+    `SELECT count(*) FROM outcomes
     WHERE project_id = @project AND prompt_id = @prompt AND attributed_by = 'none' AND created_at >= @from
-      AND (@to IS NULL OR created_at < @to)`)
-    .pluck().get({ project: projectId, prompt: promptId, from, to }) as number;
+      AND (@to IS NULL OR created_at < @to)`,
+  )
+    .pluck()
+    .get({ project: projectId, prompt: promptId, from, to }) as number;
 }

@@ -8,9 +8,14 @@ import type { ResultsRunner } from './resultsRunner.js';
 
 export function registerResultsRoutes(app: FastifyInstance, authenticate: Authenticator, results: ResultsRunner): void {
   registerRoute(app, authenticate, {
-    method: 'GET', url: '/experiments/:experiment_id/results', tags: ['experiments'],
+    method: 'GET',
+    url: '/experiments/:experiment_id/results',
+    tags: ['experiments'],
     summary: 'Per-variant results and statistics against control (JSON, or CSV with ?format=csv: one row per metric × variant)',
-    role: 'read', strict: true, params: ExperimentIdParams, query: ResultsQuery,
+    role: 'read',
+    strict: true,
+    params: ExperimentIdParams,
+    query: ResultsQuery,
     response: { 200: ExperimentResultsSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, query, auth }) => {
       const report = await results.results(auth.projectId, params.experiment_id, { sequential: query.sequential ?? false, prior: query.prior ?? 'flat' });

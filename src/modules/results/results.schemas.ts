@@ -5,11 +5,15 @@ import { MetricKindSchema } from './metricKinds.js';
 
 export const ResultsQuery = Type.Object({
   sequential: Type.Optional(Type.Boolean({ default: false, description: 'always-valid intervals and p-values (safe to look every day)' })),
-  prior: Type.Optional(Type.Union([Type.Literal('flat'), Type.Literal('proper')], { default: 'flat', description: 'Bayesian prior on the relative lift: flat, or proper N(0, 0.3²)' })),
+  prior: Type.Optional(
+    Type.Union([Type.Literal('flat'), Type.Literal('proper')], {
+      default: 'flat',
+      description: 'Bayesian prior on the relative lift: flat, or proper N(0, 0.3²)',
+    }),
+  ),
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json', description: 'csv: one row per metric × variant' })),
 });
 export type ResultsQueryInput = Static<typeof ResultsQuery>;
-
 
 const Num = Nullable(Type.Number());
 /** [low, high], or null when the interval is undefined for the data (never NaN). */
@@ -17,9 +21,7 @@ const Interval = Nullable(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }
 
 const Test = Type.Object({ lift: Num, se: Num, ci: Interval, p_value: Num, df: Num });
 
-const VerdictSchema = Type.Union([
-  Type.Literal('not_enough_data'), Type.Literal('no_detectable_difference'), Type.Literal('better'), Type.Literal('worse'),
-]);
+const VerdictSchema = Type.Union([Type.Literal('not_enough_data'), Type.Literal('no_detectable_difference'), Type.Literal('better'), Type.Literal('worse')]);
 
 const VariantSummary = Type.Object({
   key: Type.String(),
@@ -75,22 +77,25 @@ const TimeseriesPoint = Type.Object({
   variants: Type.Record(Type.String(), Type.Object({ exposures: Type.Integer(), cumulative_exposures: Type.Integer(), cumulative_value: Num })),
 });
 
-export const ExperimentResultsSchema = Type.Object({
-  experiment_id: Type.String(),
-  prompt_id: Type.String(),
-  status: StatusSchema,
-  control: Type.String(),
-  primary_metric: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema })),
-  generated_at: Type.String(),
-  options: Type.Object({ sequential: Type.Boolean(), prior: Type.Union([Type.Literal('flat'), Type.Literal('proper')]), alpha: Type.Number() }),
-  variants: Type.Array(VariantSummary),
-  metrics: Type.Array(MetricSchema),
-  primary: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema, mde_relative: Num })),
-  health: Type.Object({
-    srm: Type.Object({ chi_square: Type.Number(), df: Type.Integer(), p_value: Type.Number(), checked: Type.Boolean(), flagged: Type.Boolean() }),
-    users_in_multiple_variants: Type.Integer(),
-    unattributed_outcomes: Type.Integer(),
-  }),
-  timeseries: Type.Array(TimeseriesPoint),
-}, { title: 'ExperimentResults' });
+export const ExperimentResultsSchema = Type.Object(
+  {
+    experiment_id: Type.String(),
+    prompt_id: Type.String(),
+    status: StatusSchema,
+    control: Type.String(),
+    primary_metric: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema })),
+    generated_at: Type.String(),
+    options: Type.Object({ sequential: Type.Boolean(), prior: Type.Union([Type.Literal('flat'), Type.Literal('proper')]), alpha: Type.Number() }),
+    variants: Type.Array(VariantSummary),
+    metrics: Type.Array(MetricSchema),
+    primary: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema, mde_relative: Num })),
+    health: Type.Object({
+      srm: Type.Object({ chi_square: Type.Number(), df: Type.Integer(), p_value: Type.Number(), checked: Type.Boolean(), flagged: Type.Boolean() }),
+      users_in_multiple_variants: Type.Integer(),
+      unattributed_outcomes: Type.Integer(),
+    }),
+    timeseries: Type.Array(TimeseriesPoint),
+  },
+  { title: 'ExperimentResults' },
+);
 export type ExperimentResults = Static<typeof ExperimentResultsSchema>;

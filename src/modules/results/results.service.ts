@@ -46,10 +46,17 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string) {
   }
 
   const runs = repo.runAggregates(db, projectId, id);
-  const latency = new Map(runs.map((r) => [r.variant, r.ok === 0 ? { p50: null, p95: null } : {
-    p50: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok)),
-    p95: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok)),
-  }]));
+  const latency = new Map(
+    runs.map((r) => [
+      r.variant,
+      r.ok === 0
+        ? { p50: null, p95: null }
+        : {
+            p50: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok)),
+            p95: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok)),
+          },
+    ]),
+  );
 
   return {
     experiment: e,
@@ -77,11 +84,13 @@ export function createResultsService(store: { db: Db; clock: Clock }) {
     results(projectId: string, experimentId: string, options: Partial<ResultsOptions> = {}): ExperimentResults {
       const resolved: ResultsOptions = { sequential: options.sequential ?? false, prior: options.prior ?? 'flat' };
       const db = store.db;
-      const data = db.transaction(() => {
-        const experiment = readExperiment(db, projectId, experimentId);
-        if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
-        return collect(db, projectId, experiment, isoNow(store.clock));
-      }).deferred();
+      const data = db
+        .transaction(() => {
+          const experiment = readExperiment(db, projectId, experimentId);
+          if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
+          return collect(db, projectId, experiment, isoNow(store.clock));
+        })
+        .deferred();
       return buildReport(data, resolved);
     },
   };

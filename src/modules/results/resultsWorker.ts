@@ -17,9 +17,10 @@ parentPort!.on('message', (request: ResultsRequest) => {
   try {
     response = { id: request.id, ok: true, report: service.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
-    response = error instanceof NotFound
-      ? { id: request.id, ok: false, notFound: true, message: error.message }
-      : { id: request.id, ok: false, notFound: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    response =
+      error instanceof NotFound
+        ? { id: request.id, ok: false, notFound: true, message: error.message }
+        : { id: request.id, ok: false, notFound: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
   parentPort!.postMessage(response);
 });

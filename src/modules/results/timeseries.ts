@@ -5,7 +5,12 @@ import { METRIC_KINDS, type MetricKindName } from './metricKinds.js';
 type Timeseries = ExperimentResults['timeseries'];
 
 export const EMPTY_AGG: MetricAgg = Object.freeze({
-  users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0,
+  users_with_event: 0,
+  users_with_success_data: 0,
+  successes: 0,
+  users_with_numeric: 0,
+  sum: 0,
+  sum_squares: 0,
 });
 
 /** Distinct users whose outcomes name a variant other than their assignment, over everything checked. */

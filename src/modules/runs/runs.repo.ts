@@ -43,9 +43,31 @@ interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimat
 }
 
 const COLUMNS = [
-  'id', 'prompt_id', 'prompt_version', 'experiment_id', 'variant', 'external_user_id', 'inputs', 'rendered', 'output',
-  'model_requested', 'model_used', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'reasoning_tokens',
-  'tokens_estimated', 'cost_nano_usd', 'cost_known', 'price', 'latency_ms', 'status', 'error', 'attempts', 'created_at',
+  'id',
+  'prompt_id',
+  'prompt_version',
+  'experiment_id',
+  'variant',
+  'external_user_id',
+  'inputs',
+  'rendered',
+  'output',
+  'model_requested',
+  'model_used',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'tokens_estimated',
+  'cost_nano_usd',
+  'cost_known',
+  'price',
+  'latency_ms',
+  'status',
+  'error',
+  'attempts',
+  'created_at',
 ];
 const SELECT = COLUMNS.join(', ');
 
@@ -74,8 +96,10 @@ function decode(row: RunRow): RunRecord {
 }
 
 export function insertRun(db: Db, projectId: string, run: RunRecord): void {
-  prepared(db, `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`)
-    .run({ ...encode(run), project_id: projectId });
+  prepared(db, `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+    ...encode(run),
+    project_id: projectId,
+  });
 }
 
 export function findRun(db: Db, projectId: string, runId: string): RunRecord | undefined {
@@ -92,8 +116,9 @@ export interface RunAttribution {
 }
 
 export function findRunAttribution(db: Db, projectId: string, runId: string): RunAttribution | undefined {
-  return prepared(db, 'SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?')
-    .get(projectId, runId) as RunAttribution | undefined;
+  return prepared(db, 'SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?').get(projectId, runId) as
+    | RunAttribution
+    | undefined;
 }
 
 export interface RunListQuery {
@@ -116,7 +141,14 @@ export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<R
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
 export function runListRequest(projectId: string, q: RunListQuery): ListRequest {
   return {
-    table: 'runs', index: 'runs_project_created', columns: SELECT, projectId, since: q.since, until: q.until, cursor: q.cursor, limit: q.limit,
+    table: 'runs',
+    index: 'runs_project_created',
+    columns: SELECT,
+    projectId,
+    since: q.since,
+    until: q.until,
+    cursor: q.cursor,
+    limit: q.limit,
     filters: [
       { column: 'experiment_id', value: q.experiment_id, index: 'runs_experiment_list' },
       // Errors are rare and have a partial index; `ok` is nearly every row, so it is checked, not indexed.

@@ -19,8 +19,13 @@ const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 
 export function registerRunRoutes(app: FastifyInstance, authenticate: Authenticator, runs: RunService): void {
   registerRoute(app, authenticate, {
-    method: 'POST', url: '/run_prompt', summary: 'Run Prompt', tags: ['runtime'],
-    role: 'runtime', strict: false, body: RunPromptRequest,
+    method: 'POST',
+    url: '/run_prompt',
+    summary: 'Run Prompt',
+    tags: ['runtime'],
+    role: 'runtime',
+    strict: false,
+    body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
@@ -28,14 +33,24 @@ export function registerRunRoutes(app: FastifyInstance, authenticate: Authentica
     },
   });
   registerRoute(app, authenticate, {
-    method: 'GET', url: '/runs', summary: 'List runs, newest first', tags: ['runs'],
-    role: 'read', strict: true, query: ListRunsQuery,
+    method: 'GET',
+    url: '/runs',
+    summary: 'List runs, newest first',
+    tags: ['runs'],
+    role: 'read',
+    strict: true,
+    query: ListRunsQuery,
     response: { 200: RunPageSchema, ...AUTH_ERRORS },
     handler: ({ query, auth }) => ({ status: 200, body: runs.list(auth.projectId, query) }),
   });
   registerRoute(app, authenticate, {
-    method: 'GET', url: '/runs/:run_id', summary: 'One run: inputs, rendered prompt, output, model, tokens, cost, latency, status, error', tags: ['runs'],
-    role: 'read', strict: true, params: RunIdParams,
+    method: 'GET',
+    url: '/runs/:run_id',
+    summary: 'One run: inputs, rendered prompt, output, model, tokens, cost, latency, status, error',
+    tags: ['runs'],
+    role: 'read',
+    strict: true,
+    params: RunIdParams,
     response: { 200: RunSchema, 404: Detail, ...AUTH_ERRORS },
     handler: ({ params, auth }) => ({ status: 200, body: runs.get(auth.projectId, params.run_id) }),
   });

@@ -4,26 +4,32 @@ import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 /** contract.md §1, in declaration order. */
-export const RunPromptRequest = Type.Object({
-  prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
-  inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }),
-  external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
-}, { title: 'RunPromptRequest' });
+export const RunPromptRequest = Type.Object(
+  {
+    prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
+    inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }),
+    external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
+  },
+  { title: 'RunPromptRequest' },
+);
 export type RunPromptInput = Static<typeof RunPromptRequest>;
 
-export const RunPromptResponse = Type.Object({
-  run_id: Type.String({ title: 'Run Id' }),
-  output: Type.String({ title: 'Output' }),
-  model_used: Type.String({ title: 'Model Used' }),
-  latency_ms: Type.Integer({ title: 'Latency Ms' }),
-  prompt_tokens: Type.Integer({ title: 'Prompt Tokens' }),
-  completion_tokens: Type.Integer({ title: 'Completion Tokens' }),
-  total_tokens: Type.Integer({ title: 'Total Tokens' }),
-  token_cost_usd: Type.Number({ title: 'Token Cost Usd' }),
-  variant_assigned: Nullable(Type.String({ title: 'Variant Assigned' })),
-  experiment_id: Nullable(Type.String({ title: 'Experiment Id' })),
-  prompt_version: Type.Integer({ title: 'Prompt Version' }),
-}, { title: 'RunPromptResponse' });
+export const RunPromptResponse = Type.Object(
+  {
+    run_id: Type.String({ title: 'Run Id' }),
+    output: Type.String({ title: 'Output' }),
+    model_used: Type.String({ title: 'Model Used' }),
+    latency_ms: Type.Integer({ title: 'Latency Ms' }),
+    prompt_tokens: Type.Integer({ title: 'Prompt Tokens' }),
+    completion_tokens: Type.Integer({ title: 'Completion Tokens' }),
+    total_tokens: Type.Integer({ title: 'Total Tokens' }),
+    token_cost_usd: Type.Number({ title: 'Token Cost Usd' }),
+    variant_assigned: Nullable(Type.String({ title: 'Variant Assigned' })),
+    experiment_id: Nullable(Type.String({ title: 'Experiment Id' })),
+    prompt_version: Type.Integer({ title: 'Prompt Version' }),
+  },
+  { title: 'RunPromptResponse' },
+);
 export type RunAnswer = Static<typeof RunPromptResponse>;
 
 /** The filters of the run list; the outcome list has the same and a few more. */

@@ -109,15 +109,26 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
       let result: ModelResult;
       try {
         result = await gateway.execute({
-          model, fallbacks: [...served.version.fallbacks], messages: rendered.messages, params: served.version.params, signal, promptText: rendered.text,
+          model,
+          fallbacks: [...served.version.fallbacks],
+          messages: rendered.messages,
+          params: served.version.params,
+          signal,
+          promptText: rendered.text,
         });
       } catch (error) {
         if (!(error instanceof ModelCallError)) throw error;
         // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
         if (error.kind !== 'busy') {
-          await store.writer.write((db) => insertRun(db, projectId, {
-            ...run, status: 'error', error: error.message, latency_ms: error.latencyMs, attempts: error.attempts,
-          }));
+          await store.writer.write((db) =>
+            insertRun(db, projectId, {
+              ...run,
+              status: 'error',
+              error: error.message,
+              latency_ms: error.latencyMs,
+              attempts: error.attempts,
+            }),
+          );
         }
         throw error;
       }
@@ -155,7 +166,13 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
     },
 
     list(projectId: string, query: ListRunsInput) {
-      const q: RunListQuery = { ...query, since: timeBound('since', query.since), until: timeBound('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
+      const q: RunListQuery = {
+        ...query,
+        since: timeBound('since', query.since),
+        until: timeBound('until', query.until),
+        cursor: query.cursor,
+        limit: query.limit ?? 50,
+      };
       return toPage(listRuns(store.db, projectId, q), runView);
     },
 

@@ -7,13 +7,7 @@ import type { BayesianResult } from './types.js';
  *   precision = 1/SE² + 1/τ², mean = (Δ/SE²)/precision, sd = 1/√precision.
  * Chance to win = P(lift > 0) = Φ(mean/sd); credible interval mean ± Φ⁻¹(1 − α/2)·sd.
  */
-export function gaussianPosterior(
-  lift: number,
-  se: number,
-  alpha: number,
-  prior: 'flat' | 'proper',
-  priorStdDev: number,
-): BayesianResult {
+export function gaussianPosterior(lift: number, se: number, alpha: number, prior: 'flat' | 'proper', priorStdDev: number): BayesianResult {
   let mean = lift;
   let sd = se;
   if (prior === 'proper') {

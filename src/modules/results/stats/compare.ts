@@ -2,14 +2,7 @@ import { gaussianPosterior, undefinedPosterior } from './bayesian.js';
 import { tTest, undefinedTest, welchDf } from './frequentist.js';
 import { checkSuff } from './moments.js';
 import { sequentialTest } from './sequential.js';
-import type {
-  CompareOptions,
-  Comparison,
-  FrequentistResult,
-  MetricKind,
-  Moments,
-  Suff,
-} from './types.js';
+import type { CompareOptions, Comparison, FrequentistResult, MetricKind, Moments, Suff } from './types.js';
 
 export const DEFAULT_ALPHA = 0.05;
 export const DEFAULT_PRIOR_STD_DEV = 0.3;
@@ -41,12 +34,7 @@ function resolveOptions(opts: CompareOptions): ResolvedOptions {
   return { alpha, prior: opts.prior ?? 'flat', priorStdDev, sequential: opts.sequential ?? false, tuning };
 }
 
-function notEnough(
-  reason: string,
-  o: ResolvedOptions,
-  absolute: FrequentistResult = undefinedTest(),
-  relativeLift: number | null = null,
-): Comparison {
+function notEnough(reason: string, o: ResolvedOptions, absolute: FrequentistResult = undefinedTest(), relativeLift: number | null = null): Comparison {
   const c: Comparison = {
     enoughData: false,
     reason,
@@ -69,10 +57,22 @@ function zeroVarianceReason(control: Moments, treatment: Moments): string | null
 
 function isFiniteResult(c: Comparison): boolean {
   const nums: Array<number | null> = [
-    c.absolute.lift, c.absolute.se, c.absolute.pValue, c.absolute.df, ...(c.absolute.ci ?? []),
-    c.relative.lift, c.relative.se, c.relative.pValue, c.relative.df, ...(c.relative.ci ?? []),
-    c.bayes.chanceToWin, c.bayes.mean, c.bayes.sd, ...(c.bayes.ci ?? []),
-    c.sequential?.pValue ?? null, ...(c.sequential?.ci ?? []),
+    c.absolute.lift,
+    c.absolute.se,
+    c.absolute.pValue,
+    c.absolute.df,
+    ...(c.absolute.ci ?? []),
+    c.relative.lift,
+    c.relative.se,
+    c.relative.pValue,
+    c.relative.df,
+    ...(c.relative.ci ?? []),
+    c.bayes.chanceToWin,
+    c.bayes.mean,
+    c.bayes.sd,
+    ...(c.bayes.ci ?? []),
+    c.sequential?.pValue ?? null,
+    ...(c.sequential?.ci ?? []),
   ];
   return nums.every((x) => x === null || Number.isFinite(x));
 }
@@ -88,12 +88,7 @@ function isFiniteResult(c: Comparison): boolean {
  * - zero variance in either variant (gbstats ZERO_NEGATIVE_VARIANCE): only the lifts are given;
  * - control mean 0 (gbstats BASELINE_VARIATION_ZERO): the absolute test is still given in full.
  */
-export function compareToControl(
-  kind: MetricKind,
-  control: Suff,
-  treatment: Suff,
-  opts: CompareOptions = {},
-): Comparison {
+export function compareToControl(kind: MetricKind, control: Suff, treatment: Suff, opts: CompareOptions = {}): Comparison {
   const o = resolveOptions(opts);
   const cc = checkSuff(kind, control);
   const ct = checkSuff(kind, treatment);

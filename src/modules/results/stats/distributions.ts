@@ -16,7 +16,7 @@ import chiSquareCdfImpl from '@stdlib/stats-base-dists-chisquare-cdf';
 const MAX_T_DF = 1e12;
 
 function clampDf(df: number): number {
-  return Math.min(df , MAX_T_DF);
+  return Math.min(df, MAX_T_DF);
 }
 
 /** Standard normal CDF Φ(x). */

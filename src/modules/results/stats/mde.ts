@@ -23,12 +23,7 @@ export interface MdeOptions {
  * statistics, when treatmentN < 2, or when no finite effect is detectable with these sample sizes
  * (nC ≤ z²σ²/μ²: the relative standard error cannot get small enough).
  */
-export function minimumDetectableEffect(
-  kind: MetricKind,
-  control: Suff,
-  treatmentN: number,
-  opts: MdeOptions = {},
-): number | null {
+export function minimumDetectableEffect(kind: MetricKind, control: Suff, treatmentN: number, opts: MdeOptions = {}): number | null {
   const alpha = opts.alpha ?? 0.05;
   const power = opts.power ?? 0.8;
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);

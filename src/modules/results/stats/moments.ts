@@ -7,9 +7,7 @@ import type { MetricKind, Moments, Suff } from './types.js';
  */
 const CANCELLATION_TOLERANCE = 1e-12;
 
-export type SuffCheck =
-  | { ok: true; moments: Moments }
-  | { ok: false; reason: 'too_few_users' | 'invalid' };
+export type SuffCheck = { ok: true; moments: Moments } | { ok: false; reason: 'too_few_users' | 'invalid' };
 
 /**
  * Validates one variant's sufficient statistics and returns its mean and per-user variance

@@ -34,13 +34,7 @@ export function sequentialPValue(lift: number, se: number, n: number, rho: numbe
   return Math.min(1, Math.exp(logP));
 }
 
-export function sequentialTest(
-  lift: number,
-  se: number,
-  n: number,
-  alpha: number,
-  tuning: number,
-): SequentialResult {
+export function sequentialTest(lift: number, se: number, n: number, alpha: number, tuning: number): SequentialResult {
   const rho = sequentialRho(alpha, tuning);
   const half = sequentialHalfWidth(se, n, alpha, rho);
   return { ci: [lift - half, lift + half], pValue: sequentialPValue(lift, se, n, rho) };
