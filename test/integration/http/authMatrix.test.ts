@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeTable, type RouteEntry } from '../../../src/http/route.js';
+import type { Role } from '../../../src/modules/keys/access.js';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+import { validSample } from '../../support/validSample.js';
+
+// The security cases of every route, generated from the route table that registerRoute keeps:
+// a new route is covered here without writing anything. Each request is otherwise valid, so what
+// answers is the key check: no key → 422 (the header item), a bad key → 401, a role below the
+// route's → 403, and an id of another project → 404, exactly like an id that does not exist.
+let t: TestApp;
+const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp' };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
+  await t.request('POST', '/experiments', {
+    body: {
+      experiment_id: 'exp',
+      prompt_id: 'p',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 1 },
+      ],
+    },
+  });
+  fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
+  fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;
+});
+afterAll(async () => t.cleanup());
+
+const routes = () => routeTable(t.app);
+const LOWER: Record<Role, Role | null> = { runtime: null, read: 'runtime', admin: 'read' };
+
+function requestFor(route: RouteEntry): { method: string; url: string; body?: unknown } {
+  const url = route.url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(String(fixtures[name])));
+  if (!route.body || route.bodyOptional) return { method: route.method as string, url };
+  return { method: route.method as string, url, body: validSample(route.body, { ...fixtures, inputs: { name: 'A' } }) };
+}
+
+describe('every route checks its key', () => {
+  it('covers every registered route', () => {
+    expect(routes().length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('no key → 422 with the header item first', async () => {
+    for (const route of routes()) {
+      const { method, url, body } = requestFor(route);
+      const res = await t.request(method, url, { key: null, body });
+      expect([route.url, res.status]).toEqual([route.url, 422]);
+      expect(res.json.detail[0]).toEqual({ type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null });
+    }
+  });
+
+  it('an unknown key → 401', async () => {
+    for (const [i, route] of routes().entries()) {
+      const { method, url, body } = requestFor(route);
+      // One address per route, so the throttle of invalid keys per address stays out of the way.
+      const res = await t.request(method, url, { key: 'pl_a_not-a-key', body, from: `198.18.0.${i}` });
+      expect([route.url, res.status, res.json]).toEqual([route.url, 401, { detail: 'Invalid API key' }]);
+    }
+  });
+
+  it('a key of a lower role → 403', async () => {
+    for (const route of routes()) {
+      const lower = LOWER[route.role];
+      if (lower === null) continue;
+      const { method, url, body } = requestFor(route);
+      const res = await t.request(method, url, { key: await t.keyFor(lower), body });
+      expect([`${route.method} ${route.url}`, res.status, res.json]).toEqual([`${route.method} ${route.url}`, 403, { detail: 'Not allowed for this API key' }]);
+    }
+  });
+
+  it("another project's ids → 404, as if they did not exist", async () => {
+    const other = await t.keyFor('admin', 'other');
+    let checked = 0;
+    for (const route of routes()) {
+      // Routes that name something: by path, or (runtime routes) by the body's prompt_id.
+      if (!route.url.includes(':') && route.role !== 'runtime') continue;
+      const { method, url, body } = requestFor(route);
+      const res = await t.request(method, url, { key: other, body });
+      expect([`${route.method} ${route.url}`, res.status]).toEqual([`${route.method} ${route.url}`, 404]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(15);
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.cleanup());
+
+describe('routing answers (contract.md §2 step 1)', () => {
+  it.each([
+    ['POST', '/nope', 404, '{"detail":"Not Found"}'],
+    ['GET', '/get_prompt', 405, '{"detail":"Method Not Allowed"}'],
+    ['PUT', '/track_outcome', 405, '{"detail":"Method Not Allowed"}'],
+    ['DELETE', '/run_prompt', 405, '{"detail":"Method Not Allowed"}'],
+    ['HEAD', '/run_prompt', 405, ''],
+  ])('%s %s → %i', async (method, url, status, body) => {
+    const res = await t.request(method, url, { key: null });
+    expect(res.status).toBe(status);
+    expect(res.text).toBe(body);
+    if (status === 405) expect(res.headers.allow).toBe('POST');
+    if (body) expect(res.headers['content-type']).toBe('application/json');
+  });
+
+  it('lists every method a path allows', async () => {
+    const res = await t.request('PATCH', '/prompts');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, POST');
+  });
+
+  it.each([
+    ['/get_prompt/', '/get_prompt'],
+    ['//get_prompt', '/get_prompt'],
+    ['/track_outcome/?a=1&b=2', '/track_outcome?a=1&b=2'],
+    ['/prompts/greet/', '/prompts/greet'],
+  ])('redirects %s to %s with 307 and an empty body', async (url, location) => {
+    const res = await t.request('POST', url, { key: null, body: { prompt_id: 1 } });
+    expect(res.status).toBe(307);
+    expect(res.headers.location).toBe(location);
+    expect(res.text).toBe('');
+    expect(res.headers['content-type']).toBeUndefined();
+  });
+
+  it('routes before checking the key or the body', async () => {
+    expect((await t.request('GET', '/run_prompt', { key: 'bad', raw: '{bad' })).status).toBe(405);
+    expect((await t.request('POST', '/missing', { key: 'bad', raw: '{bad' })).status).toBe(404);
+  });
+});
+
+describe('operations', () => {
+  it('serves /healthz and /readyz without a key', async () => {
+    expect((await t.request('GET', '/healthz', { key: null })).text).toBe('{"status":"ok"}');
+    const ready = await t.request('GET', '/readyz', { key: null });
+    expect(ready.status).toBe(200);
+    expect(ready.json).toEqual({ status: 'ready' });
+  });
+
+  it('answers 413 for a body over the limit and stores nothing', async () => {
+    const before = t.store.db.prepare('SELECT count(*) FROM outcomes').pluck().get();
+    const res = await t.request('POST', '/track_outcome', {
+      raw: JSON.stringify({ prompt_id: 'x', value: 'a'.repeat(1_100_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.text).toBe('{"detail":"Request body too large"}');
+    expect(t.store.db.prepare('SELECT count(*) FROM outcomes').pluck().get()).toBe(before);
+  });
+});
+
+describe('OpenAPI and docs', () => {
+  it("documents every route with FastAPI's error schemas", async () => {
+    const res = await t.request('GET', '/openapi.json', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    const doc = res.json;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('0.1.0');
+    expect(JSON.stringify(doc.components.schemas.HTTPValidationError)).toBe(
+      '{"properties":{"detail":{"items":{"$ref":"#/components/schemas/ValidationError"},"type":"array","title":"Detail"}},"type":"object","title":"HTTPValidationError"}',
+    );
+    expect(JSON.stringify(doc.components.schemas.ValidationError)).toBe(
+      '{"properties":{"loc":{"items":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":"array","title":"Location"},"msg":{"type":"string","title":"Message"},"type":{"type":"string","title":"Error Type"}},"type":"object","required":["loc","msg","type"],"title":"ValidationError"}',
+    );
+    for (const path of ['/run_prompt', '/get_prompt', '/track_outcome']) {
+      const op = doc.paths[path].post;
+      expect(op.parameters).toContainEqual({ schema: { type: 'string', title: 'X-Api-Key' }, in: 'header', name: 'x-api-key', required: true });
+      expect(op.requestBody.content['application/json'].schema).toBeTypeOf('object');
+      expect(op.responses['200']).toBeDefined();
+      expect(op.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+    }
+    for (const path of [
+      '/prompts',
+      '/prompts/{prompt_id}',
+      '/prompts/{prompt_id}/versions',
+      '/keys',
+      '/keys/{key_id}',
+      '/runs',
+      '/runs/{run_id}',
+      '/outcomes',
+      '/healthz',
+      '/readyz',
+    ]) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+  });
+
+  it('serves /docs with local assets (no CDN)', async () => {
+    const page = await t.request('GET', '/docs/', { key: null });
+    const html = page.status === 200 ? page.text : (await t.request('GET', '/docs/static/index.html', { key: null })).text;
+    expect(html).toContain('swagger-ui');
+    expect(html).not.toMatch(/https?:\/\/(cdn|unpkg)/);
+    const bundle = await t.request('GET', '/docs/static/swagger-ui-bundle.js', { key: null });
+    expect(bundle.status).toBe(200);
+  });
+});

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src/db/store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function store() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-writer-'));
+  dirs.push(dir);
+  const s = openStore(dir, 'full');
+  s.db.exec('CREATE TABLE t (v INTEGER PRIMARY KEY)');
+  return s;
+}
+
+describe('group-commit writer', () => {
+  it('commits writes arriving in the same turn in one transaction, and resolves after the commit', async () => {
+    const s = store();
+    const before = s.writer.batches;
+    const writes = Array.from({ length: 200 }, (_, i) => s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (?)').run(i).changes));
+    expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0); // nothing runs before the flush
+    expect(await Promise.all(writes)).toEqual(Array(200).fill(1));
+    expect(s.writer.batches - before).toBe(1);
+    expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(200);
+    s.db.close();
+  });
+
+  it('fails the whole batch with the storage error when the database cannot grow, and recovers when it can', async () => {
+    const s = store();
+    s.db.exec('CREATE TABLE big (b BLOB)');
+    s.db.exec('VACUUM');
+    s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true }) as number}`);
+    const small = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());
+    const large = s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    await expect(large).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    // SQLite rolled the whole transaction back: the small write, although fine, was not committed.
+    await expect(small).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(s.writer.storageFailure).toMatchObject({ code: 'SQLITE_FULL' });
+    expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    s.db.pragma('max_page_count = 1073741823');
+    await s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    expect(s.writer.storageFailure).toBeNull();
+    s.db.close();
+  });
+
+  it('rolls back a failing write alone; the rest of its batch commits', async () => {
+    const s = store();
+    const ok1 = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());
+    const bad = s.writer.write((db) => {
+      db.prepare('INSERT INTO t (v) VALUES (2)').run();
+      db.prepare('INSERT INTO t (v) VALUES (1)').run(); // duplicate key: the whole op must vanish
+    });
+    const ok3 = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (3)').run());
+    await expect(bad).rejects.toThrow(/UNIQUE/);
+    await Promise.all([ok1, ok3]);
+    expect(s.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
+    s.db.close();
+  });
+
+  it('splits very large bursts into bounded transactions', async () => {
+    const s = store();
+    const before = s.writer.batches;
+    await Promise.all(Array.from({ length: 2500 }, (_, i) => s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (?)').run(i))));
+    expect(s.writer.batches - before).toBe(3);
+    s.db.close();
+  });
+
+  it('applies migrations once and records them', () => {
+    const s = store();
+    const applied = s.db.prepare('SELECT version FROM schema_migrations').pluck().all();
+    expect(applied).toEqual(s.migrations.map((m) => m.version));
+    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(s.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    s.db.close();
+  });
+});
