@@ -54,7 +54,7 @@ function parseRole(value: string): Role {
   return value as Role;
 }
 
-export function buildCli(): Command {
+function buildCli(): Command {
   const program = new Command('promptline').version(SERVICE_VERSION).description('Promptline: run, A/B-test and measure LLM prompts');
   program
     .command('serve')

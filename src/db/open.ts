@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 export type Durability = 'full' | 'normal';
 export type Db = Database.Database;
 
-export const DB_FILE_NAME = 'promptline.db';
+const DB_FILE_NAME = 'promptline.db';
 
 /**
  * Opens the SQLite file with the pragmas of design.md §2. WAL lets readers run beside the writer;

@@ -28,7 +28,7 @@ export function registerRawBodyParser(app: FastifyInstance, bodyLimit: number): 
  * media type before `;`, trimmed and lower-cased, must be `application/json` or
  * `application/<anything>+json`, and a type without exactly one `/` counts as text/plain.
  */
-export function isJsonContentType(header: string | undefined): boolean {
+function isJsonContentType(header: string | undefined): boolean {
   if (!header || header === 'application/json') return true;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
   const slash = type.indexOf('/');

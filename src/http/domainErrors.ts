@@ -26,7 +26,7 @@ function at(value: unknown, path: readonly (string | number)[]): unknown {
  * a wrong value, the enclosing object for a missing one; taken from the request as sent, or, where
  * the client sent nothing there, as validated (a defaulted `inputs: {}`).
  */
-export function toErrorItem(issue: Issue, parts: RequestParts): ErrorItem {
+function toErrorItem(issue: Issue, parts: RequestParts): ErrorItem {
   const loc = [issue.part, ...issue.path];
   const where = issue.kind === 'missing' ? issue.path.slice(0, -1) : issue.path;
   const source = parts[issue.part];

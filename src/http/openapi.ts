@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { sendJson } from './send.js';
 
 /** FastAPI's validation-error schemas, byte for byte (contract.md §3). */
-export const FASTAPI_ERROR_SCHEMAS = {
+const FASTAPI_ERROR_SCHEMAS = {
   HTTPValidationError: {
     properties: { detail: { items: { $ref: '#/components/schemas/ValidationError' }, type: 'array', title: 'Detail' } },
     type: 'object',

@@ -2,7 +2,7 @@
 // against pydantic 2.13 / pydantic-core 2.46. Pure functions, shared by pydanticValidator.ts.
 
 /** Rust's `str::trim` (Unicode White_Space), which pydantic applies before parsing numbers. */
-export function rustTrim(s: string): string {
+function rustTrim(s: string): string {
   let start = 0;
   let end = s.length;
   while (start < end && isRustWhitespace(s.charCodeAt(start))) start++;

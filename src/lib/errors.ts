@@ -18,7 +18,7 @@ export interface Issue {
   readonly context?: Readonly<Record<string, string>>;
 }
 
-export abstract class DomainError extends Error {}
+abstract class DomainError extends Error {}
 
 /** Nothing with this id in the caller's project (another project's id is answered the same way). */
 export class NotFound extends DomainError {}

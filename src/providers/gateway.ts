@@ -27,7 +27,7 @@ export interface GatewayOptions {
 }
 
 /** `<provider>/<model>`, split at the first slash (model ids may contain more, e.g. OpenRouter's). */
-export function parseModelString(value: string): { provider: string; model: string } | null {
+function parseModelString(value: string): { provider: string; model: string } | null {
   const slash = value.indexOf('/');
   if (slash <= 0 || slash === value.length - 1) return null;
   return { provider: value.slice(0, slash).toLowerCase(), model: value.slice(slash + 1) };

@@ -60,7 +60,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
 }
 
 /** Checks the shape we rely on; anything else is a malformed answer (502, not retried). */
-export function readCompletion(completion: unknown): ChatAnswer {
+function readCompletion(completion: unknown): ChatAnswer {
   if (!isObject(completion)) throw new MalformedResponseError('the body is not a JSON object');
   const choices = completion.choices;
   if (!Array.isArray(choices) || choices.length === 0 || !isObject(choices[0]) || !isObject(choices[0].message)) {

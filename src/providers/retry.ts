@@ -1,8 +1,8 @@
 // What a failed attempt means (retry, move to a fallback, or stop), how long to wait, and how a
 // failure's reason is kept free of secrets. Provider-neutral: each provider classifies its own errors.
 
-export const BACKOFF_BASE_MS = 200;
-export const BACKOFF_CAP_MS = 5_000;
+const BACKOFF_BASE_MS = 200;
+const BACKOFF_CAP_MS = 5_000;
 
 /** Full jitter (AWS architecture blog): uniform in [0, min(cap, base·2^retryIndex)). */
 export function backoffMs(retryIndex: number, random: () => number): number {

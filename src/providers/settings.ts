@@ -146,7 +146,7 @@ function checkUrl(variable: string, value: string, errors: string[]): string {
  * Reads `{"<provider>/<model>": {"input": n, "cached_input": n, "output": n}}` (USD per million
  * tokens). `cached_input` may be omitted and then equals `input`.
  */
-export function loadPriceOverrides(path: string, errors: string[]): Record<string, PriceOverride> {
+function loadPriceOverrides(path: string, errors: string[]): Record<string, PriceOverride> {
   const where = `PROMPTLINE_PRICES_FILE (${path})`;
   let parsed: unknown;
   try {

@@ -2,8 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
 import { MetricKindSchema } from '../results/metricKinds.js';
 
-export const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
-export const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
+const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
+const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
 
 const Variant = Type.Object({
   key: Type.String({ pattern: VARIANT_KEY_PATTERN }),

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Role } from './access.js';
 
 /** Role letters in the key text, so a leaked key tells at a glance what it can do. */
-export const ROLE_LETTER: Record<Role, string> = { runtime: 'r', read: 'v', admin: 'a' };
+const ROLE_LETTER: Record<Role, string> = { runtime: 'r', read: 'v', admin: 'a' };
 
 /** `pl_<role letter>_<43 chars of base64url>`: 256 bits of randomness. */
 export function generateKey(role: Role): string {

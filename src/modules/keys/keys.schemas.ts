@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
 
 export const RoleSchema = Type.Union([Type.Literal('runtime'), Type.Literal('read'), Type.Literal('admin')]);
@@ -13,10 +13,13 @@ export const CreateKeyBody = Type.Object({
   rate_limit_per_minute: Type.Optional(RateLimit),
 });
 
+export type KeyInput = Static<typeof CreateKeyBody>;
+
 export const PatchKeyBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   rate_limit_per_minute: Type.Optional(RateLimit),
 });
+export type KeyPatch = Static<typeof PatchKeyBody>;
 
 export const PublicKeySchema = Type.Object({
   key_id: Type.String(),
@@ -29,6 +32,9 @@ export const PublicKeySchema = Type.Object({
   rate_limit_per_minute: Nullable(Type.Integer()),
 });
 
+export type PublicKey = Static<typeof PublicKeySchema>;
+
 export const CreatedKeySchema = Type.Composite([PublicKeySchema, Type.Object({ key: Type.String() })]);
+export type CreatedKey = Static<typeof CreatedKeySchema>;
 
 export const KeyIdParams = Type.Object({ key_id: Type.String({ maxLength: 128 }) });

@@ -1,26 +1,12 @@
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { AuthContext, Role } from './access.js';
+import type { AuthContext } from './access.js';
 import { invalid, notFound } from '../../lib/errors.js';
-import { findProjectByName, insertProject, countProjects } from '../projects/projects.repo.js';
+import { defaultProject } from '../projects/projects.service.js';
 import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
-
-export interface PublicKey {
-  key_id: string;
-  name: string;
-  role: Role;
-  key_prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  rate_limit_per_minute: number | null;
-}
-
-export interface CreatedKey extends PublicKey {
-  key: string;
-}
+import type { CreatedKey, KeyInput, KeyPatch, PublicKey } from './keys.schemas.js';
 
 function toPublic(row: KeyRow): PublicKey {
   return {
@@ -33,13 +19,6 @@ function toPublic(row: KeyRow): PublicKey {
     revoked_at: row.revoked_at,
     rate_limit_per_minute: row.rate_limit_per_minute,
   };
-}
-
-export interface KeyInput {
-  name: string;
-  role: Role;
-  expires_at?: string | null;
-  rate_limit_per_minute?: number | null;
 }
 
 interface CachedKey {
@@ -113,7 +92,7 @@ export function createKeyService(store: Store) {
       return { ...toPublic(row), key };
     },
 
-    async update(projectId: string, keyId: string, changes: { name?: string; rate_limit_per_minute?: number | null }): Promise<PublicKey> {
+    async update(projectId: string, keyId: string, changes: KeyPatch): Promise<PublicKey> {
       const row = await store.writer.write((db) => {
         const found = findKey(db, projectId, keyId);
         if (found === undefined) throw notFound(`API key '${keyId}' not found`);
@@ -148,12 +127,7 @@ export function createKeyService(store: Store) {
     async bootstrap(configuredKey: string | null): Promise<{ printedKey: string | null }> {
       return store.writer.write((db) => {
         const now = isoNow(store.clock);
-        const isNewDatabase = countProjects(db) === 0;
-        let project = findProjectByName(db, 'default');
-        if (project === undefined && (configuredKey !== null || isNewDatabase)) {
-          project = { id: newId('prj'), name: 'default', created_at: now };
-          insertProject(db, project);
-        }
+        const { isNewDatabase, project } = defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
         if (configuredKey !== null) {
           const hash = hashKey(configuredKey);
           revokeOtherBootstrapKeys(db, project!.id, hash, now);

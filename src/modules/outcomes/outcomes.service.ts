@@ -24,7 +24,7 @@ export interface OutcomeDeps {
   assignmentAttribution(db: Db, projectId: string, promptId: string, externalUserId: string): { experimentId: string; variant: string } | null;
 }
 
-export function outcomeView(outcome: OutcomeRecord): OutcomeView {
+function outcomeView(outcome: OutcomeRecord): OutcomeView {
   const { id, attributed_user: _unit, ...rest } = outcome;
   return { outcome_id: id, ...rest };
 }

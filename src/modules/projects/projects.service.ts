@@ -1,11 +1,26 @@
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { findProjectByName, insertProject, listProjects, type ProjectRow } from './projects.repo.js';
+import type { Db } from '../../db/open.js';
+import { countProjects, findProjectByName, insertProject, listProjects, type ProjectRow } from './projects.repo.js';
 
-export const PROJECT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const PROJECT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export class ProjectError extends Error {}
+class ProjectError extends Error {}
+
+/**
+ * Inside another module's write (the keys bootstrap): whether the database has no project yet,
+ * and the `default` project, created when missing if `create(isNewDatabase)` says so.
+ */
+export function defaultProject(db: Db, at: string, create: (isNewDatabase: boolean) => boolean): { isNewDatabase: boolean; project: ProjectRow | undefined } {
+  const isNewDatabase = countProjects(db) === 0;
+  let project = findProjectByName(db, 'default');
+  if (project === undefined && create(isNewDatabase)) {
+    project = { id: newId('prj'), name: 'default', created_at: at };
+    insertProject(db, project);
+  }
+  return { isNewDatabase, project };
+}
 
 export function createProjectService(store: Store) {
   return {

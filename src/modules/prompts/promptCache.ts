@@ -4,7 +4,7 @@ import { compileTemplate, TemplateError } from './template.js';
 import type { CompiledVersion } from './versionContent.js';
 import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRecord } from './prompts.repo.js';
 
-export function compileVersion(record: VersionRecord): CompiledVersion {
+function compileVersion(record: VersionRecord): CompiledVersion {
   return {
     version: record.version,
     kind: record.messages === null ? 'text' : 'chat',

@@ -3,9 +3,9 @@ import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
-export const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
-export const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
-export const MODEL_PATTERN = '^[A-Za-z0-9_.-]+/\\S+$';
+const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
+const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
+const MODEL_PATTERN = '^[A-Za-z0-9_.-]+/\\S+$';
 
 export const PromptIdParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }) });
 export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: Type.Integer({ minimum: 1 }) });

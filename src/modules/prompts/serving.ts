@@ -32,7 +32,7 @@ export interface RenderedPrompt {
   text: string;
 }
 
-export const promptNotFound = (promptId: string) => notFound(`Prompt '${promptId}' not found`);
+const promptNotFound = (promptId: string) => notFound(`Prompt '${promptId}' not found`);
 
 /** The variable that sets each render limit, named in the 422 so an operator knows what to raise. */
 const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_RENDER_MAX_STEPS' } as const;
@@ -41,7 +41,7 @@ const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_R
  * Renders every template of a version under one budget; each missing variable is one 422 issue
  * (contract.md §1), and a render over budget is one 422 naming the limit.
  */
-export function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
+function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
   const budget = new RenderBudget(limits);
   const missing = new Set<string>();
   const render = (template: CompiledTemplate) => {

@@ -19,7 +19,7 @@ export interface CompiledVersion {
 const RESERVED_PARAMS = ['model', 'messages', 'stream', 'n'];
 const MAX_PARAMS_JSON = 16_384;
 /** All templates of one version together (a chat prompt's messages add up). */
-export const MAX_VERSION_TEMPLATE_CHARS = 200_000;
+const MAX_VERSION_TEMPLATE_CHARS = 200_000;
 
 const problem = (path: (string | number)[], why: string) => invalidIssue('body', path, why);
 

@@ -39,7 +39,7 @@ export interface ResultsData {
 }
 
 /** Power used for the minimum detectable effect (the usual 80%). */
-export const MDE_POWER = 0.8;
+const MDE_POWER = 0.8;
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 const ratio = (num: number, den: number): number | null => (den > 0 ? finite(num / den) : null);

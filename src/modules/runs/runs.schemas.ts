@@ -46,7 +46,7 @@ export const ListFilters = {
 export const ListRunsQuery = Type.Object({ ...ListFilters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
 export type ListRunsInput = Static<typeof ListRunsQuery>;
 
-export const AttemptSchema = Type.Object({
+const AttemptSchema = Type.Object({
   model: Type.String(),
   attempt: Type.Integer(),
   status: Nullable(Type.Integer()),

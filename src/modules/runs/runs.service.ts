@@ -10,7 +10,7 @@ import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, 
 import type { ListRunsInput, RunAnswer, RunPromptInput, RunView } from './runs.schemas.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
-export function runView(run: RunRecord): RunView {
+function runView(run: RunRecord): RunView {
   const { id, rendered, cost_nano_usd: costNanoUsd, ...rest } = run;
   return {
     run_id: id,

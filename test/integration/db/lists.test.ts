@@ -3,6 +3,7 @@ import { listStatements, SCAN_BUDGET, type ListRequest } from '../../../src/db/p
 import { runListRequest } from '../../../src/modules/runs/runs.repo.js';
 import { outcomeListRequest } from '../../../src/modules/outcomes/outcomes.repo.js';
 import { experimentListRequest } from '../../../src/modules/experiments/experiments.repo.js';
+import { promptListRequest } from '../../../src/modules/prompts/prompts.repo.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 
 let t: TestApp;
@@ -22,17 +23,18 @@ function planOf(sql: string, args: unknown[]): string {
 const page = { since: undefined, until: undefined, cursor: undefined, limit: 50 };
 const later = { ...page, since: '2026-01-01T00:00:00.000Z', until: '2027-01-01T00:00:00.000Z', cursor: 'x_1' };
 
-/** Every statement a list page runs, with the index it must read (null: a primary-key seek). */
+/** Every statement a list page runs: the page from `index` in order, the cursor and the fetch by a unique-key seek. */
 function expectPlans(request: ListRequest, index: string): void {
   const { cursor, page: pageStatement, fetch } = listStatements(request, '2026-06-01T00:00:00.000Z');
   const plan = planOf(pageStatement.sql, pageStatement.args);
   expect(plan).toMatch(new RegExp(`^SEARCH ${request.table} USING (COVERING )?INDEX ${index} \\(`));
   expect(plan).not.toContain('TEMP B-TREE');
   if (cursor) expect(planOf(cursor.sql, cursor.args)).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX sqlite_autoindex_\w+ \(/);
-  if (pageStatement.scanned)
-    expect(planOf(fetch.sql, fetch.args)).toMatch(
-      new RegExp(`^SEARCH ${request.table} USING INDEX sqlite_autoindex_${request.table}_1 \\((project_id=\\? AND )?id=\\?\\)$`),
-    );
+  const key = request.key ?? 'id';
+  if (pageStatement.scanned) {
+    const seek = new RegExp(`^SEARCH ${request.table} USING INDEX sqlite_autoindex_${request.table}_1 \\((project_id=\\? AND )?${key}=\\?\\)$`);
+    expect(planOf(fetch.sql, fetch.args)).toMatch(seek);
+  }
 }
 
 describe('every list reads its rows in order from an index: no sort, no scan of the history', () => {
@@ -65,6 +67,14 @@ describe('every list reads its rows in order from an index: no sort, no scan of 
   ] as const)('GET /outcomes %j leads with %s', (filters, index) => {
     expectPlans(outcomeListRequest(projectId, { ...page, ...filters }), index);
     expectPlans(outcomeListRequest(projectId, { ...later, ...filters }), index);
+  });
+
+  it.each([
+    [true, 'prompts_created'],
+    [false, 'prompts_created'],
+  ])('GET /prompts (include_archived=%s) reads %s', (includeArchived, index) => {
+    expectPlans(promptListRequest(projectId, { includeArchived, cursor: undefined, limit: 50 }), index);
+    expectPlans(promptListRequest(projectId, { includeArchived, cursor: 'p', limit: 50 }), index);
   });
 
   it.each([

@@ -5,8 +5,8 @@ import { sequentialTest } from './sequential.js';
 import type { CompareOptions, Comparison, FrequentistResult, MetricKind, Moments, Suff } from './types.js';
 
 export const DEFAULT_ALPHA = 0.05;
-export const DEFAULT_PRIOR_STD_DEV = 0.3;
-export const DEFAULT_SEQUENTIAL_TUNING = 5000;
+const DEFAULT_PRIOR_STD_DEV = 0.3;
+const DEFAULT_SEQUENTIAL_TUNING = 5000;
 
 export const REASON_TOO_FEW_USERS = 'not enough data: each variant needs at least 2 users';
 export const REASON_CONTROL_MEAN_ZERO = 'control mean is 0: relative lift undefined';

@@ -15,13 +15,11 @@ export { moments } from './moments.js';
 export {
   compareToControl,
   DEFAULT_ALPHA,
-  DEFAULT_PRIOR_STD_DEV,
-  DEFAULT_SEQUENTIAL_TUNING,
   REASON_CONTROL_MEAN_ZERO,
   REASON_TOO_FEW_USERS,
 } from './compare.js';
 export { holmAdjust } from './holm.js';
-export { sampleRatioMismatch, SRM_MIN_USERS_PER_VARIANT, SRM_P_THRESHOLD } from './srm.js';
+export { sampleRatioMismatch } from './srm.js';
 export type { SrmResult } from './srm.js';
 export { minimumDetectableEffect } from './mde.js';
 export type { MdeOptions } from './mde.js';

@@ -1,7 +1,7 @@
 import { chiSquareSurvival } from './distributions.js';
 
-export const SRM_P_THRESHOLD = 0.001;
-export const SRM_MIN_USERS_PER_VARIANT = 8;
+const SRM_P_THRESHOLD = 0.001;
+const SRM_MIN_USERS_PER_VARIANT = 8;
 
 export interface SrmResult {
   chiSquare: number;
