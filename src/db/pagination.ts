@@ -50,6 +50,19 @@ export interface ListPage<Row> {
   nextCursor: string | null;
 }
 
+/** What every list query has besides its filters: the time window, where to go on from, how many. */
+export interface PageBounds {
+  since?: string | undefined;
+  until?: string | undefined;
+  cursor: string | undefined;
+  limit: number;
+}
+
+/** The same page with each row turned into something else (a stored row decoded). */
+export function mapPage<Row, Out>(page: ListPage<Row>, map: (row: Row) => Out): ListPage<Out> {
+  return { rows: page.rows.map(map), nextCursor: page.nextCursor };
+}
+
 const LITERAL = /^[a-z_]{1,32}$/;
 
 /** The statements one page runs (with their arguments), apart from running them: tests read their plans. */

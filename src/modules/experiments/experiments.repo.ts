@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
+import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ExperimentStatus, PrimaryMetricInput, VariantDef } from './experiments.schemas.js';
 
 /** A stored experiment, its JSON columns decoded (this file is the only one that knows they are JSON). */
@@ -83,16 +83,13 @@ export function findExperiment(db: Db, projectId: string, id: string): Experimen
   return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id));
 }
 
-export interface ExperimentListQuery {
+export interface ExperimentListQuery extends PageBounds {
   prompt_id?: string | undefined;
   status?: ExperimentStatus | undefined;
-  cursor: string | undefined;
-  limit: number;
 }
 
 export function listExperiments(db: Db, projectId: string, q: ExperimentListQuery): ListPage<ExperimentRecord> {
-  const page = listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q));
-  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
+  return mapPage(listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q)), decode);
 }
 
 export function experimentListRequest(projectId: string, q: ExperimentListQuery): ListRequest {

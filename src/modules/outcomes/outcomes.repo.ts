@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
+import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 
 /** A stored outcome, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
 export interface OutcomeRecord {
@@ -71,22 +71,17 @@ export function insertOutcome(db: Db, projectId: string, outcome: OutcomeRecord)
   });
 }
 
-export interface OutcomeListQuery {
+export interface OutcomeListQuery extends PageBounds {
   prompt_id?: string | undefined;
   experiment_id?: string | undefined;
   variant?: string | undefined;
   external_user_id?: string | undefined;
   event_type?: string | undefined;
   prompt_run_id?: string | undefined;
-  since: string | undefined;
-  until: string | undefined;
-  cursor: string | undefined;
-  limit: number;
 }
 
 export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): ListPage<OutcomeRecord> {
-  const page = listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q));
-  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
+  return mapPage(listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q)), decode);
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */

@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
+import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
 
@@ -121,21 +121,16 @@ export function findRunAttribution(db: Db, projectId: string, runId: string): Ru
     | undefined;
 }
 
-export interface RunListQuery {
+export interface RunListQuery extends PageBounds {
   prompt_id?: string | undefined;
   experiment_id?: string | undefined;
   variant?: string | undefined;
   external_user_id?: string | undefined;
   status?: 'ok' | 'error' | undefined;
-  since: string | undefined;
-  until: string | undefined;
-  cursor: string | undefined;
-  limit: number;
 }
 
 export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<RunRecord> {
-  const page = listNewestFirst<RunRow>(db, runListRequest(projectId, q));
-  return { rows: page.rows.map(decode), nextCursor: page.nextCursor };
+  return mapPage(listNewestFirst<RunRow>(db, runListRequest(projectId, q)), decode);
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
