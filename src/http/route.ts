@@ -6,7 +6,6 @@ import { validateValue, type ErrorItem } from './pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
 import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
 
-
 /** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
 export interface Authenticator {
   check(apiKey: string, clientAddress: string): AccessDecision;
