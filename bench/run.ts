@@ -120,7 +120,7 @@ async function runtimeEndpoints(): Promise<void> {
     );
     await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' });
     await ratioed('/get_prompt while 4 clients send template bombs (each a 422)', '/get_prompt', getBody, () => bombard(pl.origin, 4));
-    console.log('\nTargets (design.md §8): /get_prompt in an experiment ≥ 0.50 of bare; /track_outcome ≥ 0.25.');
+    console.log('\nTargets: /get_prompt in an experiment ≥ 0.50 of bare; /track_outcome ≥ 0.25.');
   } finally {
     await Promise.all([bare.stop(), pl.stop()]);
     fs.rmSync(pl.dataDir, { recursive: true, force: true });
@@ -207,7 +207,7 @@ async function providerOverhead(): Promise<void> {
     console.log(`\n| ${CONNECTIONS} clients | req/s | ratio |\n|---|---|---|`);
     console.log(`| keep-alive node:http proxy → fake (reference) | ${Math.round(viaProxy.rps)} | 1.00 |`);
     console.log(`| /run_prompt → fake | ${Math.round(viaPromptline.rps)} | ${fmt(viaPromptline.rps / viaProxy.rps)} |`);
-    console.log('\nTargets (design.md §8): adds < 1 ms at p50 and < 3 ms at p99 at moderate load; throughput ≥ 0.50 of the proxy.');
+    console.log('\nTargets: adds < 1 ms at p50 and < 3 ms at p99 at moderate load; throughput ≥ 0.50 of the proxy.');
   } finally {
     await Promise.all([fake.stop(), proxy.stop(), pl.stop()]);
     fs.rmSync(pl.dataDir, { recursive: true, force: true });
