@@ -10,7 +10,7 @@ import { backoffMs, type Failure } from './retry.js';
 import type { ProviderSettings } from './settings.js';
 import type { AttemptRecord } from './types.js';
 
-export type ModelOutcome = { ok: true; answer: ChatAnswer } | { ok: false; failure: Failure; timeoutMs: number };
+export type ModelOutcome = { ok: true; answer: ChatAnswer } | { ok: false; failure: Failure; timeoutMs: number | null };
 
 /** Everything one request's attempts share: its clock, its stop signal, its record of attempts. */
 export interface AttemptContext {
@@ -46,28 +46,21 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     if (ctx.stop.aborted) throw ctx.stopError();
     const release = await takeSlot(provider, ctx);
     const callStart = performance.now();
-    const call = new AbortController();
-    let timedOut = false;
-    const callTimer = setTimeout(() => {
-      timedOut = true;
-      call.abort();
-    }, timeoutMs);
-    const onStop = () => call.abort();
-    ctx.stop.addEventListener('abort', onStop, { once: true });
+    const timer = timeoutMs === null ? null : callTimer(timeoutMs, ctx.stop);
     let failure: Failure;
     try {
-      const answer = await provider.call(request, call.signal);
+      const answer = await provider.call(request, timer?.signal ?? ctx.stop);
       ctx.attempts.push({ model: label, attempt, status: 200, error: null, latency_ms: since(callStart) });
       return { ok: true, answer };
     } catch (err) {
-      failure = timedOut
+      failure = timer?.timedOut()
         ? { kind: 'retryable', status: null, reason: `${provider.name} timed out after ${timeoutMs} ms`, retryAfterMs: null, timedOut: true }
         : provider.classify(err);
     } finally {
-      clearTimeout(callTimer);
-      ctx.stop.removeEventListener('abort', onStop);
+      timer?.clear();
       release();
     }
+    const timedOut = timer?.timedOut() ?? false;
     if (ctx.stop.aborted && !timedOut) {
       ctx.attempts.push({ model: label, attempt, status: null, error: stopReason(ctx), latency_ms: since(callStart) });
       throw ctx.stopError();
@@ -88,6 +81,26 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     if (since(ctx.startedAt) + wait >= settings.requestDeadlineMs) return { ok: false, failure, timeoutMs };
     await sleep(wait, ctx);
   }
+}
+
+/** One call's own signal: aborted when its time limit passes, or when the whole request stops. */
+function callTimer(timeoutMs: number, stop: AbortSignal): { signal: AbortSignal; timedOut(): boolean; clear(): void } {
+  const call = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    call.abort();
+  }, timeoutMs);
+  const onStop = () => call.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: call.signal,
+    timedOut: () => timedOut,
+    clear() {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    },
+  };
 }
 
 async function takeSlot(provider: ChatProvider, ctx: AttemptContext): Promise<() => void> {

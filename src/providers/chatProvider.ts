@@ -29,8 +29,12 @@ export interface ChatAnswer {
 export interface ChatProvider {
   /** Lower-case; the `<provider>` of `<provider>/<model>`. */
   readonly name: string;
-  /** One call's time limit; the gateway aborts the call's signal when it passes. */
-  readonly timeoutMs: number;
+  /**
+   * One call's time limit; the gateway aborts the call's signal when it passes. Null for a
+   * provider that answers locally without I/O (echo): no timer is set, the request's own stop
+   * signal is passed as is.
+   */
+  readonly timeoutMs: number | null;
   /** Bounds calls in flight to this provider; null when it needs no bound (a local provider). */
   readonly limiter: ConcurrencyLimiter | null;
   /** The price every call of this provider costs; null to look the model up in the price table. */

@@ -9,7 +9,7 @@ import { countTextTokens } from './tokens.js';
 export function createEchoProvider(): ChatProvider {
   return {
     name: ECHO_PROVIDER,
-    timeoutMs: 30_000,
+    timeoutMs: null,
     limiter: null,
     fixedPrice: { input: 0, cached_input: 0, output: 0, source: 'echo' },
     baseURL: undefined,
