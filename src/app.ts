@@ -56,7 +56,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
   const router = createExperimentRouter(store);
   const serving = createServingService(promptCache, router, renderLimits);
-  const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => router.invalidate(projectId, promptId));
+  const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => {
+    router.invalidate(projectId, promptId);
+    promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
+  });
   const runs = createRunService({ store, serving, gateway, defaultModel: config.defaultModel });
   const outcomes = createOutcomeService({
     store,

@@ -114,9 +114,12 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .description('stop an experiment for good')
     .option(...projectOption)
     .option('--winner <variant>', 'the variant that won')
-    .action((id: string, opts: { project: string; winner?: string }) =>
+    .option('--ship', "also move the prompt's production label to the winner's version, in the same transaction")
+    .action((id: string, opts: { project: string; winner?: string; ship?: boolean }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).transition(projectId, id, 'stop', opts.winner ?? null)]);
+        const stopped = await service(store).transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false });
+        printExperiments([stopped]);
+        if (stopped.shipped_version !== null) console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
       }),
     );
   addResultsCommand(experiments, withProjectStore);

@@ -87,6 +87,6 @@ describe('README', () => {
     const script = block('abtest');
     const lines = runBlock(script, env);
     expectInOrder(lines, expectations(script));
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ experiment_id: 'welcome-warmth', status: 'stopped', winner: 'warm' });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ experiment_id: 'welcome-warmth', status: 'stopped', winner: 'warm', shipped_version: 2 });
   });
 });

@@ -17,6 +17,7 @@ export interface ExperimentRecord {
   seed: string;
   primary_metric: PrimaryMetricInput | null;
   winner: string | null;
+  shipped_version: number | null;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -58,6 +59,7 @@ const COLUMNS = [
   'seed',
   'primary_metric',
   'winner',
+  'shipped_version',
   'created_at',
   'updated_at',
   'started_at',

@@ -76,7 +76,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
   registerRoute(app, authenticate, {
     method: 'POST',
     url: '/experiments/:experiment_id/stop',
-    summary: 'Stop an experiment for good, optionally naming a winner',
+    summary: "Stop an experiment for good, optionally naming a winner and shipping it (production moves to the winner's version)",
     tags,
     role: 'admin',
     strict: true,
@@ -86,7 +86,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     response: { 200: ExperimentSchema, ...errors },
     handler: async ({ params, body, auth }) => ({
       status: 200,
-      body: await experiments.transition(auth.projectId, params.experiment_id, 'stop', body?.winner),
+      body: await experiments.transition(auth.projectId, params.experiment_id, 'stop', body ?? {}),
     }),
   });
 }

@@ -47,7 +47,13 @@ export type CreateExperimentInput = Static<typeof CreateExperimentBody>;
 export const PatchExperimentBody = Type.Object(editable);
 export type PatchExperimentInput = Static<typeof PatchExperimentBody>;
 
-export const StopExperimentBody = Type.Object({ winner: Type.Optional(Nullable(Type.String({ pattern: VARIANT_KEY_PATTERN }))) });
+export const StopExperimentBody = Type.Object({
+  winner: Type.Optional(Nullable(Type.String({ pattern: VARIANT_KEY_PATTERN }))),
+  ship: Type.Optional(
+    Type.Boolean({ default: false, description: "move the prompt's production label to the winner's version, in the same transaction as the stop" }),
+  ),
+});
+export type StopInput = Static<typeof StopExperimentBody>;
 
 export const ExperimentIdParams = Type.Object({ experiment_id: Type.String({ maxLength: 128 }) });
 
@@ -73,6 +79,7 @@ export const ExperimentSchema = Type.Object({
   seed: Type.String(),
   primary_metric: Nullable(PrimaryMetric),
   winner: Nullable(Type.String()),
+  shipped_version: Nullable(Type.Integer({ description: 'the version the production label was moved to when the experiment stopped with ship' })),
   created_at: Type.String(),
   updated_at: Type.String(),
   started_at: Nullable(Type.String()),

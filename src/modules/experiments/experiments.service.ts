@@ -6,7 +6,7 @@ import { conflict, Invalid, invalid, invalidIssue, notFound, type Issue } from '
 import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
-import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput } from './experiments.schemas.js';
+import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput } from './experiments.schemas.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 
@@ -14,6 +14,8 @@ const item = (path: (string | number)[], why: string): Issue => invalidIssue('bo
 export interface PromptFacts {
   promptIsLive(db: Db, projectId: string, promptId: string): boolean;
   versionExists(db: Db, projectId: string, promptId: string, version: number): boolean;
+  /** Points a label at a version (stop-and-ship moves `production`). */
+  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void;
 }
 
 /** One experiment as the API shows it, from any connection (the results worker has its own). */
@@ -79,6 +81,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           seed: input.seed ?? id,
           primary_metric: input.primary_metric ?? null,
           winner: null,
+          shipped_version: null,
           created_at: now,
           updated_at: now,
           started_at: null,
@@ -138,7 +141,14 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
       });
     },
 
-    async transition(projectId: string, id: string, action: 'start' | 'pause' | 'stop', winner?: string | null): Promise<ExperimentView> {
+    /**
+     * start, pause, or stop (optionally naming a winner). Stop with `ship` also moves the prompt's
+     * `production` label to the winner's version in the same transaction: the experiment never
+     * reads stopped while production still serves the old version, or the other way round.
+     */
+    async transition(projectId: string, id: string, action: 'start' | 'pause' | 'stop', stop: StopInput = {}): Promise<ExperimentView> {
+      const winner = stop.winner ?? null;
+      if (stop.ship && winner === null) throw invalid('body', ['ship'], 'ship needs a winner: name the variant whose version goes to production');
       return commit(projectId, (db) => {
         const row = require(db, projectId, id);
         const rule = TRANSITIONS[action];
@@ -148,16 +158,19 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           const running = repo.findRunningExperiment(db, projectId, row.prompt_id);
           if (running) throw conflict(`Experiment '${running.id}' is already running on prompt '${row.prompt_id}'`);
         }
-        if (winner != null && !row.variants.some((v) => v.key === winner))
-          throw invalid('body', ['winner'], `winner '${winner}' is not one of the variant keys`);
+        const won = winner === null ? undefined : row.variants.find((v) => v.key === winner);
+        if (winner !== null && won === undefined) throw invalid('body', ['winner'], `winner '${winner}' is not one of the variant keys`);
         const now = isoNow(store.clock);
+        const shipped = action === 'stop' && stop.ship && won !== undefined ? won.version : null;
+        if (shipped !== null) prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
         const updated: repo.ExperimentRecord = {
           ...row,
           status: rule.to,
           updated_at: now,
           started_at: action === 'start' ? (row.started_at ?? now) : row.started_at,
           stopped_at: action === 'stop' ? now : row.stopped_at,
-          winner: action === 'stop' ? (winner ?? null) : row.winner,
+          winner: action === 'stop' ? winner : row.winner,
+          shipped_version: shipped ?? row.shipped_version,
         };
         repo.updateExperiment(db, projectId, updated);
         return toView(updated);

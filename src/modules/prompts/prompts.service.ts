@@ -17,6 +17,8 @@ export const promptFacts = {
     return prompt !== undefined && prompt.archived_at === null;
   },
   versionExists: (db: Db, projectId: string, promptId: string, version: number): boolean => repo.versionExists(db, projectId, promptId, version),
+  moveLabel: (db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void =>
+    repo.upsertLabel(db, projectId, promptId, label, version, at),
 };
 
 export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
