@@ -112,7 +112,7 @@ function readLimits(read: ReturnType<typeof reader>, errors: string[]): Limits {
     renderMaxSteps: read('PROMPTLINE_RENDER_MAX_STEPS', 50_000, integerIn(10_000, 10_000_000), 'an integer (10000 to 10000000)'),
     headersTimeoutMs: ms('PROMPTLINE_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: ms('PROMPTLINE_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    keepAliveTimeoutMs: ms('PROMPTLINE_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    keepAliveTimeoutMs: ms('PROMPTLINE_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
     maxConnections: read('PROMPTLINE_MAX_CONNECTIONS', 512, integerIn(0, 1_000_000), 'an integer (0 for no cap)'),
     shutdownTimeoutMs: ms('PROMPTLINE_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: read('PROMPTLINE_RATE_LIMIT_PER_MINUTE', 0, integerIn(0, 100_000_000), 'an integer (0 for unlimited)'),

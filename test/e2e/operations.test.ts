@@ -143,9 +143,13 @@ describe("the promptline CLI on the server's database", () => {
     expect(cli(['experiments', 'list', '--status', 'running'], env).stdout).toContain('e1');
     expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
     expect(cli(['experiments', 'pause', 'e1'], env).stdout).toContain('paused');
-    expect(cli(['experiments', 'stop', 'e1', '--winner', 'b'], env).stdout).toMatch(/stopped\s.*\sb\s/);
+    expect(cli(['experiments', 'stop', 'e1', '--ship'], env).stderr).toContain('body.ship: ship needs a winner');
+    const shipped = cli(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
+    expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
+    expect(shipped.stdout).toContain('production now serves version 2 of p');
     expect(cli(['experiments', 'start', 'e1'], env).stderr).toContain("Experiment 'e1' is stopped: cannot start");
+    // The server sees the move on its next request: the winner is served to everyone.
     const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });
-    expect(after.json.experiment_id).toBeNull();
+    expect(after.json).toMatchObject({ experiment_id: null, prompt_version: 2, prompt_text: 'B 1' });
   });
 });
