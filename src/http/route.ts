@@ -7,7 +7,7 @@ import type { RequestParts } from './domainErrors.js';
 import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
 
 /** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
-export interface Authenticator {
+export interface AccessCheck {
   check(apiKey: string, clientAddress: string): AccessDecision;
 }
 
@@ -48,7 +48,7 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   query?: Q;
   params?: P;
   response: Record<number, TSchema>;
-  /** Runs after validation and authentication; may throw HttpError / ValidationFailed. */
+  /** Runs after validation and authentication; may throw domain errors (src/lib/errors.ts). */
   handler: (
     ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>,
   ) => Promise<RouteResult> | RouteResult;
@@ -134,7 +134,7 @@ function firstApiKey(req: FastifyRequest): string | undefined {
  */
 export function registerRoute<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined>(
   app: FastifyInstance,
-  authenticate: Authenticator,
+  access: AccessCheck,
   spec: RouteSpec<B, Q, P>,
 ): void {
   const table = routeTables.get(app) ?? [];
@@ -201,7 +201,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
   }
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const decision = authenticate.check(firstApiKey(req) ?? '', req.ip);
+    const decision = access.check(firstApiKey(req) ?? '', req.ip);
     if (!decision.ok) {
       denied(reply, decision);
       return;

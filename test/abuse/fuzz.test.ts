@@ -2,25 +2,14 @@ import { Kind } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../src/http/route.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { mulberry32 } from '../support/prng.js';
 
 // Thousands of generated requests over every registered route (the route table, so a new route
 // is fuzzed without writing anything): none may answer 5xx, and the server serves normally after.
 const REQUESTS_PER_ROUTE = 110;
 
-/** mulberry32: a seeded PRNG, so a failure reproduces with the seed it prints. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const random = prng(SEED);
+const random = mulberry32(SEED); // a failure reproduces with FUZZ_SEED=<the seed in the test name>
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const int = (n: number) => Math.floor(random() * n);
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { ExperimentService } from './experiments.service.js';
 import {
@@ -12,10 +12,10 @@ import {
   StopExperimentBody,
 } from './experiments.schemas.js';
 
-export function registerExperimentRoutes(app: FastifyInstance, authenticate: Authenticator, experiments: ExperimentService): void {
+export function registerExperimentRoutes(app: FastifyInstance, access: AccessCheck, experiments: ExperimentService): void {
   const tags = ['experiments'];
   const errors = { 404: Detail, 409: Detail, ...AUTH_ERRORS };
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/experiments',
     summary: 'Create an experiment (status draft)',
@@ -26,7 +26,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     response: { 201: ExperimentSchema, ...errors },
     handler: async ({ body, auth }) => ({ status: 201, body: await experiments.create(auth.projectId, body) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/experiments',
     summary: 'List experiments, newest first',
@@ -37,7 +37,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     response: { 200: ExperimentListSchema, ...AUTH_ERRORS },
     handler: ({ query, auth }) => ({ status: 200, body: experiments.list(auth.projectId, query) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/experiments/:experiment_id',
     summary: 'One experiment',
@@ -48,7 +48,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     response: { 200: ExperimentSchema, 404: Detail, ...AUTH_ERRORS },
     handler: ({ params, auth }) => ({ status: 200, body: experiments.get(auth.projectId, params.experiment_id) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'PATCH',
     url: '/experiments/:experiment_id',
     summary: 'Change a draft or paused experiment',
@@ -61,7 +61,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
     handler: async ({ params, body, auth }) => ({ status: 200, body: await experiments.patch(auth.projectId, params.experiment_id, body) }),
   });
   for (const action of ['start', 'pause'] as const) {
-    registerRoute(app, authenticate, {
+    registerRoute(app, access, {
       method: 'POST',
       url: `/experiments/:experiment_id/${action}`,
       summary: action === 'start' ? 'Start (or resume) an experiment' : 'Pause a running experiment',
@@ -73,7 +73,7 @@ export function registerExperimentRoutes(app: FastifyInstance, authenticate: Aut
       handler: async ({ params, auth }) => ({ status: 200, body: await experiments.transition(auth.projectId, params.experiment_id, action) }),
     });
   }
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/experiments/:experiment_id/stop',
     summary: "Stop an experiment for good, optionally naming a winner and shipping it (production moves to the winner's version)",

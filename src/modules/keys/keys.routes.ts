@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { KeyService } from './keys.service.js';
 import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PatchKeyBody, PublicKeySchema } from './keys.schemas.js';
 
-export function registerKeyRoutes(app: FastifyInstance, authenticate: Authenticator, keys: KeyService): void {
-  registerRoute(app, authenticate, {
+export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, keys: KeyService): void {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/keys',
     summary: 'Create an API key (the key is shown only in this answer)',
@@ -18,7 +18,7 @@ export function registerKeyRoutes(app: FastifyInstance, authenticate: Authentica
     handler: async ({ body, auth }) => ({ status: 201, body: await keys.create(auth.projectId, body) }),
   });
 
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'PATCH',
     url: '/keys/:key_id',
     summary: 'Rename a key or change its rate limit (effective on the next request)',
@@ -31,7 +31,7 @@ export function registerKeyRoutes(app: FastifyInstance, authenticate: Authentica
     handler: async ({ params, body, auth }) => ({ status: 200, body: await keys.update(auth.projectId, params.key_id, body) }),
   });
 
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/keys',
     summary: 'List the API keys of the project (no secrets)',
@@ -42,7 +42,7 @@ export function registerKeyRoutes(app: FastifyInstance, authenticate: Authentica
     handler: ({ auth }) => ({ status: 200, body: { data: keys.list(auth.projectId) } }),
   });
 
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'DELETE',
     url: '/keys/:key_id',
     summary: 'Revoke an API key, effective on the next request',

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { OutcomeService } from './outcomes.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import { ListOutcomesQuery, OutcomePageSchema, TrackOutcomeRequest, TrackOutcomeResponse } from './outcomes.schemas.js';
 
-export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authenticator, outcomes: OutcomeService): void {
-  registerRoute(app, authenticate, {
+export function registerOutcomeRoutes(app: FastifyInstance, access: AccessCheck, outcomes: OutcomeService): void {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/track_outcome',
     summary: 'Track Outcome',
@@ -20,7 +20,7 @@ export function registerOutcomeRoutes(app: FastifyInstance, authenticate: Authen
       body: await outcomes.track(auth.projectId, body, idempotencyClaim(req.headers['idempotency-key'], 'track_outcome', rawBody)),
     }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/outcomes',
     summary: 'List outcomes, newest first',

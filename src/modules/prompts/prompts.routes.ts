@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { PromptService } from './prompts.service.js';
 import type { ServingService } from './serving.js';
@@ -21,8 +21,8 @@ import {
   VersionSchema,
 } from './prompts.schemas.js';
 
-export function registerPromptRoutes(app: FastifyInstance, authenticate: Authenticator, prompts: PromptService, serving: ServingService): void {
-  registerRoute(app, authenticate, {
+export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, prompts: PromptService, serving: ServingService): void {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/get_prompt',
     summary: 'Get Prompt',
@@ -35,7 +35,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
   });
 
   const tags = ['prompts'];
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/prompts',
     summary: 'Create a prompt (and its version 1 when content is given)',
@@ -46,7 +46,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 201: PromptWithVersionSchema, 409: Detail, ...AUTH_ERRORS },
     handler: async ({ body, auth }) => ({ status: 201, body: await prompts.create(auth.projectId, body) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/prompts',
     summary: 'List prompts, newest first',
@@ -57,7 +57,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 200: PromptPageSchema, ...AUTH_ERRORS },
     handler: ({ query, auth }) => ({ status: 200, body: prompts.list(auth.projectId, query) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/prompts/:prompt_id',
     summary: 'One prompt with its labels and latest version',
@@ -68,7 +68,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
     handler: ({ params, auth }) => ({ status: 200, body: prompts.get(auth.projectId, params.prompt_id) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'DELETE',
     url: '/prompts/:prompt_id',
     summary: 'Archive a prompt: runtime calls answer 404 from then on',
@@ -82,7 +82,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
       return { status: 204 };
     },
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/prompts/:prompt_id/versions',
     summary: 'Create a new immutable version',
@@ -94,7 +94,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 201: VersionSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, body, auth }) => ({ status: 201, body: await prompts.createVersion(auth.projectId, params.prompt_id, body) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/prompts/:prompt_id/versions',
     summary: 'List versions, newest first',
@@ -105,7 +105,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 200: VersionListSchema, 404: Detail, ...AUTH_ERRORS },
     handler: ({ params, auth }) => ({ status: 200, body: { data: prompts.listVersions(auth.projectId, params.prompt_id) } }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/prompts/:prompt_id/versions/:version',
     summary: 'One version',
@@ -116,7 +116,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 200: VersionSchema, 404: Detail, ...AUTH_ERRORS },
     handler: ({ params, auth }) => ({ status: 200, body: prompts.getVersion(auth.projectId, params.prompt_id, params.version) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'PUT',
     url: '/prompts/:prompt_id/labels/:label',
     summary: 'Point a label at a version (moves it)',
@@ -128,7 +128,7 @@ export function registerPromptRoutes(app: FastifyInstance, authenticate: Authent
     response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, body, auth }) => ({ status: 200, body: await prompts.moveLabel(auth.projectId, params.prompt_id, params.label, body.version) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'DELETE',
     url: '/prompts/:prompt_id/labels/:label',
     summary: 'Remove a label',

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ExperimentIdParams } from '../experiments/experiments.schemas.js';
 import { ExperimentResultsSchema, ResultsQuery } from './results.schemas.js';
 import { resultsToCsv } from './results.csv.js';
 import type { ResultsRunner } from './resultsRunner.js';
 
-export function registerResultsRoutes(app: FastifyInstance, authenticate: Authenticator, results: ResultsRunner): void {
-  registerRoute(app, authenticate, {
+export function registerResultsRoutes(app: FastifyInstance, access: AccessCheck, results: ResultsRunner): void {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/experiments/:experiment_id/results',
     tags: ['experiments'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerRoute, type Authenticator } from '../../http/route.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { RunService } from './runs.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
@@ -17,8 +17,8 @@ function clientGone(reply: { raw: NodeJS.WritableStream & { writableFinished: bo
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 
-export function registerRunRoutes(app: FastifyInstance, authenticate: Authenticator, runs: RunService): void {
-  registerRoute(app, authenticate, {
+export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService): void {
+  registerRoute(app, access, {
     method: 'POST',
     url: '/run_prompt',
     summary: 'Run Prompt',
@@ -32,7 +32,7 @@ export function registerRunRoutes(app: FastifyInstance, authenticate: Authentica
       return { status: 200, body: await runs.run(auth.projectId, body, clientGone(reply), claim), floatKeys: FLOAT_KEYS };
     },
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/runs',
     summary: 'List runs, newest first',
@@ -43,7 +43,7 @@ export function registerRunRoutes(app: FastifyInstance, authenticate: Authentica
     response: { 200: RunPageSchema, ...AUTH_ERRORS },
     handler: ({ query, auth }) => ({ status: 200, body: runs.list(auth.projectId, query) }),
   });
-  registerRoute(app, authenticate, {
+  registerRoute(app, access, {
     method: 'GET',
     url: '/runs/:run_id',
     summary: 'One run: inputs, rendered prompt, output, model, tokens, cost, latency, status, error',

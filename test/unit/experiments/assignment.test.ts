@@ -7,18 +7,7 @@ import {
   fnv1a32,
   hashV2,
 } from '../../../src/modules/experiments/assignment.js';
-
-/** mulberry32: a tiny seeded PRNG so the property tests are reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng.js';
 
 function randomIds(count: number, seed: number): string[] {
   const rand = mulberry32(seed);
