@@ -46,22 +46,30 @@ export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits
   const requests = new TokenBuckets(Number.MAX_SAFE_INTEGER);
   const failures = new TokenBuckets(MAX_TRACKED_ADDRESSES);
 
+  /** A key this process has not seen valid: the client address's budget of failures applies. */
+  function firstSight(apiKey: string, clientAddress: string, at: number): AccessDecision {
+    if (limits.authFailuresPerMinute === 0) {
+      const auth = keys.authenticate(apiKey);
+      return auth === null ? { ok: false, reason: 'invalid_key' } : { ok: true, auth };
+    }
+    const address = addressGroup(clientAddress);
+    const wait = failures.wait(address, limits.authFailuresPerMinute, at);
+    if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
+    const auth = keys.authenticate(apiKey);
+    if (auth !== null) return { ok: true, auth };
+    failures.take(address, limits.authFailuresPerMinute, at);
+    return { ok: false, reason: 'invalid_key' };
+  }
+
   return {
     check(apiKey: string, clientAddress: string): AccessDecision {
       const at = now();
-      let auth: AuthContext | null;
-      if (limits.authFailuresPerMinute > 0) {
-        const address = addressGroup(clientAddress);
-        const wait = failures.wait(address, limits.authFailuresPerMinute, at);
-        auth = wait > 0 ? keys.authenticateCached(apiKey) : keys.authenticate(apiKey);
-        if (auth === null) {
-          if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
-          failures.take(address, limits.authFailuresPerMinute, at);
-          return { ok: false, reason: 'invalid_key' };
-        }
-      } else {
-        auth = keys.authenticate(apiKey);
-        if (auth === null) return { ok: false, reason: 'invalid_key' };
+      // Hot path: a key already seen valid costs one map lookup, whatever the address.
+      let auth = keys.authenticateCached(apiKey);
+      if (auth === null) {
+        const decision = firstSight(apiKey, clientAddress, at);
+        if (!decision.ok) return decision;
+        auth = decision.auth;
       }
       const perMinute = auth.rateLimitPerMinute ?? limits.rateLimitPerMinute;
       if (perMinute > 0) {
