@@ -20,6 +20,10 @@ const Num = Nullable(Type.Number());
 const Interval = Nullable(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }));
 
 const Test = Type.Object({ lift: Num, se: Num, ci: Interval, p_value: Num, df: Num });
+/** Relative intervals of a success rate never go below −1: a rate cannot fall by more than 100%. */
+const RATE_CLIP = 'relative change; for a success_rate the lower bound is clipped at -1 (a rate cannot fall by more than 100%)';
+const RelativeInterval = Nullable(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: RATE_CLIP }));
+const RelativeTest = Type.Object({ lift: Num, se: Num, ci: RelativeInterval, p_value: Num, df: Num });
 
 const VerdictSchema = Type.Union([Type.Literal('not_enough_data'), Type.Literal('no_detectable_difference'), Type.Literal('better'), Type.Literal('worse')]);
 
@@ -52,10 +56,10 @@ const ComparisonSchema = Type.Object({
   variant: Type.String(),
   control: Type.String(),
   absolute: Test,
-  relative: Test,
+  relative: RelativeTest,
   p_value_adjusted: Num,
-  bayes: Type.Object({ chance_to_win: Num, ci: Interval }),
-  sequential: Type.Optional(Type.Object({ ci: Interval, p_value: Num })),
+  bayes: Type.Object({ chance_to_win: Num, ci: RelativeInterval }),
+  sequential: Type.Optional(Type.Object({ ci: RelativeInterval, p_value: Num })),
   enough_data: Type.Boolean(),
   reason: Type.Optional(Type.String()),
   verdict: VerdictSchema,

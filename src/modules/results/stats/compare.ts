@@ -78,6 +78,16 @@ function isFiniteResult(c: Comparison): boolean {
 }
 
 /**
+ * A rate cannot fall by more than 100%, but a normal approximation of its relative change can
+ * reach below −1 when the control's rate is small: such lower bounds are clipped at −1.
+ */
+function clipRateIntervals(result: Comparison): void {
+  for (const interval of [result.relative.ci, result.bayes.ci, result.sequential?.ci]) {
+    if (interval && interval[0] < -1) interval[0] = -1;
+  }
+}
+
+/**
  * Compares a treatment with the control on one metric (design.md §7, gbstats conventions):
  * absolute difference and relative lift with Welch t-tests (Welch–Satterthwaite ν), a Gaussian
  * Bayesian posterior on the relative lift, and optionally always-valid sequential inference.
@@ -127,6 +137,7 @@ export function compareToControl(kind: MetricKind, control: Suff, treatment: Suf
       bayes: gaussianPosterior(relLift, relSe, o.alpha, o.prior, o.priorStdDev),
     };
     if (o.sequential) result.sequential = sequentialTest(relLift, relSe, nC + nT, o.alpha, o.tuning);
+    if (kind === 'proportion') clipRateIntervals(result);
   }
 
   if (!isFiniteResult(result)) {

@@ -330,3 +330,25 @@ describe('comparison shape', () => {
     expect(Object.keys(json.sequential as object).sort()).toEqual(['ci', 'pValue']);
   });
 });
+
+describe('relative intervals of a rate are bounded', () => {
+  // Control 3/20, treatment 1/20: the lift is −67% but its normal interval reaches below −100%.
+  const control = prop(20, 3);
+  const treatment = prop(20, 1);
+
+  it('clips the lower bound of every relative interval of a success rate at −1', () => {
+    const c = compareToControl('proportion', control, treatment, { sequential: true });
+    close(c.relative.lift, -2 / 3, 1e-12);
+    expect(c.relative.ci![0]).toBe(-1);
+    expect(c.bayes.ci![0]).toBe(-1);
+    expect(c.sequential!.ci![0]).toBe(-1);
+    // The upper bounds and the tests themselves are untouched.
+    expect(c.relative.ci![1]).toBeGreaterThan(c.relative.lift!);
+    expect(c.relative.pValue).toBeGreaterThan(0);
+  });
+
+  it('leaves a mean metric alone: a mean can fall by more than 100%', () => {
+    const c = compareToControl('mean', control, treatment, { sequential: true });
+    expect(c.relative.ci![0]).toBeLessThan(-1);
+  });
+});
