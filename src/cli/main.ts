@@ -8,6 +8,7 @@ import { createKeyService } from '../modules/keys/keys.service.js';
 import { createProjectService } from '../modules/projects/projects.service.js';
 import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
+import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
@@ -128,6 +129,7 @@ function buildCli(): Command {
       }),
     );
   addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));
+  addDbCommands(program, configOrExit);
   return program;
 }
 

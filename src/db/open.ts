@@ -7,6 +7,11 @@ export type Db = Database.Database;
 
 const DB_FILE_NAME = 'promptline.db';
 
+/** Where the database of a data directory lives. */
+export function databasePath(dataDir: string): string {
+  return path.join(dataDir, DB_FILE_NAME);
+}
+
 /**
  * Opens the SQLite file with the pragmas of design.md §2. WAL lets readers run beside the writer;
  * synchronous=FULL fsyncs every commit so an acknowledged write survives power loss
@@ -14,7 +19,7 @@ const DB_FILE_NAME = 'promptline.db';
  */
 export function openDatabase(dataDir: string, durability: Durability): Db {
   fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, DB_FILE_NAME));
+  const db = new Database(databasePath(dataDir));
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
   db.pragma('foreign_keys = ON');
@@ -24,7 +29,7 @@ export function openDatabase(dataDir: string, durability: Durability): Db {
 
 /** A second, read-only connection to the same file (WAL lets it read while the writer goes on). */
 export function openReadOnlyDatabase(dataDir: string): Db {
-  const db = new Database(path.join(dataDir, DB_FILE_NAME), { readonly: true, fileMustExist: true });
+  const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;
 }

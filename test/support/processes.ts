@@ -50,6 +50,16 @@ export function startServer(env: Record<string, string>): Promise<RunningServer>
   });
 }
 
+/** The CLI without blocking this process, so a test can keep sending requests while it runs. */
+export function cliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr })));
+}
+
 /** The `promptline` CLI as an operator runs it. */
 export function cli(args: string[], env: Record<string, string>): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
