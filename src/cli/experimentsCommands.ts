@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { TSchema } from '@sinclair/typebox';
 import { validateValue } from '../http/pydanticValidator.js';
 import { decodePythonJson } from '../http/pythonJson.js';
@@ -69,7 +69,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .description('list experiments')
     .option(...projectOption)
     .option('--prompt <prompt_id>', 'only this prompt')
-    .option('--status <status>', 'draft | running | paused | stopped')
+    .addOption(new Option('--status <status>', 'only experiments in this state').choices(['draft', 'running', 'paused', 'stopped']))
     .action((opts: { project: string; prompt?: string; status?: string }) =>
       withProjectStore(opts.project, async (store, projectId) => {
         const all: ExperimentView[] = [];

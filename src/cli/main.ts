@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { openStore } from '../db/store.js';
 import { serve } from '../serve.js';
+import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { Role } from '../modules/keys/access.js';
 import { createKeyService } from '../modules/keys/keys.service.js';
@@ -60,7 +61,14 @@ function buildCli(): Command {
   program
     .command('serve')
     .description('start the HTTP service (configuration from environment variables)')
-    .action(() => serve(configOrExit()));
+    .action(async () => {
+      const config = configOrExit();
+      try {
+        await serve(config);
+      } catch (error) {
+        throw new Error(describeStartupError(error, config) ?? String(error), { cause: error });
+      }
+    });
 
   const projects = program.command('projects').description('manage projects');
   projects

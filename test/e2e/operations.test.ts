@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cli, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
+import { cli, ROOT, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
 const ADMIN = 'pl_a_e2e-operations-admin-key-0000000000';
 const dirs: string[] = [];
@@ -32,6 +34,34 @@ describe('configuration', () => {
     expect(result.status).toBe(1);
     for (const name of ['PORT', 'PROMPTLINE_DURABILITY', 'LOG_LEVEL', 'PROMPTLINE_PROVIDER_LOCAL_BASE_URL']) expect(result.stderr).toContain(name);
     expect(result.stderr.trim().split('\n')).toHaveLength(4);
+  });
+
+  it('a port in use is one line naming PORT, not a stack trace, from npm start and from the CLI', async () => {
+    const first = await startServer({ PROMPTLINE_DATA_DIR: dataDir(), PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(first);
+    const port = new URL(first.origin).port;
+    const env = { ...process.env, PORT: port, PROMPTLINE_DATA_DIR: dataDir(), LOG_LEVEL: 'silent' };
+    const direct = spawnSync(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, encoding: 'utf8' });
+    expect(direct.status).toBe(1);
+    expect(direct.stderr.trim()).toBe(
+      `promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use (choose another PORT, or stop what listens there)`,
+    );
+    const viaCli = cli(['serve'], env as Record<string, string>);
+    expect(viaCli.status).toBe(1);
+    expect(viaCli.stderr.trim()).toBe(direct.stderr.trim());
+  });
+
+  it('a data directory that cannot hold the database is one line naming PROMPTLINE_DATA_DIR', () => {
+    const file = path.join(dataDir(), 'a-file');
+    fs.writeFileSync(file, 'not a directory');
+    const res = spawnSync(process.execPath, ['dist/src/server.js'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', PROMPTLINE_DATA_DIR: path.join(file, 'data') },
+      encoding: 'utf8',
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`promptline: PROMPTLINE_DATA_DIR=${path.join(file, 'data')} cannot hold the database (ENOTDIR`);
   });
 });
 
@@ -141,6 +171,7 @@ describe("the promptline CLI on the server's database", () => {
     const served = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 }, external_user_id: 'someone' });
     expect(served.json.experiment_id).toBe('e1');
     expect(cli(['experiments', 'list', '--status', 'running'], env).stdout).toContain('e1');
+    expect(cli(['experiments', 'list', '--status', 'bogus'], env).stderr).toContain('Allowed choices are draft, running, paused, stopped');
     expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
     expect(cli(['experiments', 'pause', 'e1'], env).stdout).toContain('paused');
     expect(cli(['experiments', 'stop', 'e1', '--ship'], env).stderr).toContain('body.ship: ship needs a winner');
