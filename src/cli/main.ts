@@ -1,5 +1,9 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { databasePath } from '../db/open.js';
+import { databaseStatus } from '../db/status.js';
 import { openStore } from '../db/store.js';
 import { serve } from '../serve.js';
 import { describeStartupError } from '../startupErrors.js';
@@ -35,8 +39,17 @@ function services(store: ReturnType<typeof openStore>) {
 
 type Services = ReturnType<typeof services>;
 
-function withStore<T>(action: (services: Services) => Promise<T>): Promise<T> {
+/**
+ * Runs an action on the database of the configured data directory. Only commands that are meant
+ * to start one (`projects create`) may create it: anywhere else a missing database is a mistaken
+ * folder, said plainly, not an empty database made silently in it.
+ */
+function withStore<T>(action: (services: Services) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
   const config = configOrExit();
+  const file = databasePath(config.dataDir);
+  if (!options.create && !fs.existsSync(file)) {
+    return Promise.reject(new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`));
+  }
   const store = openStore(config.dataDir, config.durability);
   return action(services(store)).finally(() => store.db.close());
 }
@@ -57,7 +70,22 @@ function parseRole(value: string): Role {
 }
 
 function buildCli(): Command {
-  const program = new Command('promptline').version(SERVICE_VERSION).description('Promptline: run, A/B-test and measure LLM prompts');
+  const program = new Command('promptline')
+    .version(SERVICE_VERSION)
+    .description('Promptline: run, A/B-test and measure LLM prompts')
+    .option('--data-dir <dir>', 'the folder of the database the server uses (default: PROMPTLINE_DATA_DIR, else ./data)')
+    .hook('preAction', () => {
+      const dir = program.opts<{ dataDir?: string }>().dataDir;
+      if (dir !== undefined) process.env.PROMPTLINE_DATA_DIR = dir;
+    });
+  program
+    .command('status')
+    .description('which database this uses, its size and schema version, and what it holds')
+    .action(() =>
+      withStore(async ({ store }) => {
+        for (const [name, value] of databaseStatus(store.db, configOrExit().dataDir, store.migrations)) console.log(`${`${name}:`.padEnd(17)}${value}`);
+      }),
+    );
   program
     .command('serve')
     .description('start the HTTP service (configuration from environment variables)')
@@ -75,10 +103,13 @@ function buildCli(): Command {
     .command('create <name>')
     .description('create a project')
     .action((name: string) =>
-      withStore(async ({ projects: p }) => {
-        const row = await p.create(name);
-        console.log(formatTable([row], ['id', 'name', 'created_at']));
-      }),
+      withStore(
+        async ({ projects: p }) => {
+          const row = await p.create(name);
+          console.log(formatTable([row], ['id', 'name', 'created_at']));
+        },
+        { create: true },
+      ),
     );
   projects
     .command('list')

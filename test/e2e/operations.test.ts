@@ -146,6 +146,25 @@ describe("the promptline CLI on the server's database", () => {
     expect(cli(['keys', 'list', '--project', 'nope'], env).stderr).toContain('project "nope" not found');
   });
 
+  it('says which database it uses, and never creates one by mistake', async () => {
+    const dir = dataDir();
+    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    servers.push(server);
+    await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
+    const status = cli(['--data-dir', dir, 'status'], {});
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`database:        ${path.join(dir, 'promptline.db')}`);
+    expect(status.stdout).toMatch(/schema version: {2}\d+\n/);
+    expect(status.stdout).toMatch(/projects: {8}1\n[\s\S]*prompts: {9}1\n/);
+    // A folder with no database: said plainly, and nothing created there.
+    const empty = dataDir();
+    const wrong = cli(['keys', 'list', '--project', 'default'], { PROMPTLINE_DATA_DIR: empty });
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toContain(`no database at ${path.join(empty, 'promptline.db')}: give --data-dir`);
+    expect(fs.readdirSync(empty)).toEqual([]);
+    expect(cli(['--help'], {}).stdout).toContain('--data-dir <dir>');
+  });
+
   it('manages experiments with JSON in and a table out', async () => {
     const dir = dataDir();
     const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
