@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { loadMigrations, defaultMigrationsDir } from './migrate.js';
+import { defaultMigrationsDir, latestVersion, loadMigrations } from './migrate.js';
 import { databasePath } from './open.js';
 
 /**
@@ -32,7 +32,7 @@ export function checkBackup(file: string): BackupFacts {
     const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
     if (!hasSchema) throw new BackupError(`${file} is not a Promptline database (no schema_migrations table)`);
     const schemaVersion = (db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number | null) ?? 0;
-    const known = Math.max(0, ...loadMigrations(defaultMigrationsDir()).map((m) => m.version));
+    const known = latestVersion(loadMigrations(defaultMigrationsDir()));
     if (schemaVersion > known) throw new BackupError(`${file} has schema version ${schemaVersion}, newer than this Promptline knows (${known})`);
     return { bytes: fs.statSync(file).size, schemaVersion };
   } catch (error) {

@@ -52,6 +52,11 @@ export function migrate(db: Db, migrations: Migration[]): number[] {
   return done;
 }
 
+/** The schema version a set of migrations brings a database to. */
+export function latestVersion(migrations: readonly Migration[]): number {
+  return Math.max(0, ...migrations.map((m) => m.version));
+}
+
 export function pendingMigrations(db: Db, migrations: Migration[]): number {
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   return migrations.filter((m) => !applied.has(m.version)).length;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Migration } from './migrate.js';
+import { latestVersion, type Migration } from './migrate.js';
 import { databasePath, type Db } from './open.js';
 
 /** Tables whose row counts tell an operator what a database holds, in the order they are shown. */
@@ -11,7 +11,7 @@ export function databaseStatus(db: Db, dataDir: string, migrations: readonly Mig
   const file = path.resolve(databasePath(dataDir));
   const bytes = ['', '-wal'].reduce((sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0), 0);
   const applied = (db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number | null) ?? 0;
-  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const known = latestVersion(migrations);
   const rows: Array<[string, string]> = [
     ['database', file],
     ['size', `${bytes} bytes (with its write-ahead log)`],
