@@ -1,24 +1,11 @@
-import fs from 'node:fs';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, tempDataDir, type RunningServer } from '../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { processFixtures } from '../support/processes.js';
 
 // SIGTERM with clients that never finish: the built server, as `npm start` runs it.
 const ADMIN = 'pl_a_abuse-shutdown-admin-key-00000000000';
-const dirs: string[] = [];
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function start(env: Record<string, string> = {}): Promise<RunningServer> {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN, ...env });
-  servers.push(server);
-  return server;
-}
+const { serve, forget } = processFixtures(ADMIN);
+const start = (env: Record<string, string> = {}) => serve(undefined, env);
 
 function connect(origin: string): Promise<net.Socket> {
   const { port } = new URL(origin);
@@ -50,7 +37,7 @@ describe('graceful shutdown never hangs', () => {
     const server = await start();
     const idle = await idleKeepAlive(server.origin);
     const code = await server.stop('SIGTERM');
-    servers.pop();
+    forget(server);
     expect(code).toBe(0);
     // Before the 10 s in-flight deadline: the idle connection was closed, not waited for.
     expect(server.output()).not.toContain('shutdown deadline reached');
@@ -63,7 +50,7 @@ describe('graceful shutdown never hangs', () => {
     const idle = await idleKeepAlive(server.origin);
     const closed = new Promise<void>((resolve) => stalled.on('close', () => resolve()));
     const code = await server.stop('SIGTERM');
-    servers.pop();
+    forget(server);
     expect(code).toBe(0);
     await closed;
     expect(server.output()).toContain('shutdown deadline reached');

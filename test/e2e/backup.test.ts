@@ -1,28 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cli, cliAsync, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { cli, cliAsync, processFixtures, type RunningServer } from '../support/processes.js';
 
 // `promptline db backup|restore` on the database a running server uses, as an operator runs them.
 const ADMIN = 'pl_a_e2e-backup-admin-key-00000000000000';
-const dirs: string[] = [];
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  return dir;
-}
-
-async function serve(dir: string): Promise<RunningServer> {
-  const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-  servers.push(server);
-  return server;
-}
+const { dataDir, serve } = processFixtures(ADMIN);
 
 async function call(server: RunningServer, p: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {
   const res = await fetch(`${server.origin}${p}`, {

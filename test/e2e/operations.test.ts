@@ -1,22 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cli, ROOT, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
+import { describe, expect, it } from 'vitest';
+import { cli, processFixtures, ROOT } from '../support/processes.js';
 
 const ADMIN = 'pl_a_e2e-operations-admin-key-0000000000';
-const dirs: string[] = [];
-const servers: RunningServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = tempDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const { dataDir, serve, forget } = processFixtures(ADMIN);
 
 async function call(origin: string, path: string, key: string, body?: unknown, method = 'POST') {
   const res = await fetch(`${origin}${path}`, {
@@ -37,8 +26,7 @@ describe('configuration', () => {
   });
 
   it('a port in use is one line naming PORT, not a stack trace, from npm start and from the CLI', async () => {
-    const first = await startServer({ PROMPTLINE_DATA_DIR: dataDir(), PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(first);
+    const first = await serve();
     const port = new URL(first.origin).port;
     const env = { ...process.env, PORT: port, PROMPTLINE_DATA_DIR: dataDir(), LOG_LEVEL: 'silent' };
     const direct = spawnSync(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, encoding: 'utf8' });
@@ -68,8 +56,7 @@ describe('configuration', () => {
 describe('crash safety', () => {
   it('keeps every acknowledged outcome and run after kill -9', async () => {
     const dir = dataDir();
-    let server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(server);
+    let server = await serve(dir);
     await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'hi {{x}}' });
     const acknowledged: string[] = [];
     const send = (i: number) => {
@@ -89,10 +76,9 @@ describe('crash safety', () => {
     server.process.kill('SIGKILL');
     await Promise.all(burst);
     expect(acknowledged.length).toBeGreaterThan(250);
-    servers.pop();
+    forget(server);
     expect(acknowledged.length).toBeGreaterThan(0);
-    server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(server);
+    server = await serve(dir);
     const stored = new Set<string>();
     for (const path of ['/runs', '/outcomes']) {
       let cursor: string | null = null;
@@ -107,8 +93,9 @@ describe('crash safety', () => {
   });
 
   it('shuts down gracefully on SIGTERM with exit code 0', async () => {
-    const server = await startServer({ PROMPTLINE_DATA_DIR: dataDir(), PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    const server = await serve();
     expect((await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'x' })).status).toBe(201);
+    forget(server);
     expect(await server.stop('SIGTERM')).toBe(0);
   });
 });
@@ -117,8 +104,7 @@ describe("the promptline CLI on the server's database", () => {
   it('creates projects and keys, lists and revokes them, and a running server sees it on the next request', async () => {
     const dir = dataDir();
     const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
-    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(server);
+    const server = await serve(dir);
     const project = cli(['projects', 'create', 'acme'], env);
     expect(project.status, project.stderr).toBe(0);
     expect(project.stdout).toMatch(/^ID\s+NAME\s+CREATED_AT\nprj_[0-9a-f]{32}\s+acme\s/);
@@ -148,8 +134,7 @@ describe("the promptline CLI on the server's database", () => {
 
   it('says which database it uses, and never creates one by mistake', async () => {
     const dir = dataDir();
-    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(server);
+    const server = await serve(dir);
     await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
     const status = cli(['--data-dir', dir, 'status'], {});
     expect(status.status, status.stderr).toBe(0);
@@ -168,8 +153,7 @@ describe("the promptline CLI on the server's database", () => {
   it('manages experiments with JSON in and a table out', async () => {
     const dir = dataDir();
     const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
-    const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-    servers.push(server);
+    const server = await serve(dir);
     await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
     await call(server.origin, '/prompts/p/versions', ADMIN, { template: 'B {{x}}' });
     const spec = JSON.stringify({

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -63,4 +64,35 @@ export function cliAsync(args: string[], env: Record<string, string>): Promise<{
 /** The `promptline` CLI as an operator runs it. */
 export function cli(args: string[], env: Record<string, string>): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+}
+
+/**
+ * The data folders and built servers one test file starts, killed and removed after each test:
+ * `dataDir()` makes a folder, `serve(dir, env)` starts the server on it with the given admin key.
+ */
+export function processFixtures(adminKey: string) {
+  const dirs: string[] = [];
+  const servers: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const dataDir = (): string => {
+    const dir = tempDataDir();
+    dirs.push(dir);
+    return dir;
+  };
+  return {
+    dataDir,
+    async serve(dir: string = dataDir(), env: Record<string, string> = {}): Promise<RunningServer> {
+      const server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: adminKey, ...env });
+      servers.push(server);
+      return server;
+    },
+    /** The server stopped on purpose by the test: not killed again afterwards. */
+    forget(server: RunningServer): void {
+      const at = servers.indexOf(server);
+      if (at !== -1) servers.splice(at, 1);
+    },
+  };
 }
