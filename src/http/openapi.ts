@@ -59,7 +59,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     },
     transformObject: (documentObject) => addValidationResponses((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, theme: { title: 'Promptline API' } });
   app.get('/openapi.json', { schema: { summary: 'This OpenAPI document', tags: ['operations'] } }, (_req, reply) => {
     sendJson(reply, 200, app.swagger());
   });

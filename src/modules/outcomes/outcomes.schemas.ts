@@ -17,7 +17,12 @@ export const TrackOutcomeRequest = Type.Object(
     source: Type.Optional(Nullable(Type.String({ title: 'Source', maxLength: RUNTIME_MAX.source }))),
     metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { title: 'Metadata' }))),
   },
-  { title: 'TrackOutcomeRequest' },
+  {
+    title: 'TrackOutcomeRequest',
+    examples: [
+      { prompt_id: 'welcome', prompt_run_id: 'run_0193c5a2e4b17c3d8f6a9b0c1d2e3f40', external_user_id: 'user-42', event_type: 'signup', is_success: true },
+    ],
+  },
 );
 export type TrackOutcomeInput = Static<typeof TrackOutcomeRequest>;
 

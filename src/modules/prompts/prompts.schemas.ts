@@ -18,7 +18,7 @@ export const GetPromptRequest = Type.Object(
     inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
     external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
   },
-  { title: 'GetPromptRequest' },
+  { title: 'GetPromptRequest', examples: [{ prompt_id: 'welcome', inputs: { name: 'Ada' }, external_user_id: 'user-42' }] },
 );
 export type GetPromptInput = Static<typeof GetPromptRequest>;
 

@@ -10,7 +10,7 @@ export const RunPromptRequest = Type.Object(
     inputs: Type.Record(Type.String(), Type.String(), { title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }),
     external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
   },
-  { title: 'RunPromptRequest' },
+  { title: 'RunPromptRequest', examples: [{ prompt_id: 'welcome', inputs: { name: 'Ada' }, external_user_id: 'user-42' }] },
 );
 export type RunPromptInput = Static<typeof RunPromptRequest>;
 

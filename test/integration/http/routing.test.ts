@@ -85,6 +85,8 @@ describe('OpenAPI and docs', () => {
       const op = doc.paths[path].post;
       expect(op.parameters).toContainEqual({ schema: { type: 'string', title: 'X-Api-Key' }, in: 'header', name: 'x-api-key', required: true });
       expect(op.requestBody.content['application/json'].schema).toBeTypeOf('object');
+      // A real example, so "Try it out" starts from a request that works.
+      expect(op.requestBody.content['application/json'].example.prompt_id).toBe('welcome');
       expect(op.responses['200']).toBeDefined();
       expect(op.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
     }
@@ -109,6 +111,7 @@ describe('OpenAPI and docs', () => {
     const html = page.status === 200 ? page.text : (await t.request('GET', '/docs/static/index.html', { key: null })).text;
     expect(html).toContain('swagger-ui');
     expect(html).not.toMatch(/https?:\/\/(cdn|unpkg)/);
+    expect(html).toContain('<title>Promptline API</title>');
     const bundle = await t.request('GET', '/docs/static/swagger-ui-bundle.js', { key: null });
     expect(bundle.status).toBe(200);
   });
