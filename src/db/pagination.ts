@@ -58,6 +58,11 @@ export interface PageBounds {
   limit: number;
 }
 
+/** Just the bounds of a list query (its filters are the repository's to place). */
+export function boundsOf(q: PageBounds): PageBounds {
+  return { since: q.since, until: q.until, cursor: q.cursor, limit: q.limit };
+}
+
 /** The same page with each row turned into something else (a stored row decoded). */
 export function mapPage<Row, Out>(page: ListPage<Row>, map: (row: Row) => Out): ListPage<Out> {
   return { rows: page.rows.map(map), nextCursor: page.nextCursor };

@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
+import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 
 /** A stored outcome, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
 export interface OutcomeRecord {
@@ -91,10 +91,7 @@ export function outcomeListRequest(projectId: string, q: OutcomeListQuery): List
     index: 'outcomes_project_created',
     columns: SELECT,
     projectId,
-    since: q.since,
-    until: q.until,
-    cursor: q.cursor,
-    limit: q.limit,
+    ...boundsOf(q),
     filters: [
       { column: 'prompt_run_id', value: q.prompt_run_id, index: 'outcomes_run_list' },
       { column: 'experiment_id', value: q.experiment_id, index: 'outcomes_experiment_list' },

@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
+import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
 
@@ -140,10 +140,7 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
     index: 'runs_project_created',
     columns: SELECT,
     projectId,
-    since: q.since,
-    until: q.until,
-    cursor: q.cursor,
-    limit: q.limit,
+    ...boundsOf(q),
     filters: [
       { column: 'experiment_id', value: q.experiment_id, index: 'runs_experiment_list' },
       // Errors are rare and have a partial index; `ok` is nearly every row, so it is checked, not indexed.

@@ -4,6 +4,22 @@ import { createResultsService } from '../../../src/modules/results/results.servi
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
 
+/** The sections of a results report, in order: the answer and the API document agree. */
+const REPORT_KEYS = [
+  'experiment_id',
+  'prompt_id',
+  'status',
+  'control',
+  'primary_metric',
+  'generated_at',
+  'options',
+  'variants',
+  'metrics',
+  'primary',
+  'health',
+  'timeseries',
+];
+
 let t: TestApp;
 let runtime: string;
 let read: string;
@@ -126,20 +142,7 @@ describe('GET /experiments/{id}/results', () => {
     const res = await results();
     expect(res.status).toBe(200);
     const r = res.json;
-    expect(Object.keys(r)).toEqual([
-      'experiment_id',
-      'prompt_id',
-      'status',
-      'control',
-      'primary_metric',
-      'generated_at',
-      'options',
-      'variants',
-      'metrics',
-      'primary',
-      'health',
-      'timeseries',
-    ]);
+    expect(Object.keys(r)).toEqual(REPORT_KEYS);
     const inA = users.filter((u) => assigned.get(u) === 'a');
     const inB = users.filter((u) => assigned.get(u) === 'b');
     expect(inA.length).toBeGreaterThan(2);
@@ -315,20 +318,7 @@ describe('GET /experiments/{id}/results', () => {
     const op = doc.paths['/experiments/{experiment_id}/results'].get;
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'format', 'x-api-key']));
     const schema = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(schema.properties)).toEqual([
-      'experiment_id',
-      'prompt_id',
-      'status',
-      'control',
-      'primary_metric',
-      'generated_at',
-      'options',
-      'variants',
-      'metrics',
-      'primary',
-      'health',
-      'timeseries',
-    ]);
+    expect(Object.keys(schema.properties)).toEqual(REPORT_KEYS);
   });
 });
 
