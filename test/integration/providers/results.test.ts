@@ -1,8 +1,5 @@
 // What a successful call returns: output, model, tokens, cost, through the real SDK and a real
 // loopback server.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { joinMessages } from '../../../src/lib/chatMessage.js';
@@ -10,6 +7,7 @@ import { createModelGateway, type ModelGateway } from '../../../src/providers/ga
 import { nanoToUsd } from '../../../src/providers/prices.js';
 import { parseProviderEnv } from '../../../src/providers/settings.js';
 import { behave, FakeOpenAI, memoryLogger } from '../../support/fakeOpenAI.js';
+import { writeTempJson } from '../../support/tempJson.js';
 
 const KEY = 'sk-test-results-0123456789';
 const messages = [
@@ -136,15 +134,10 @@ describe('cost', () => {
   });
 
   it('uses the override file, which wins over the table', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'promptline-prices-'));
-    const file = join(dir, 'prices.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        'local/house-model': { input: 3, output: 15 },
-        'openai/gpt-4o-mini': { input: 2, cached_input: 0.5, output: 8 },
-      }),
-    );
+    const file = writeTempJson({
+      'local/house-model': { input: 3, output: 15 },
+      'openai/gpt-4o-mini': { input: 2, cached_input: 0.5, output: 8 },
+    });
     fake.script([
       behave.ok({ usage: { prompt_tokens: 1000, completion_tokens: 500 } }),
       behave.ok({ model: 'gpt-4o-mini-2024-07-18', usage: { prompt_tokens: 1000, completion_tokens: 250, cached_tokens: 400 } }),

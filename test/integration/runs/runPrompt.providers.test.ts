@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { writeTempJson } from '../../support/tempJson.js';
 
 /** /run_prompt end to end through the real openai SDK against loopback fake providers. */
 const SECRET = 'sk-test-provider-secret-000';
@@ -17,10 +17,9 @@ beforeAll(async () => {
   primary = new FakeOpenAI();
   backup = new FakeOpenAI();
   const [p, b] = await Promise.all([primary.start(), backup.start()]);
-  pricesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-prices-'));
-  const pricesFile = path.join(pricesDir, 'prices.json');
   // Chosen so costs are easy to check by hand: $1, $0.5 and $4 per million tokens.
-  fs.writeFileSync(pricesFile, JSON.stringify({ 'fake/house-model': { input: 1, cached_input: 0.5, output: 4 } }));
+  const pricesFile = writeTempJson({ 'fake/house-model': { input: 1, cached_input: 0.5, output: 4 } });
+  pricesDir = path.dirname(pricesFile);
   env = {
     PROMPTLINE_PROVIDER_FAKE_BASE_URL: p.baseURL,
     PROMPTLINE_PROVIDER_FAKE_API_KEY: SECRET,

@@ -1,8 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProviderEnv } from '../../../src/providers/settings.js';
+import { writeTempJson } from '../../support/tempJson.js';
 
 describe('parseProviderEnv', () => {
   it('has only the built-in echo provider and the documented defaults on an empty environment', () => {
@@ -96,15 +95,10 @@ describe('parseProviderEnv', () => {
   });
 
   it('reads the price override file, defaulting cached_input to input', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'promptline-prices-'));
-    const file = join(dir, 'prices.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        'Ollama/llama3.1:8b': { input: 0, output: 0 },
-        'openai/gpt-4o-mini': { input: 0.2, cached_input: 0.1, output: 0.8 },
-      }),
-    );
+    const file = writeTempJson({
+      'Ollama/llama3.1:8b': { input: 0, output: 0 },
+      'openai/gpt-4o-mini': { input: 0.2, cached_input: 0.1, output: 0.8 },
+    });
     const { settings, errors } = parseProviderEnv({ PROMPTLINE_PRICES_FILE: file });
     expect(errors).toEqual([]);
     expect(settings.pricesFile).toBe(file);
@@ -115,13 +109,11 @@ describe('parseProviderEnv', () => {
   });
 
   it('reports an unreadable or invalid price file as errors naming PROMPTLINE_PRICES_FILE', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'promptline-prices-'));
-    const bad = join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ 'no-slash': { input: 1, output: 1 }, 'a/b': { input: -1, output: 1 }, 'a/c': { input: 1 } }));
+    const bad = writeTempJson({ 'no-slash': { input: 1, output: 1 }, 'a/b': { input: -1, output: 1 }, 'a/c': { input: 1 } }, 'bad.json');
     const invalid = parseProviderEnv({ PROMPTLINE_PRICES_FILE: bad });
     expect(invalid.errors).toHaveLength(3);
     expect(invalid.errors.every((e) => e.startsWith('PROMPTLINE_PRICES_FILE'))).toBe(true);
-    const missing = parseProviderEnv({ PROMPTLINE_PRICES_FILE: join(dir, 'missing.json') });
+    const missing = parseProviderEnv({ PROMPTLINE_PRICES_FILE: join(dirname(bad), 'missing.json') });
     expect(missing.errors).toHaveLength(1);
     expect(missing.errors[0]).toContain('PROMPTLINE_PRICES_FILE');
   });
