@@ -48,12 +48,7 @@ export async function backupDatabase(dataDir: string, file: string, options: { f
   const source = databasePath(dataDir);
   if (!fs.existsSync(source)) throw new BackupError(`no database at ${source}`);
   if (fs.existsSync(file) && !options.force) throw new BackupError(`${file} exists: give --force to overwrite it`);
-  const db = new Database(source, { readonly: true, fileMustExist: true });
-  try {
-    await db.backup(file);
-  } finally {
-    db.close();
-  }
+  await copyPages(source, file);
   return checkBackup(file);
 }
 
@@ -68,11 +63,16 @@ export async function restoreDatabase(file: string, dataDir: string, options: { 
     throw new BackupError(`${target} exists (and may be serving): give --force to replace its content with ${file}`);
   }
   fs.mkdirSync(dataDir, { recursive: true });
-  const copy = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    await copy.backup(target);
-  } finally {
-    copy.close();
-  }
+  await copyPages(file, target);
   return facts;
+}
+
+/** SQLite's backup API, page by page under its locks: safe while either side is in use. */
+async function copyPages(source: string, target: string): Promise<void> {
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    await db.backup(target);
+  } finally {
+    db.close();
+  }
 }
