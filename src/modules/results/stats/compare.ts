@@ -78,10 +78,11 @@ function isFiniteResult(c: Comparison): boolean {
 }
 
 /**
- * A rate cannot fall by more than 100%, but a normal approximation of its relative change can
- * reach below −1 when the control's rate is small: such lower bounds are clipped at −1.
+ * A rate (or any non-negative value) cannot fall by more than 100%, but a normal approximation of
+ * its relative change can reach below −1 when the control's value is small: such lower bounds are
+ * clipped at −1.
  */
-function clipRateIntervals(result: Comparison): void {
+function clipRelativeIntervals(result: Comparison): void {
   for (const interval of [result.relative.ci, result.bayes.ci, result.sequential?.ci]) {
     if (interval && interval[0] < -1) interval[0] = -1;
   }
@@ -137,7 +138,7 @@ export function compareToControl(kind: MetricKind, control: Suff, treatment: Suf
       bayes: gaussianPosterior(relLift, relSe, o.alpha, o.prior, o.priorStdDev),
     };
     if (o.sequential) result.sequential = sequentialTest(relLift, relSe, nC + nT, o.alpha, o.tuning);
-    if (kind === 'proportion') clipRateIntervals(result);
+    if (opts.nonNegative ?? kind === 'proportion') clipRelativeIntervals(result);
   }
 
   if (!isFiniteResult(result)) {

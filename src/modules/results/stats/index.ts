@@ -3,6 +3,7 @@ export type {
   BayesianResult,
   CompareOptions,
   Comparison,
+  Direction,
   FrequentistResult,
   Interval,
   MetricKind,
@@ -23,5 +24,11 @@ export { sampleRatioMismatch } from './srm.js';
 export type { SrmResult } from './srm.js';
 export { minimumDetectableEffect } from './mde.js';
 export type { MdeOptions } from './mde.js';
-export { primaryPValue, verdictFor } from './verdict.js';
+export { guardrailVerdict, primaryPValue, verdictFor } from './verdict.js';
 export type { VerdictNames } from './verdict.js';
+export { oneSidedWorsePValue } from './frequentist.js';
+export { cupedAdjust } from './cuped.js';
+export type { CupedResult, CupedSuff } from './cuped.js';
+export { usersNeeded } from './sampleSize.js';
+export type { ArmShares } from './sampleSize.js';
+export { percentileCap } from './capping.js';

@@ -2,6 +2,9 @@
 
 export type MetricKind = 'proportion' | 'mean';
 
+/** Which way a metric improves: 'higher' (e.g. conversion) or 'lower' (e.g. latency, cost). */
+export type Direction = 'higher' | 'lower';
+
 /**
  * Sufficient statistics of one variant for one metric, aggregated per user (the unit of
  * randomisation): n users exposed, Σy and Σy² over those users. For a proportion metric y is 0/1,
@@ -32,6 +35,11 @@ export interface CompareOptions {
   sequentialTuning?: number;
   /** Two-sided significance level; intervals are (1 − alpha). Default 0.05. */
   alpha?: number;
+  /**
+   * The per-user values cannot be negative (rates, latency, cost), so the metric cannot fall by more
+   * than 100%: relative lower bounds below −1 are clipped. Default: true for proportions only.
+   */
+  nonNegative?: boolean;
 }
 
 /** Welch t-test result. Every number is null when it is undefined for the data (never NaN). */

@@ -27,13 +27,21 @@ function formatP(p: number): string {
   return p < 0.001 ? 'p<0.001' : `p=${Number(p.toFixed(3))}`;
 }
 
+function describe(names: VerdictNames) {
+  return {
+    subject: names.variant !== undefined ? `Variant ${names.variant}` : 'The variant',
+    object: names.variant !== undefined ? `variant ${names.variant}` : 'the variant',
+    control: names.control ?? 'control',
+  };
+}
+
 /**
- * Plain-language verdict for one comparison. Higher is better for every metric Promptline reports
- * (success rate, mean numeric value). `adjustedP` is the Holm-adjusted decision p-value; when null,
- * primaryPValue(c) is used unadjusted.
+ * Plain-language verdict for one comparison. `direction` says which way is better (higher for a
+ * success rate, lower for latency or cost). `adjustedP` is the Holm-adjusted decision p-value; when
+ * null, primaryPValue(c) is used unadjusted.
  *
  *   not_enough_data           the comparison could not be made (reason given)
- *   better / worse            p < alpha, sign of the relative lift
+ *   better / worse            p < alpha; better when the lift goes the desired way
  *   no_detectable_difference  p ≥ alpha
  */
 export function verdictFor(
@@ -41,10 +49,9 @@ export function verdictFor(
   adjustedP: number | null,
   alpha: number = DEFAULT_ALPHA,
   names: VerdictNames = {},
+  direction: 'higher' | 'lower' = 'higher',
 ): { verdict: Verdict; text: string } {
-  const subject = names.variant !== undefined ? `Variant ${names.variant}` : 'The variant';
-  const object = names.variant !== undefined ? `variant ${names.variant}` : 'the variant';
-  const control = names.control ?? 'control';
+  const { subject, object, control } = describe(names);
   const lift = c.relative.lift;
   const p = adjustedP !== null && Number.isFinite(adjustedP) ? adjustedP : primaryPValue(c);
 
@@ -54,11 +61,34 @@ export function verdictFor(
   }
   const detail = `(${formatLift(lift)}, ${formatP(p)})`;
   if (p < alpha && lift !== 0) {
-    const verdict: Verdict = lift > 0 ? 'better' : 'worse';
+    const verdict: Verdict = lift > 0 === (direction === 'higher') ? 'better' : 'worse';
     return { verdict, text: `${subject} is ${verdict} than ${control} ${detail}` };
   }
   return {
     verdict: 'no_detectable_difference',
     text: `No detectable difference between ${object} and ${control} ${detail}`,
   };
+}
+
+/**
+ * Verdict for a guardrail, tested one-sided for "got worse" (`pWorse`, unadjusted, as GrowthBook
+ * does): worse when pWorse < alpha, otherwise no detectable difference; a guardrail is never
+ * "better", it only passes or fails.
+ */
+export function guardrailVerdict(
+  c: Comparison,
+  pWorse: number | null,
+  alpha: number = DEFAULT_ALPHA,
+  names: VerdictNames = {},
+): { verdict: Verdict; text: string } {
+  const { subject, object, control } = describe(names);
+  const lift = c.relative.lift ?? c.absolute.lift;
+  if (pWorse === null || lift === null) {
+    const why = c.reason ?? 'no p-value available';
+    return { verdict: 'not_enough_data', text: `Not enough data to check ${object} against ${control} (${why})` };
+  }
+  const shown = c.relative.lift !== null ? formatLift(c.relative.lift) : `${c.absolute.lift! >= 0 ? '+' : ''}${Number(c.absolute.lift!.toPrecision(4))}`;
+  const detail = `(${shown}, one-sided ${formatP(pWorse)})`;
+  if (pWorse < alpha) return { verdict: 'worse', text: `${subject} is worse than ${control} ${detail}` };
+  return { verdict: 'no_detectable_difference', text: `No sign that ${object} is worse than ${control} ${detail}` };
 }
