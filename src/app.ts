@@ -67,7 +67,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     runAttribution: runs.attributionOf,
     assignmentAttribution: experiments.attributionFor,
   });
-  const results = createResultsRunner(config.dataDir, (error) => app.log.error({ err: error }, 'results worker failed'));
+  const results = createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
 
   // Another process (the CLI) committed: whatever memory holds may be stale.
   const checkExternalChanges = createExternalChangeWatcher(db, () => {

@@ -19,7 +19,7 @@ const usd = (x: number | null) => (x === null ? dash : String(x));
 /** The readable report the CLI prints; every number comes from the same document the API answers. */
 export function formatResults(r: ExperimentResults): string {
   const out: string[] = [];
-  const primaryName = r.primary_metric ? `${r.primary_metric.event_type} ${r.primary_metric.kind}` : 'none';
+  const primaryName = r.primary?.name ?? 'none';
   out.push(`Experiment ${r.experiment_id} on prompt ${r.prompt_id} (${r.status}); control ${r.control}; primary metric ${primaryName}`);
   out.push(`Options: prior ${r.options.prior}, sequential ${r.options.sequential ? 'yes' : 'no'}, alpha ${r.options.alpha}; generated ${r.generated_at}`);
 
@@ -44,36 +44,66 @@ export function formatResults(r: ExperimentResults): string {
   );
 
   const sequential = r.options.sequential;
-  const rows = r.metrics.flatMap((m) =>
-    m.variants.map((v) => {
-      const c = m.comparisons.find((x) => x.variant === v.key);
-      const row: Record<string, string | number> = {
-        metric: `${m.event_type}${m.primary ? '*' : ''}`,
-        kind: m.kind,
-        variant: v.key,
-        users: v.users,
-        with_event: v.users_with_event,
-        value: fixed(v.value),
-        lift: c ? pct(c.relative.lift, true) : '(control)',
-        ci_95: c ? range(c.relative.ci, relPct) : '',
-        p: c ? pValue(c.relative.p_value) : '',
-      };
-      if (sequential) {
-        row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
-        row.seq_p = c ? pValue(c.sequential?.p_value) : '';
-      }
-      row.p_holm = c ? pValue(c.p_value_adjusted) : '';
-      row.chance_to_win = c ? pct(c.bayes.chance_to_win) : '';
-      row.verdict = c ? c.verdict : '';
-      return row;
-    }),
-  );
-  out.push('', rows.length > 0 ? formatTable(rows) : 'No outcomes yet.');
-  if (rows.length > 0) out.push('(* primary metric; lift and intervals are relative to control; p_holm: Holm-adjusted across variants × metrics)');
+  const table = (metrics: ExperimentResults['metrics'], section: 'goal' | 'guardrail' | 'exploratory') =>
+    formatTable(
+      metrics.flatMap((m) =>
+        m.variants.map((v) => {
+          const c = m.comparisons.find((x) => x.variant === v.key);
+          const row: Record<string, string | number> = {
+            metric: `${m.name}${m.primary ? '*' : ''}`,
+            better: m.direction,
+            variant: v.key,
+            users: v.users,
+            with_data: v.users_with_event,
+            value: fixed(v.value),
+          };
+          if (m.cuped?.applied) row.adjusted = v.adjusted_value === undefined ? dash : fixed(v.adjusted_value);
+          row.lift = c ? pct(c.relative.lift, true) : '(control)';
+          if (m.cuped?.applied) row.lift_unadjusted = c?.unadjusted ? pct(c.unadjusted.relative.lift, true) : '';
+          row.ci_95 = c ? range(c.relative.ci, relPct) : '';
+          row.p = c ? pValue(c.relative.p_value) : '';
+          if (sequential) {
+            row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
+            row.seq_p = c ? pValue(c.sequential?.p_value) : '';
+          }
+          if (section === 'goal') row.p_holm = c ? pValue(c.p_value_adjusted) : '';
+          if (section === 'guardrail') row.p_worse = c ? pValue(c.p_value_worse) : '';
+          row.chance_to_win = c ? pct(c.bayes.chance_to_win) : '';
+          row.verdict = c ? c.verdict : '';
+          return row;
+        }),
+      ),
+    );
+
+  if (r.decisions.length > 0) out.push('', 'Decisions:', ...r.decisions.map((d) => `  ${d.variant}: ${d.decision.toUpperCase()}: ${d.reason}`));
+  out.push('', 'Goal metrics (* primary; p_holm: Holm-adjusted across goal metrics x variants):');
+  out.push(r.metrics.length > 0 ? table(r.metrics, 'goal') : '  none declared (declare metrics on the experiment; see --explore for undeclared event types)');
+  if (r.guardrails.length > 0) out.push('', 'Guardrails (p_worse: one-sided test for "got worse", unadjusted):', table(r.guardrails, 'guardrail'));
+  if (r.options.explore) {
+    out.push('', 'Exploratory (undeclared event types; unadjusted, never part of a decision):');
+    out.push(r.exploratory.length > 0 ? table(r.exploratory, 'exploratory') : '  no outcomes of undeclared event types');
+  }
+  out.push("(lift and intervals are relative to control; chance_to_win is the chance of being better in the metric's direction)");
+
+  const adjustments = [...r.metrics, ...r.guardrails].flatMap((m) => {
+    const lines: string[] = [];
+    if (m.cap)
+      lines.push(`  ${m.name}: per-user values capped at ${fixed(m.cap.value)}${m.cap.percentile === null ? '' : ` (percentile ${m.cap.percentile})`}`);
+    if (m.cuped) {
+      lines.push(
+        m.cuped.applied
+          ? `  ${m.name}: CUPED theta ${fixed(m.cuped.theta)}, variance reduced by ${pct(m.cuped.variance_reduction)} (${m.cuped.users_with_pre_data} users with data in the ${m.cuped.days} days before exposure)`
+          : `  ${m.name}: CUPED not applied (${m.cuped.users_with_pre_data} users with data in the ${m.cuped.days} days before exposure, no variation to use)`,
+      );
+    }
+    return lines;
+  });
+  if (adjustments.length > 0) out.push('', 'Adjustments:', ...adjustments);
 
   // Labels belong to an event type, not to a metric kind: list each event type once.
   const labelled = new Map<string, string>();
-  for (const m of r.metrics) {
+  for (const m of [...r.metrics, ...r.guardrails, ...r.exploratory]) {
+    if (m.event_type === null) continue;
     const parts = m.variants
       .filter((v) => Object.keys(v.labels).length > 0)
       .map(
@@ -91,7 +121,7 @@ export function formatResults(r: ExperimentResults): string {
       r.primary.mde_relative === null
         ? 'not computable yet (needs users, variation and a non-zero control)'
         : `±${(r.primary.mde_relative * 100).toFixed(1)}% relative`;
-    out.push('', `Minimum detectable effect on ${r.primary.event_type} ${r.primary.kind} at the current sample (80% power): ${mde}`);
+    out.push('', `Minimum detectable effect on ${r.primary.name} at the current sample (80% power): ${mde}; target ${pct(r.options.target_mde)}`);
   }
 
   const srm = r.health.srm;
@@ -104,7 +134,7 @@ export function formatResults(r: ExperimentResults): string {
   out.push(`Users seen in more than one variant: ${r.health.users_in_multiple_variants}`);
   out.push(`Unattributed outcomes of the prompt during the experiment: ${r.health.unattributed_outcomes}`);
 
-  const verdicts = r.metrics.flatMap((m) => m.comparisons.map((c) => `  ${m.event_type} ${m.kind}: ${c.verdict_text}`));
+  const verdicts = [...r.metrics, ...r.guardrails, ...r.exploratory].flatMap((m) => m.comparisons.map((c) => `  ${m.name} (${m.role}): ${c.verdict_text}`));
   if (verdicts.length > 0) out.push('', 'Verdicts:', ...verdicts);
   return `${out.join('\n')}\n`;
 }
@@ -128,11 +158,20 @@ export function addResultsCommand(experiments: Command, withProjectStore: WithPr
     .description('results and statistics of an experiment (as GET /experiments/{id}/results)')
     .option('--project <name>', 'project name', 'default')
     .option('--sequential', 'always-valid intervals and p-values (safe to look every day)', false)
+    .option('--explore', 'also report undeclared event types (unadjusted, never part of a decision)')
+    .option('--no-explore', 'leave undeclared event types out even when no goal metric is declared')
+    .option('--cuped', "adjust declared outcome metrics with users' pre-exposure values")
+    .option('--no-cuped', 'turn CUPED off even when the experiment has it on')
     .option('--prior <prior>', 'Bayesian prior on the relative lift: flat | proper', oneOf(['flat', 'proper'] as const), 'flat')
     .option('--format <format>', 'table | json | csv', oneOf(['table', 'json', 'csv'] as const), 'table')
-    .action((id: string, opts: { project: string; sequential: boolean; prior: 'flat' | 'proper'; format: Format }) =>
+    .action((id: string, opts: { project: string; sequential: boolean; prior: 'flat' | 'proper'; format: Format; explore?: boolean; cuped?: boolean }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        const report = createResultsService(store).results(projectId, id, { sequential: opts.sequential, prior: opts.prior });
+        const report = createResultsService(store).results(projectId, id, {
+          sequential: opts.sequential,
+          prior: opts.prior,
+          ...(opts.explore === undefined ? {} : { explore: opts.explore }),
+          ...(opts.cuped === undefined ? {} : { cuped: opts.cuped }),
+        });
         process.stdout.write(renderResults(report, opts.format));
       }),
     );

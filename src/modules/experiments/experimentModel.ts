@@ -1,9 +1,10 @@
 import type { ExperimentRecord } from './experiments.repo.js';
+import { legacyPrimary } from './metrics.js';
 import type { ExperimentStatus, ExperimentView, VariantDef } from './experiments.schemas.js';
 
 export function toView(record: ExperimentRecord): ExperimentView {
   const { id, ...rest } = record;
-  return { experiment_id: id, ...rest };
+  return { experiment_id: id, ...rest, primary_metric: legacyPrimary(record.metrics) };
 }
 
 /** Weights are stored normalised to sum to 1, so every GrowthBook SDK reproduces the split. */

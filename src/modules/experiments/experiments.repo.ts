@@ -1,7 +1,8 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
-import type { ExperimentStatus, PrimaryMetricInput, VariantDef } from './experiments.schemas.js';
+import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
+import type { MetricDef } from './metrics.js';
 
 /** A stored experiment, its JSON columns decoded (this file is the only one that knows they are JSON). */
 export interface ExperimentRecord {
@@ -15,7 +16,10 @@ export interface ExperimentRecord {
   control: string;
   coverage: number;
   seed: string;
-  primary_metric: PrimaryMetricInput | null;
+  metrics: MetricDef[];
+  target_mde: number;
+  cuped: boolean;
+  cuped_days: number;
   winner: string | null;
   shipped_version: number | null;
   created_at: string;
@@ -24,16 +28,18 @@ export interface ExperimentRecord {
   stopped_at: string | null;
 }
 
-interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'primary_metric'> {
+interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped'> {
   variants: string;
-  primary_metric: string | null;
+  metrics: string;
+  cuped: number;
 }
 
 function encode(record: ExperimentRecord): ExperimentRow {
   return {
     ...record,
     variants: JSON.stringify(record.variants),
-    primary_metric: record.primary_metric === null ? null : JSON.stringify(record.primary_metric),
+    metrics: JSON.stringify(record.metrics),
+    cuped: record.cuped ? 1 : 0,
   };
 }
 
@@ -41,7 +47,8 @@ function decode(row: ExperimentRow): ExperimentRecord {
   return {
     ...row,
     variants: JSON.parse(row.variants) as VariantDef[],
-    primary_metric: row.primary_metric === null ? null : (JSON.parse(row.primary_metric) as PrimaryMetricInput),
+    metrics: JSON.parse(row.metrics) as MetricDef[],
+    cuped: row.cuped === 1,
   };
 }
 
@@ -57,7 +64,10 @@ const COLUMNS = [
   'control',
   'coverage',
   'seed',
-  'primary_metric',
+  'metrics',
+  'target_mde',
+  'cuped',
+  'cuped_days',
   'winner',
   'shipped_version',
   'created_at',

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
-import { MetricKindSchema } from '../results/metricKinds.js';
+import { MetricInputSchema, MetricSchema, OUTCOME_KINDS } from './metrics.js';
 
 const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -15,10 +15,13 @@ const Variant = Type.Object({
 const VariantDefSchema = Type.Object({ key: Type.String(), version: Type.Integer(), weight: Type.Number() });
 export type VariantDef = Static<typeof VariantDefSchema>;
 
-const PrimaryMetric = Type.Object({
-  event_type: Type.String({ minLength: 1, maxLength: 128 }),
-  kind: MetricKindSchema,
-});
+const PrimaryMetric = Type.Object(
+  {
+    event_type: Type.String({ minLength: 1, maxLength: 128 }),
+    kind: Type.Union(OUTCOME_KINDS.map((k) => Type.Literal(k))),
+  },
+  { description: 'shorthand for one primary outcome metric where higher is better (the same as a metrics entry with role "primary")' },
+);
 export type PrimaryMetricInput = Static<typeof PrimaryMetric>;
 
 const editable = {
@@ -29,6 +32,20 @@ const editable = {
   coverage: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   seed: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   primary_metric: Type.Optional(Nullable(PrimaryMetric)),
+  metrics: Type.Optional(
+    Type.Array(MetricInputSchema, {
+      description: 'what the experiment is judged on; replaces the whole list. Cannot be given together with primary_metric',
+    }),
+  ),
+  target_mde: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 10,
+      description: 'the relative effect on the primary metric worth detecting (default 0.1, i.e. 10%): sizes the "keep running" estimate',
+    }),
+  ),
+  cuped: Type.Optional(Type.Boolean({ description: "reduce variance with each user's pre-exposure value of the same metric (CUPED); default false" })),
+  cuped_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, description: 'how many days before first exposure CUPED looks back (default 14)' })),
 };
 
 export const CreateExperimentBody = Type.Object({
@@ -41,6 +58,10 @@ export const CreateExperimentBody = Type.Object({
   coverage: editable.coverage,
   seed: editable.seed,
   primary_metric: editable.primary_metric,
+  metrics: editable.metrics,
+  target_mde: editable.target_mde,
+  cuped: editable.cuped,
+  cuped_days: editable.cuped_days,
 });
 export type CreateExperimentInput = Static<typeof CreateExperimentBody>;
 
@@ -78,6 +99,10 @@ export const ExperimentSchema = Type.Object({
   coverage: Type.Number(),
   seed: Type.String(),
   primary_metric: Nullable(PrimaryMetric),
+  metrics: Type.Array(MetricSchema),
+  target_mde: Type.Number(),
+  cuped: Type.Boolean(),
+  cuped_days: Type.Integer(),
   winner: Nullable(Type.String()),
   shipped_version: Nullable(Type.Integer({ description: 'the version the production label was moved to when the experiment stopped with ship' })),
   created_at: Type.String(),

@@ -6,6 +6,7 @@ import { conflict, Invalid, invalid, invalidIssue, notFound, type Issue } from '
 import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
+import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput } from './experiments.schemas.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
@@ -54,6 +55,18 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     return errors;
   }
 
+  /**
+   * The metrics a create or patch ends with: `metrics` replaces the list, `primary_metric` (the
+   * older shorthand) replaces only its primary; both at once would be ambiguous.
+   */
+  function declaredMetrics(input: PatchExperimentInput, current: readonly MetricDef[]): { metrics: MetricDef[]; issues: Issue[] } {
+    if (input.metrics !== undefined && input.primary_metric !== undefined)
+      return { metrics: [], issues: [item(['primary_metric'], 'give metrics or primary_metric, not both: metrics can name the primary itself')] };
+    if (input.metrics !== undefined) return normaliseMetrics(input.metrics);
+    if (input.primary_metric !== undefined) return normaliseMetrics(withLegacyPrimary(current, input.primary_metric));
+    return { metrics: [...current], issues: [] };
+  }
+
   async function commit<T extends { prompt_id: string }>(projectId: string, work: (db: Db) => T): Promise<T> {
     const result = await store.writer.write(work);
     onChange(projectId, result.prompt_id);
@@ -64,7 +77,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     async create(projectId: string, input: CreateExperimentInput): Promise<ExperimentView> {
       return commit(projectId, (db) => {
         if (!prompts.promptIsLive(db, projectId, input.prompt_id)) throw notFound(`Prompt '${input.prompt_id}' not found`);
-        const errors = checkVariants(db, projectId, input.prompt_id, input.variants, input.control);
+        const { metrics, issues } = declaredMetrics(input, []);
+        const errors = [...checkVariants(db, projectId, input.prompt_id, input.variants, input.control), ...issues];
         if (errors.length > 0) throw new Invalid(errors);
         const id = input.experiment_id ?? newId('exp');
         if (repo.findExperiment(db, projectId, id)) throw conflict(`Experiment '${id}' already exists`);
@@ -79,7 +93,10 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           control: input.control ?? input.variants[0]!.key,
           coverage: input.coverage ?? 1,
           seed: input.seed ?? id,
-          primary_metric: input.primary_metric ?? null,
+          metrics,
+          target_mde: input.target_mde ?? 0.1,
+          cuped: input.cuped ?? false,
+          cuped_days: input.cuped_days ?? 14,
           winner: null,
           shipped_version: null,
           created_at: now,
@@ -116,7 +133,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
         const variants = input.variants ?? row.variants;
         const control = input.control ?? (variants.some((v) => v.key === row.control) ? row.control : variants[0]!.key);
-        const errors = checkVariants(db, projectId, row.prompt_id, variants, control);
+        const { metrics, issues } = declaredMetrics(input, row.metrics);
+        const errors = [...checkVariants(db, projectId, row.prompt_id, variants, control), ...issues];
         if (input.variants) {
           // Sticky assignments must keep their variant: a key with assigned users cannot disappear.
           const kept = new Set(input.variants.map((v) => v.key));
@@ -133,7 +151,10 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           control,
           coverage: input.coverage ?? row.coverage,
           seed: input.seed ?? row.seed,
-          primary_metric: input.primary_metric !== undefined ? input.primary_metric : row.primary_metric,
+          metrics,
+          target_mde: input.target_mde ?? row.target_mde,
+          cuped: input.cuped ?? row.cuped,
+          cuped_days: input.cuped_days ?? row.cuped_days,
           updated_at: isoNow(store.clock),
         };
         repo.updateExperiment(db, projectId, updated);

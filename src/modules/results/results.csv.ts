@@ -1,9 +1,11 @@
 import type { ExperimentResults } from './results.schemas.js';
 
 /**
- * Results as CSV (RFC 4180, CRLF), one row per metric × variant. The control's row leaves the
- * comparison columns empty. Numbers are written exactly as in the JSON (JavaScript's shortest
- * round-trip form), so both agree to the last digit; null is an empty cell.
+ * Results as CSV (RFC 4180, CRLF), one row per metric × variant: goal metrics, then guardrails,
+ * then exploratory metrics (the `role` column says which). The control's row leaves the comparison
+ * and decision columns empty. Numbers are written exactly as in the JSON (JavaScript's shortest
+ * round-trip form), so both agree to the last digit; null is an empty cell. Columns added after
+ * the first release go at the end, so readers that count columns keep working.
  */
 export const CSV_COLUMNS = [
   'experiment_id',
@@ -42,6 +44,21 @@ export const CSV_COLUMNS = [
   'verdict',
   'verdict_text',
   'labels',
+  'name',
+  'source',
+  'role',
+  'direction',
+  'cap',
+  'adjusted_value',
+  'cuped_theta',
+  'cuped_variance_reduction',
+  'unadj_rel_lift',
+  'unadj_rel_ci_low',
+  'unadj_rel_ci_high',
+  'unadj_rel_p_value',
+  'p_value_worse',
+  'decision',
+  'decision_reason',
 ] as const;
 
 type Cell = string | number | boolean | null | undefined;
@@ -59,12 +76,13 @@ function cell(value: Cell): string {
 
 export function resultsToCsv(report: ExperimentResults): string {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const m of report.metrics) {
+  for (const m of [...report.metrics, ...report.guardrails, ...report.exploratory]) {
     for (const v of m.variants) {
       const c = m.comparisons.find((x) => x.variant === v.key);
+      const d = report.decisions.find((x) => x.variant === v.key);
       const row: Cell[] = [
         neutralise(report.experiment_id),
-        neutralise(m.event_type),
+        m.event_type === null ? null : neutralise(m.event_type),
         m.kind,
         m.primary,
         neutralise(v.key),
@@ -99,6 +117,21 @@ export function resultsToCsv(report: ExperimentResults): string {
         c?.verdict,
         c?.verdict_text,
         JSON.stringify(v.labels),
+        neutralise(m.name),
+        m.source,
+        m.role,
+        m.direction,
+        m.cap?.value,
+        v.adjusted_value,
+        m.cuped?.theta,
+        m.cuped?.variance_reduction,
+        c?.unadjusted?.relative.lift,
+        c?.unadjusted?.relative.ci?.[0],
+        c?.unadjusted?.relative.ci?.[1],
+        c?.unadjusted?.relative.p_value,
+        c?.p_value_worse,
+        d?.decision,
+        d?.reason,
       ];
       lines.push(row.map(cell).join(','));
     }

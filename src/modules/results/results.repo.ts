@@ -70,19 +70,37 @@ export function eventTypes(db: Db, projectId: string, experimentId: string): str
 }
 
 /**
+ * A user's value of a mean metric: the sum of their numeric values, clamped at @cap when one is
+ * given (capping, so one whale cannot decide the experiment). NULL for users without numeric values.
+ */
+const USER_TOTAL = `CASE WHEN @cap IS NOT NULL AND sum(numeric_value) > @cap THEN @cap ELSE sum(numeric_value) END`;
+
+/**
  * One event_type in one variant. The inner GROUP BY follows outcomes_experiment, so per-user rows
  * stream into the outer aggregate, which has no GROUP BY and so needs no sort: querying variant by
  * variant is what keeps this a single pass.
  */
-export function metricAggregate(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): MetricAgg {
+export function metricAggregate(db: Db, projectId: string, experimentId: string, eventType: string, variant: string, cap: number | null = null): MetricAgg {
   return prepared(
     db,
     `SELECT ${PER_USER_TOTALS} FROM (
-      SELECT max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+      SELECT max(is_success) AS success, ${USER_TOTAL} AS total FROM outcomes
       WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
         AND attributed_user IS NOT NULL
       GROUP BY attributed_user)`,
-  ).get({ project: projectId, experiment: experimentId, eventType, variant }) as MetricAgg;
+  ).get({ project: projectId, experiment: experimentId, eventType, variant, cap }) as MetricAgg;
+}
+
+/** Every user's (uncapped) sum of numeric values for the event type, over all variants: what a percentile cap is taken from. */
+export function userTotals(db: Db, projectId: string, experimentId: string, eventType: string): number[] {
+  return prepared(
+    db,
+    `SELECT sum(numeric_value) FROM outcomes
+    WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND variant IS NOT NULL AND attributed_user IS NOT NULL
+    GROUP BY variant, attributed_user HAVING count(numeric_value) > 0`,
+  )
+    .pluck()
+    .all(projectId, experimentId, eventType) as number[];
 }
 
 function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
@@ -102,18 +120,18 @@ function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
  * on the row): about as much again as the scan itself, which is why the service runs this for one
  * event type only. Users without an assignment come back under day null.
  */
-export function joinedToAssignments(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedAgg {
+export function joinedToAssignments(db: Db, projectId: string, experimentId: string, eventType: string, variant: string, cap: number | null = null): JoinedAgg {
   const rows = prepared(
     db,
     `SELECT substr(a.first_seen, 1, 10) AS day, ${PER_USER_TOTALS},
       json_group_array(g.user) FILTER (WHERE a.variant <> @variant) AS mismatched
-    FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+    FROM (SELECT attributed_user AS user, max(is_success) AS success, ${USER_TOTAL} AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
           GROUP BY attributed_user) g
     LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user
     GROUP BY day`,
-  ).all({ project: projectId, experiment: experimentId, eventType, variant }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
+  ).all({ project: projectId, experiment: experimentId, eventType, variant, cap }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
   let totals: MetricAgg = { users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 };
   const days: JoinedAgg['days'] = [];
   const mismatched: string[] = [];

@@ -18,7 +18,8 @@ export function registerResultsRoutes(app: FastifyInstance, access: AccessCheck,
     query: ResultsQuery,
     response: { 200: ExperimentResultsSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, query, auth }) => {
-      const report = await results.results(auth.projectId, params.experiment_id, { sequential: query.sequential ?? false, prior: query.prior ?? 'flat' });
+      const { format, ...options } = query;
+      const report = await results.results(auth.projectId, params.experiment_id, options);
       if (query.format !== 'csv') return { status: 200, body: report };
       const filename = `${report.experiment_id.replace(/[^A-Za-z0-9_.-]/g, '_')}-results.csv`;
       return {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
 import { StatusSchema } from '../experiments/experiments.schemas.js';
-import { MetricKindSchema } from './metricKinds.js';
+import { DirectionSchema, MetricKindSchema } from '../experiments/metrics.js';
 
 export const ResultsQuery = Type.Object({
   sequential: Type.Optional(Type.Boolean({ default: false, description: 'always-valid intervals and p-values (safe to look every day)' })),
@@ -10,6 +10,15 @@ export const ResultsQuery = Type.Object({
       default: 'flat',
       description: 'Bayesian prior on the relative lift: flat, or proper N(0, 0.3²)',
     }),
+  ),
+  explore: Type.Optional(
+    Type.Boolean({
+      description:
+        'also report event types that no metric declares, under exploratory, each unadjusted and never part of a decision (default: true only when the experiment declares no goal metric)',
+    }),
+  ),
+  cuped: Type.Optional(
+    Type.Boolean({ description: "adjust declared outcome metrics with users' pre-exposure values (default: the experiment's cuped setting)" }),
   ),
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json', description: 'csv: one row per metric × variant' })),
 });
@@ -46,6 +55,7 @@ const MetricVariant = Type.Object({
   users_with_event: Type.Integer(),
   /** Success rate or mean per exposed user; null with no exposed users (or sums too large to represent). */
   value: Num,
+  adjusted_value: Type.Optional(Type.Number({ description: "CUPED only: the value adjusted for the variant's pre-exposure mean" })),
   n: Type.Integer(),
   sum: Num,
   sum_squares: Num,
@@ -57,24 +67,70 @@ const ComparisonSchema = Type.Object({
   control: Type.String(),
   absolute: Test,
   relative: RelativeTest,
-  p_value_adjusted: Num,
-  bayes: Type.Object({ chance_to_win: Num, ci: RelativeInterval }),
+  p_value_adjusted: Nullable(
+    Type.Number({
+      description: 'goal metrics only: the decision p-value Holm-adjusted across goal metrics × variants; null for guardrails and exploratory metrics',
+    }),
+  ),
+  p_value_worse: Type.Optional(
+    Nullable(Type.Number({ description: "guardrails only: one-sided p-value of 'got worse' in the metric's direction, unadjusted" })),
+  ),
+  bayes: Type.Object({ chance_to_win: Nullable(Type.Number({ description: "chance of being better in the metric's direction" })), ci: RelativeInterval }),
   sequential: Type.Optional(Type.Object({ ci: RelativeInterval, p_value: Num })),
   enough_data: Type.Boolean(),
   reason: Type.Optional(Type.String()),
   verdict: VerdictSchema,
   verdict_text: Type.String(),
+  unadjusted: Type.Optional(
+    Type.Object({ absolute: Test, relative: RelativeTest }, { description: 'CUPED only: the same comparison without the adjustment, side by side' }),
+  ),
 });
 export type ComparisonView = Static<typeof ComparisonSchema>;
 
 const MetricSchema = Type.Object({
-  event_type: Type.String(),
+  name: Type.String(),
+  source: Type.Union([Type.Literal('outcomes'), Type.Literal('runs')]),
+  event_type: Nullable(Type.String()),
   kind: MetricKindSchema,
+  role: Type.Union([Type.Literal('primary'), Type.Literal('secondary'), Type.Literal('guardrail'), Type.Literal('exploratory')]),
+  direction: DirectionSchema,
   primary: Type.Boolean(),
+  cap: Nullable(
+    Type.Object(
+      { value: Num, percentile: Nullable(Type.Number()) },
+      { description: 'the cap applied to per-user values (null value: a percentile cap with no users yet)' },
+    ),
+  ),
+  cuped: Nullable(
+    Type.Object(
+      {
+        theta: Num,
+        variance_reduction: Nullable(Type.Number({ description: 'share of the per-user variance the adjustment removed' })),
+        users_with_pre_data: Type.Integer(),
+        days: Type.Integer(),
+        applied: Type.Boolean({ description: 'false when no user had pre-exposure data with variation: the comparison is unadjusted' }),
+      },
+      { description: 'CUPED (pre-exposure covariate) for this metric, when on' },
+    ),
+  ),
   variants: Type.Array(MetricVariant),
   comparisons: Type.Array(ComparisonSchema),
 });
 export type MetricView = Static<typeof MetricSchema>;
+
+const DecisionSchema = Type.Object({
+  variant: Type.String(),
+  decision: Type.Union([Type.Literal('ship'), Type.Literal('rollback'), Type.Literal('keep_running'), Type.Literal('unhealthy')], {
+    description:
+      'unhealthy: sample-ratio mismatch or > 1% of users in several variants (never ship); rollback: the primary or a guardrail got worse; ship: the primary got better; keep_running: not decided yet',
+  }),
+  reason: Type.String({ description: 'the decision in one sentence' }),
+  users_needed: Nullable(
+    Type.Integer({ description: 'keep_running: more exposed users needed to detect the target effect on the primary at 80% power (0: already enough)' }),
+  ),
+  days_needed: Nullable(Type.Number({ description: 'keep_running: users_needed at the exposure rate so far, in days' })),
+});
+export type DecisionView = Static<typeof DecisionSchema>;
 
 const TimeseriesPoint = Type.Object({
   date: Type.String(),
@@ -88,11 +144,23 @@ export const ExperimentResultsSchema = Type.Object(
     status: StatusSchema,
     control: Type.String(),
     primary_metric: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema })),
+    decisions: Type.Array(DecisionSchema, { description: 'per treatment variant: what to do, and why in one sentence' }),
     generated_at: Type.String(),
-    options: Type.Object({ sequential: Type.Boolean(), prior: Type.Union([Type.Literal('flat'), Type.Literal('proper')]), alpha: Type.Number() }),
+    options: Type.Object({
+      sequential: Type.Boolean(),
+      prior: Type.Union([Type.Literal('flat'), Type.Literal('proper')]),
+      alpha: Type.Number(),
+      explore: Type.Boolean(),
+      cuped: Type.Boolean(),
+      target_mde: Type.Number(),
+    }),
     variants: Type.Array(VariantSummary),
-    metrics: Type.Array(MetricSchema),
-    primary: Nullable(Type.Object({ event_type: Type.String(), kind: MetricKindSchema, mde_relative: Num })),
+    metrics: Type.Array(MetricSchema, { description: 'goal metrics: the primary first, then the secondaries; Holm-corrected together' }),
+    guardrails: Type.Array(MetricSchema, { description: "metrics that must not get worse: tested one-sided for 'worse', each on its own" }),
+    exploratory: Type.Array(MetricSchema, {
+      description: 'undeclared event types (with explore): unadjusted, for exploration only; they never change a verdict or a decision',
+    }),
+    primary: Nullable(Type.Object({ name: Type.String(), event_type: Nullable(Type.String()), kind: MetricKindSchema, mde_relative: Num })),
     health: Type.Object({
       srm: Type.Object({ chi_square: Type.Number(), df: Type.Integer(), p_value: Type.Number(), checked: Type.Boolean(), flagged: Type.Boolean() }),
       users_in_multiple_variants: Type.Integer(),

@@ -3,9 +3,14 @@ import { isoNow, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
 import { readExperiment } from '../experiments/experiments.service.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
+import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
-import { buildReport, type ResultsOptions } from './report.js';
+import * as sources from './metricSources.repo.js';
+import { buildReport } from './report.js';
+import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
+import { percentileCap } from './stats/index.js';
+import { EMPTY_AGG } from './timeseries.js';
 
 /** Nearest-rank percentile: the value at 1-based rank ⌈p·n/100⌉ (integer arithmetic, so 95·20/100 is exactly 19). */
 function nearestRankOffset(percent: number, n: number): number {
@@ -14,6 +19,19 @@ function nearestRankOffset(percent: number, n: number): number {
 
 const totalsOf = (perVariant: ReadonlyMap<string, repo.JoinedAgg>) => new Map([...perVariant].map(([k, j]) => [k, j.totals]));
 
+/** Whether an event type carries a kind of outcome metric at all (some user has data for it). */
+const PRESENT: Record<OutcomeKind, (agg: repo.MetricAgg) => boolean> = {
+  success_rate: (agg) => agg.users_with_success_data > 0,
+  mean: (agg) => agg.users_with_numeric > 0,
+};
+
+/** An outcome metric over `n` exposed users (users without data count as 0). */
+function outcomeMeasure(kind: OutcomeKind, n: number, agg: repo.MetricAgg): VariantMeasure {
+  return kind === 'success_rate'
+    ? { n, sum: agg.successes, sumSquares: agg.successes, usersWithData: agg.users_with_event }
+    : { n, sum: agg.sum, sumSquares: agg.sum_squares, usersWithData: agg.users_with_event };
+}
+
 /** Users with any success per variant: the distinct count only needs a query when several event types have successes. */
 function successfulUsersAny(db: Db, projectId: string, id: string, events: ReadonlyMap<string, ReadonlyMap<string, repo.MetricAgg>>): Map<string, number> {
   const withSuccess = [...events.values()].filter((perVariant) => [...perVariant.values()].some((a) => a.successes > 0));
@@ -21,28 +39,82 @@ function successfulUsersAny(db: Db, projectId: string, id: string, events: Reado
   return new Map(repo.successfulUsers(db, projectId, id).map((r) => [r.variant, r.users]));
 }
 
-function collect(db: Db, projectId: string, e: ExperimentView, now: string) {
+function collect(db: Db, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): ResultsData {
   const id = e.experiment_id;
   const keys = e.variants.map((v) => v.key);
-  const seen = repo.eventTypes(db, projectId, id);
-  const primaryType = e.primary_metric?.event_type;
-  const types = primaryType === undefined || seen.includes(primaryType) ? seen : [...seen, primaryType];
-  const plain = (t: string) => new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k)]));
+  const exposuresByDay = repo.exposuresByDay(db, projectId, id);
+  const exposures = new Map<string, number>();
+  for (const row of exposuresByDay) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
+  const usersOf = (k: string) => exposures.get(k) ?? 0;
+  const allUsers = keys.reduce((n, k) => n + usersOf(k), 0);
 
-  // Joining outcomes to assignments costs one seek per user, so one event type pays for it: the
-  // primary metric's (whose totals then come from the join), or without one the event type most
-  // users have, checked for users seen in more than one variant only.
-  const join = (t: string) => new Map(keys.map((k) => [k, repo.joinedToAssignments(db, projectId, id, t, k)]));
+  const declared = e.metrics;
+  const outcomeTypes = [...new Set(declared.flatMap((m) => (m.event_type === null ? [] : [m.event_type])))];
+  const primary = declared.find((m) => m.role === 'primary');
+  const everyType = options.explore || declared.length === 0;
+  const seen = everyType ? repo.eventTypes(db, projectId, id) : [];
+
+  // Joining outcomes to assignments costs one seek per user, so one event type pays for it (the
+  // multiple-variant check and the daily chart): the primary metric's, else the declared event type
+  // most users have, else (nothing declared) the widest of all.
+  const plain = new Map<string, Map<string, repo.MetricAgg>>();
+  const plainOf = (t: string, cap: number | null = null) => {
+    if (cap !== null) return new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k, cap)]));
+    if (!plain.has(t)) plain.set(t, new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k)])));
+    return plain.get(t)!;
+  };
+  const reach = (t: string) => [...plainOf(t).values()].reduce((n, a) => n + a.users_with_event, 0);
+  const widest = (types: readonly string[]) =>
+    types.reduce<string | undefined>((best, t) => (best === undefined || reach(t) > reach(best) ? t : best), undefined);
+
+  const capOf = (m: MetricDef): number | null => {
+    if (m.cap === null) return null;
+    if (typeof m.cap === 'number') return m.cap;
+    if (m.source === 'runs') return percentileCap(sources.runsUserValues(db, projectId, id, m.kind as RunKind), 0, m.cap.percentile);
+    const values = repo.userTotals(db, projectId, id, m.event_type!);
+    return percentileCap(values, Math.max(0, allUsers - values.length), m.cap.percentile);
+  };
+
+  const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
+  const primaryCap = primaryOutcome === undefined ? null : capOf(primaryOutcome);
+  const checkedType = primaryOutcome?.event_type ?? widest(declared.length === 0 ? seen : outcomeTypes);
   const joined = new Map<string, Map<string, repo.JoinedAgg>>();
-  let events: Map<string, Map<string, repo.MetricAgg>>;
-  if (primaryType !== undefined) {
-    joined.set(primaryType, join(primaryType));
-    events = new Map(types.map((t) => [t, t === primaryType ? totalsOf(joined.get(t)!) : plain(t)]));
-  } else {
-    events = new Map(types.map((t) => [t, plain(t)]));
-    const reach = (t: string) => [...events.get(t)!.values()].reduce((n, a) => n + a.users_with_event, 0);
-    const widest = types.reduce<string | undefined>((best, t) => (best === undefined || reach(t) > reach(best) ? t : best), undefined);
-    if (widest !== undefined) joined.set(widest, join(widest));
+  if (checkedType != null) {
+    const cap = checkedType === primaryOutcome?.event_type ? primaryCap : null;
+    joined.set(checkedType, new Map(keys.map((k) => [k, repo.joinedToAssignments(db, projectId, id, checkedType, k, cap)])));
+  }
+
+  const measure = (m: MetricDef): Measured => {
+    const cap = m === primaryOutcome ? primaryCap : capOf(m);
+    if (m.source === 'runs') {
+      const perVariant = new Map(
+        keys.map((k) => {
+          const s = sources.runsMetric(db, projectId, id, k, m.kind as RunKind, cap);
+          return [k, { n: s.users, sum: s.sum, sumSquares: s.sum_squares, usersWithData: s.users }];
+        }),
+      );
+      return { def: m, perVariant, cap, cuped: null };
+    }
+    const kind = m.kind as OutcomeKind;
+    const t = m.event_type!;
+    const aggs = m === primaryOutcome && joined.has(t) ? totalsOf(joined.get(t)!) : plainOf(t, cap);
+    const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggs.get(k) ?? EMPTY_AGG)]));
+    const pre = options.cuped ? new Map(keys.map((k) => [k, sources.cupedSums(db, projectId, id, k, { eventType: t, kind, cap, days: e.cuped_days })])) : null;
+    return { def: m, perVariant, cap, cuped: pre };
+  };
+  const measured = declared.map(measure);
+
+  const explored: Measured[] = [];
+  if (options.explore) {
+    const isDeclared = (t: string, kind: OutcomeKind) => declared.some((m) => m.event_type === t && m.kind === kind);
+    for (const t of seen) {
+      const aggs = plainOf(t);
+      for (const kind of OUTCOME_KINDS) {
+        if (isDeclared(t, kind) || ![...aggs.values()].some(PRESENT[kind])) continue;
+        const def = { name: `${t}:${kind}`, source: 'outcomes', event_type: t, kind, role: 'exploratory', direction: 'higher', cap: null } as const;
+        explored.push({ def, perVariant: new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggs.get(k) ?? EMPTY_AGG)])), cap: null, cuped: null });
+      }
+    }
   }
 
   const runs = repo.runAggregates(db, projectId, id);
@@ -58,18 +130,25 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string) {
     ]),
   );
 
+  // Cost per successful user: users with a success on the primary metric's event type, else on any.
+  const successful =
+    primaryOutcome !== undefined
+      ? new Map(keys.map((k) => [k, (joined.get(primaryOutcome.event_type!)?.get(k)?.totals ?? EMPTY_AGG).successes]))
+      : everyType
+        ? successfulUsersAny(db, projectId, id, new Map(seen.map((t) => [t, plainOf(t)])))
+        : new Map(repo.successfulUsers(db, projectId, id).map((r) => [r.variant, r.users]));
+
   return {
     experiment: e,
     generatedAt: now,
-    exposuresByDay: repo.exposuresByDay(db, projectId, id),
+    exposuresByDay,
     runs,
     latency,
-    events,
+    measured,
+    explored,
     joined,
     labels: repo.labelCounts(db, projectId, id),
-    successfulUsersAny: primaryType === undefined ? successfulUsersAny(db, projectId, id, events) : null,
-    // Outcomes of the prompt nobody could attribute while the experiment lived (paused spells included);
-    // until it stops, everything up to this very instant counts.
+    successfulUsers: successful,
     unattributedOutcomes: e.started_at === null ? 0 : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at),
   };
 }
@@ -82,16 +161,22 @@ export function createResultsService(store: { db: Db; clock: Clock }) {
      * the same snapshot even while outcomes keep arriving (from this process or the CLI's).
      */
     results(projectId: string, experimentId: string, options: Partial<ResultsOptions> = {}): ExperimentResults {
-      const resolved: ResultsOptions = { sequential: options.sequential ?? false, prior: options.prior ?? 'flat' };
       const db = store.db;
       const data = db
         .transaction(() => {
           const experiment = readExperiment(db, projectId, experimentId);
           if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
-          return collect(db, projectId, experiment, isoNow(store.clock));
+          // Undeclared event types are exploratory: opt-in, unless nothing is declared at all.
+          const resolved: ResultsOptions = {
+            sequential: options.sequential ?? false,
+            prior: options.prior ?? 'flat',
+            explore: options.explore ?? !experiment.metrics.some((m) => m.role !== 'guardrail'),
+            cuped: options.cuped ?? experiment.cuped,
+          };
+          return { data: collect(db, projectId, experiment, isoNow(store.clock), resolved), resolved };
         })
         .deferred();
-      return buildReport(data, resolved);
+      return buildReport(data.data, data.resolved);
     },
   };
 }

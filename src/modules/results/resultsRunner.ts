@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { isoNow, type Clock } from '../../lib/clock.js';
 import { NotFound } from '../../lib/errors.js';
-import type { ResultsOptions } from './report.js';
+import type { ResultsOptions } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
 
 export interface ResultsRequest {
@@ -10,6 +11,8 @@ export interface ResultsRequest {
   projectId: string;
   experimentId: string;
   options: Partial<ResultsOptions>;
+  /** The app's clock at the request: a report is as of then (and tests pin time in one place). */
+  now: string;
 }
 
 export type ResultsResponse =
@@ -31,7 +34,7 @@ function workerScript(): URL {
 }
 
 /** Runs results reports in one worker thread, started on first use, one report at a time. */
-export function createResultsRunner(dataDir: string, onCrash: (error: unknown) => void) {
+export function createResultsRunner(dataDir: string, clock: Clock, onCrash: (error: unknown) => void) {
   let worker: Worker | null = null;
   let nextId = 1;
   const waiting = new Map<number, { resolve: (r: ExperimentResults) => void; reject: (e: unknown) => void }>();
@@ -62,7 +65,7 @@ export function createResultsRunner(dataDir: string, onCrash: (error: unknown) =
       // Referenced only while a report is owed, so an idle worker never keeps the process alive.
       worker.ref();
       const id = nextId++;
-      const request: ResultsRequest = { id, projectId, experimentId, options };
+      const request: ResultsRequest = { id, projectId, experimentId, options, now: isoNow(clock) };
       return new Promise((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         worker!.postMessage(request);

@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadOnlyDatabase } from '../../db/open.js';
-import { systemClock } from '../../lib/clock.js';
 import { NotFound } from '../../lib/errors.js';
 import { createResultsService } from './results.service.js';
 import type { ResultsRequest, ResultsResponse } from './resultsRunner.js';
@@ -10,11 +9,12 @@ import type { ResultsRequest, ResultsResponse } from './resultsRunner.js';
  * outcomes a report takes most of a second of SQLite work, which must not stall the runtime
  * endpoints. WAL lets this reader see every committed write while the writer goes on.
  */
-const service = createResultsService({ db: openReadOnlyDatabase((workerData as { dataDir: string }).dataDir), clock: systemClock });
+const db = openReadOnlyDatabase((workerData as { dataDir: string }).dataDir);
 
 parentPort!.on('message', (request: ResultsRequest) => {
   let response: ResultsResponse;
   try {
+    const service = createResultsService({ db, clock: { now: () => new Date(request.now) } });
     response = { id: request.id, ok: true, report: service.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
     response =

@@ -1,6 +1,5 @@
 import type { JoinedAgg, MetricAgg } from './results.repo.js';
 import type { ExperimentResults } from './results.schemas.js';
-import { METRIC_KINDS, type MetricKindName } from './metricKinds.js';
 
 type Timeseries = ExperimentResults['timeseries'];
 
@@ -46,7 +45,7 @@ function dayRange(days: readonly string[]): string[] {
 export function buildTimeseries(
   variantKeys: readonly string[],
   exposures: ReadonlyArray<{ variant: string; day: string; n: number }>,
-  primary: { kind: MetricKindName; perVariant: ReadonlyMap<string, JoinedAgg> } | null,
+  primary: { kind: 'success_rate' | 'mean'; perVariant: ReadonlyMap<string, JoinedAgg> } | null,
 ): Timeseries {
   const known = new Set(variantKeys);
   const exposed = new Map<string, number>();
@@ -55,7 +54,7 @@ export function buildTimeseries(
   for (const row of exposures) if (known.has(row.variant)) exposed.set(keyOf(row.variant, row.day), row.n);
   for (const [variant, agg] of primary?.perVariant ?? []) {
     // A day's users' sum of the metric: what the kind's sufficient statistic adds up.
-    for (const row of agg.days) metric.set(keyOf(variant, row.day), METRIC_KINDS[primary!.kind].suff(0, row).sum);
+    for (const row of agg.days) metric.set(keyOf(variant, row.day), primary!.kind === 'success_rate' ? row.successes : row.sum);
   }
 
   const cumulative = new Map(variantKeys.map((k) => [k, { exposures: 0, value: 0 }]));

@@ -15,8 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe('results without a primary metric', () => {
-  it('checks the event type most users have against assignments, costs per user with any success, and plots no metric', async () => {
+describe('results without any declared metric', () => {
+  it('explores every event type, checks the one most users have against assignments, costs per user with any success, plots no metric and decides nothing', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'np', template: 'x' } });
     await t.request('POST', '/experiments', {
       body: {
@@ -52,10 +52,24 @@ describe('results without a primary metric', () => {
       .run(projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray);
     const r = (await results('', read, 'np-exp')).json;
     expect(r.primary).toBeNull();
-    expect(r.metrics.map((m: { event_type: string; primary: boolean }) => [m.event_type, m.primary])).toEqual([
-      ['x', false],
-      ['y', false],
+    expect(r.options.explore).toBe(true);
+    expect(r.metrics).toEqual([]);
+    expect(r.exploratory.map((m: { event_type: string; role: string }) => [m.event_type, m.role])).toEqual([
+      ['x', 'exploratory'],
+      ['y', 'exploratory'],
     ]);
+    expect(r.exploratory.flatMap((m: any) => m.comparisons.map((c: any) => c.p_value_adjusted))).toEqual([null, null]);
+    // One user of six in both variants: far over the 1% a split may leak, so nothing is decided on it.
+    expect(r.decisions).toEqual([
+      {
+        variant: 'b',
+        decision: 'unhealthy',
+        reason: 'Unhealthy: 16.7% of users were seen in more than one variant (over 1%); find out why before trusting any result.',
+        users_needed: null,
+        days_needed: null,
+      },
+    ]);
+    expect((await results('?explore=false', read, 'np-exp')).json.exploratory).toEqual([]);
     expect(r.variants[0].cost_usd).toEqual({
       total: 0.000009,
       per_run: 0.000009,

@@ -45,7 +45,11 @@ beforeAll(async () => {
         { key: 'b', version: 2 },
         { key: 'c', version: 3 },
       ],
-      primary_metric: { event_type: 'signup', kind: 'success_rate' },
+      metrics: [
+        { event_type: 'signup', kind: 'success_rate', role: 'primary' },
+        { event_type: 'revenue', kind: 'mean', role: 'secondary' },
+        { event_type: 'constant', kind: 'mean', role: 'secondary' },
+      ],
     },
   });
   now = new Date('2025-03-01T09:00:00.000Z');
@@ -95,14 +99,14 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await track({ event_type: 'signup', is_success: true }); // no user: unattributed
 
   const read = await t.keyFor('read');
-  const res = await t.request('GET', `/experiments/${EXP}/results`, { key: read });
+  const res = await t.request('GET', `/experiments/${EXP}/results?explore=true`, { key: read });
   expect(res.status).toBe(200);
   expect(res.text).not.toMatch(/NaN|Infinity/);
   report = res.json;
 });
 afterAll(async () => t.cleanup());
 
-const metric = (eventType: string, kind: string) => report.metrics.find((m: any) => m.event_type === eventType && m.kind === kind);
+const metric = (eventType: string, kind: string) => [...report.metrics, ...report.exploratory].find((m: any) => m.event_type === eventType && m.kind === kind);
 const close = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThan(1e-12);
 
 function expectSameAs(c: any, expected: Comparison): void {
@@ -182,11 +186,18 @@ describe('results of a known population, end to end', () => {
     });
   });
 
-  it('counts labels, Holm-adjusts across variants × metrics and words the verdicts', () => {
-    expect(metric('thumbs', 'success_rate').variants[0].labels).toEqual({ up: 5, down: 3 });
-    const all = report.metrics.flatMap((m: any) => m.comparisons);
-    expect(all.map((c: any) => c.p_value_adjusted)).toEqual(holmAdjust(all.map((c: any) => (c.enough_data ? c.relative.p_value : null))));
-    for (const m of report.metrics) {
+  it('counts labels, Holm-adjusts across goal metrics × variants only and words the verdicts', () => {
+    expect(report.metrics.map((m: any) => [m.name, m.role])).toEqual([
+      ['signup:success_rate', 'primary'],
+      ['revenue:mean', 'secondary'],
+      ['constant:mean', 'secondary'],
+    ]);
+    const thumbs = metric('thumbs', 'success_rate');
+    expect(thumbs).toMatchObject({ role: 'exploratory', primary: false });
+    expect(thumbs.variants[0].labels).toEqual({ up: 5, down: 3 });
+    const goals = report.metrics.flatMap((m: any) => m.comparisons);
+    expect(goals.map((c: any) => c.p_value_adjusted)).toEqual(holmAdjust(goals.map((c: any) => (c.enough_data ? c.relative.p_value : null))));
+    for (const m of [...report.metrics, ...report.exploratory]) {
       const kind: MetricKind = m.kind === 'success_rate' ? 'proportion' : 'mean';
       const suff = (k: string): Suff => {
         const v = m.variants.find((x: any) => x.key === k);
@@ -194,9 +205,15 @@ describe('results of a known population, end to end', () => {
       };
       for (const c of m.comparisons) {
         const expected = verdictFor(compareToControl(kind, suff('a'), suff(c.variant)), c.p_value_adjusted, 0.05, { variant: c.variant, control: 'control a' });
-        expect([c.verdict, c.verdict_text]).toEqual([expected.verdict, expected.text]);
-        // Numbers or explicit nulls with a reason, never a silent null.
-        if (c.enough_data) expect([c.relative.p_value, c.relative.ci, c.bayes.chance_to_win, c.p_value_adjusted].every((x) => x !== null)).toBe(true);
+        const exploratory = m.role === 'exploratory';
+        expect([c.verdict, c.verdict_text]).toEqual([
+          expected.verdict,
+          exploratory ? `${expected.text} [exploratory: unadjusted, not part of any decision]` : expected.text,
+        ]);
+        // Exploratory metrics are never adjusted; goal metrics always are (numbers, or explicit nulls with a reason).
+        if (exploratory) expect(c.p_value_adjusted).toBeNull();
+        if (c.enough_data) expect([c.relative.p_value, c.relative.ci, c.bayes.chance_to_win].every((x) => x !== null)).toBe(true);
+        if (c.enough_data && !exploratory) expect(c.p_value_adjusted).not.toBeNull();
         else expect(typeof c.reason).toBe('string');
       }
     }
@@ -205,7 +222,7 @@ describe('results of a known population, end to end', () => {
   it('gives the minimum detectable effect of the primary metric at the current sample (the empty arm left out)', () => {
     const mde = minimumDetectableEffect('proportion', { n: 40, sum: 12, sumSquares: 12 }, 40, { power: 0.8 });
     expect(mde).toBeGreaterThan(0);
-    expect(report.primary).toEqual({ event_type: 'signup', kind: 'success_rate', mde_relative: mde });
+    expect(report.primary).toEqual({ name: 'signup:success_rate', event_type: 'signup', kind: 'success_rate', mde_relative: mde });
   });
 
   it('checks health: SRM against the weights (not flagged while a variant has < 8 users), unattributed outcomes in the window', () => {

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../../support/harness.js';
 import { createResultsService } from '../../../src/modules/results/results.service.js';
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
+import { parseCsv } from '../../support/csv.js';
 
 /** The sections of a results report, in order: the answer and the API document agree. */
 const REPORT_KEYS = [
@@ -11,10 +12,13 @@ const REPORT_KEYS = [
   'status',
   'control',
   'primary_metric',
+  'decisions',
   'generated_at',
   'options',
   'variants',
   'metrics',
+  'guardrails',
+  'exploratory',
   'primary',
   'health',
   'timeseries',
@@ -39,35 +43,6 @@ function insertRun(id: string, variant: string, latency: number, status: 'ok' | 
       model_requested, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, attempts, created_at)
     VALUES (?, ?, 'greet', 1, ?, ?, ?, '{}', '[]', 'echo/echo', 10, 5, 15, 1500, ?, ?, '[]', '2030-01-01T00:00:00.000Z')`)
     .run(id, projectId, EXP, variant, user, latency, status);
-}
-
-/** Minimal RFC 4180 reader (quoted cells, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += ch;
-  }
-  return rows;
 }
 
 beforeAll(async () => {
@@ -103,8 +78,8 @@ describe('GET /experiments/{id}/results', () => {
       status: 'draft',
       control: 'a',
       primary_metric: { event_type: 'click', kind: 'success_rate' },
-      options: { sequential: false, prior: 'flat', alpha: 0.05 },
-      primary: { event_type: 'click', kind: 'success_rate', mde_relative: null },
+      options: { sequential: false, prior: 'flat', alpha: 0.05, explore: false, cuped: false, target_mde: 0.1 },
+      primary: { name: 'click:success_rate', event_type: 'click', kind: 'success_rate', mde_relative: null },
       health: { srm: { chi_square: 0, df: 1, p_value: 1, checked: false, flagged: false }, users_in_multiple_variants: 0, unattributed_outcomes: 0 },
       timeseries: [],
     });
@@ -172,9 +147,16 @@ describe('GET /experiments/{id}/results', () => {
       cost_usd: { total: 0, per_run: null, per_successful_user: successesB > 0 ? 0 : null },
     });
 
+    // primary_metric (the older shorthand) declares one goal metric; rating is not declared, so it is
+    // left out unless explored, and then reported on its own.
     expect(r.metrics.map((m: { event_type: string; kind: string; primary: boolean }) => [m.event_type, m.kind, m.primary])).toEqual([
       ['click', 'success_rate', true],
-      ['rating', 'mean', false],
+    ]);
+    expect(r.exploratory).toEqual([]);
+    const explored = (await results('?explore=true')).json;
+    expect(explored.metrics).toEqual(r.metrics);
+    expect(explored.exploratory.map((m: { event_type: string; kind: string; role: string }) => [m.event_type, m.kind, m.role])).toEqual([
+      ['rating', 'mean', 'exploratory'],
     ]);
     const click = r.metrics[0];
     expect(Object.keys(click.variants[0])).toEqual(['key', 'users', 'users_with_event', 'value', 'n', 'sum', 'sum_squares', 'labels']);
@@ -188,7 +170,7 @@ describe('GET /experiments/{id}/results', () => {
       sum_squares: successesA,
       labels: { fast: inA.filter((u) => index(u) % 2 === 0).length },
     });
-    const rating = r.metrics[1];
+    const rating = explored.exploratory[0];
     const perUser = inB.map((u) => (index(u) % 2 === 0 ? (index(u) % 4) + 0.5 : 0));
     const sum = perUser.reduce((s, x) => s + x, 0);
     expect(rating.variants[1]).toMatchObject({
@@ -213,8 +195,8 @@ describe('GET /experiments/{id}/results', () => {
       'verdict_text',
     ]);
     expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true });
-    // Holm over the two comparisons (click, rating): the adjusted p is never below the raw one.
-    expect(comparison.p_value_adjusted).toBeGreaterThanOrEqual(comparison.relative.p_value);
+    // Holm over one goal metric × one treatment leaves the p-value as it is: the undeclared rating does not count.
+    expect(comparison.p_value_adjusted).toBe(comparison.relative.p_value);
     expect(r.health).toEqual({
       srm: expect.objectContaining({ df: 1, checked: inA.length >= 8 && inB.length >= 8 }),
       users_in_multiple_variants: 0,
@@ -228,7 +210,7 @@ describe('GET /experiments/{id}/results', () => {
   it('adds always-valid intervals with ?sequential=true and shrinks towards 0 with ?prior=proper', async () => {
     const plain = (await results()).json.metrics[0].comparisons[0];
     const seq = (await results('?sequential=true')).json;
-    expect(seq.options).toEqual({ sequential: true, prior: 'flat', alpha: 0.05 });
+    expect(seq.options).toEqual({ sequential: true, prior: 'flat', alpha: 0.05, explore: false, cuped: false, target_mde: 0.1 });
     const c = seq.metrics[0].comparisons[0];
     expect(Object.keys(c)).toContain('sequential');
     expect(c.sequential.ci[1] - c.sequential.ci[0]).toBeGreaterThan(plain.relative.ci[1] - plain.relative.ci[0]);
@@ -287,16 +269,17 @@ describe('GET /experiments/{id}/results', () => {
     expect(table).toBe(formatResults({ ...json, generated_at: cli.generated_at }));
     const click = json.metrics[0];
     const b = click.comparisons[0];
-    const line = table.split('\n').find((l) => l.startsWith('click*') && /\sb\s/.test(l))!;
+    const line = table.split('\n').find((l) => l.startsWith('click:success_rate*') && /\sb\s/.test(l))!;
     expect(line).toContain(click.variants[1].value.toFixed(4));
     expect(line).toContain(`${b.relative.lift >= 0 ? '+' : ''}${(b.relative.lift * 100).toFixed(1)}%`);
-    expect(table).toContain(`  click success_rate: ${b.verdict_text}`);
+    expect(table).toContain(`  click:success_rate (primary): ${b.verdict_text}`);
+    expect(table).toContain(`  b: ${json.decisions[0].decision.toUpperCase()}: ${json.decisions[0].reason}`);
     expect(renderResults(cli, 'json')).toBe(`${JSON.stringify(cli, null, 2)}\n`);
   });
 
   it('quotes CSV cells and defuses text a spreadsheet would run as a formula', async () => {
     await track({ external_user_id: users[0], event_type: '=HYPERLINK("x","y")', is_success: true });
-    const csv = (await results('?format=csv')).text;
+    const csv = (await results('?format=csv&explore=true')).text;
     expect(csv).toContain(`${EXP},"'=HYPERLINK(""x"",""y"")",success_rate,false,a,`);
     const rows = parseCsv(csv).filter((row) => row[1] === `'=HYPERLINK("x","y")`);
     expect(rows.map((row) => row[4])).toEqual(['a', 'b']);
@@ -316,7 +299,9 @@ describe('GET /experiments/{id}/results', () => {
   it('is in the OpenAPI document with its response schema', async () => {
     const doc = (await t.request('GET', '/openapi.json', { key: null })).json;
     const op = doc.paths['/experiments/{experiment_id}/results'].get;
-    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'format', 'x-api-key']));
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'explore', 'cuped', 'format', 'x-api-key']),
+    );
     const schema = op.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties)).toEqual(REPORT_KEYS);
   });

@@ -1,0 +1,54 @@
+import type { ExperimentView } from '../experiments/experiments.schemas.js';
+import type { MetricDef } from '../experiments/metrics.js';
+import type { JoinedAgg, RunAgg } from './results.repo.js';
+import type { CupedSums } from './metricSources.repo.js';
+
+/** What the report is computed with: the query's options, resolved against the experiment's settings. */
+export interface ResultsOptions {
+  sequential: boolean;
+  prior: 'flat' | 'proper';
+  /** Also report undeclared event types, each unadjusted (default: only when no goal metric is declared). */
+  explore: boolean;
+  /** Adjust declared outcome metrics with their pre-exposure values (default: the experiment's `cuped`). */
+  cuped: boolean;
+}
+
+/** One variant's data for one metric: n users, Σy, Σy² over them, and how many had any data. */
+export interface VariantMeasure {
+  n: number;
+  sum: number;
+  sumSquares: number;
+  usersWithData: number;
+}
+
+/** A metric that was not declared, reported for exploration only. */
+export type ExploratoryDef = Omit<MetricDef, 'role'> & { role: 'exploratory' };
+
+/** One metric as measured in SQL, ready for the statistics. */
+export interface Measured {
+  def: MetricDef | ExploratoryDef;
+  perVariant: ReadonlyMap<string, VariantMeasure>;
+  /** The cap applied to per-user values (a percentile resolved to its value), or null. */
+  cap: number | null;
+  /** CUPED's pre-exposure sums per variant, when CUPED was on for this metric. */
+  cuped: ReadonlyMap<string, CupedSums> | null;
+}
+
+/** Everything the report needs, already aggregated in SQL; the assembly is pure. */
+export interface ResultsData {
+  experiment: ExperimentView;
+  generatedAt: string;
+  exposuresByDay: ReadonlyArray<{ variant: string; day: string; n: number }>;
+  runs: readonly RunAgg[];
+  latency: ReadonlyMap<string, { p50: number | null; p95: number | null }>;
+  /** The declared metrics, in declaration order. */
+  measured: readonly Measured[];
+  /** Undeclared event types × kinds (only when exploring). */
+  explored: readonly Measured[];
+  /** The one event type checked against assignments (multiple-variant users, daily chart). */
+  joined: ReadonlyMap<string, ReadonlyMap<string, JoinedAgg>>;
+  labels: ReadonlyArray<{ event_type: string; variant: string; label: string; n: number }>;
+  /** Users with a success per variant (the primary's event type, else any), for cost per success. */
+  successfulUsers: ReadonlyMap<string, number>;
+  unattributedOutcomes: number;
+}
