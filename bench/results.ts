@@ -1,8 +1,9 @@
 /**
- * Results at scale (design.md §8: 1 M outcomes in < 1 s). Seeds an experiment with 100 000 exposed
- * users, 200 000 runs and 1 000 000 outcomes straight into a temporary SQLite file opened by the
- * app itself (one transaction, deterministic rows), then times the results computation: the service
- * call the CLI makes, and the HTTP endpoint through app.inject.
+ * Results at scale (1 M outcomes in < 1 s). Seeds an experiment with 100 000 exposed users, 200 000
+ * runs and 1 000 000 outcomes (plus 100 000 from before exposure, for CUPED) straight into a
+ * temporary SQLite file opened by the app itself (one transaction, deterministic rows), then times
+ * the results computation with two goal metrics, a cost guardrail and CUPED on: the service call the
+ * CLI makes, and the HTTP endpoint through app.inject.
  *
  *   npm run build && node dist/bench/results.js
  */
@@ -81,6 +82,12 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
         );
       }
       const rate = variant === 'control' ? 0.1 : 0.115;
+      // Half the users were active in the week before their first exposure: CUPED's covariate.
+      if (i % 2 === 0) {
+        const before = iso(seen - 3 * 86_400_000);
+        outcome.run(hexId('out', ++outN), projectId, null, user, 'click', null, null, random() < 0.1 ? 1 : 0, null, null, 'none', null, before);
+        outcome.run(hexId('out', ++outN), projectId, null, user, 'rating', null, 1 + Math.floor(random() * 5), null, null, null, 'none', null, before);
+      }
       for (let k = 0; k < OUTCOMES_PER_USER; k++) {
         const at = iso(seen + 3_600_000 + k * 1000);
         const byRun = k % 2 === 0;
@@ -243,7 +250,12 @@ export async function main(): Promise<void> {
         { key: 'control', version: 1 },
         { key: 'treatment', version: 2 },
       ],
-      primary_metric: { event_type: 'click', kind: 'success_rate' },
+      metrics: [
+        { event_type: 'click', kind: 'success_rate', role: 'primary' },
+        { event_type: 'rating', kind: 'mean', role: 'secondary', cap: { percentile: 0.99 } },
+        { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
+      ],
+      cuped: true,
     });
     const experimentId = created.json().experiment_id as string;
     const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
@@ -257,18 +269,19 @@ export async function main(): Promise<void> {
 
     const service = createResultsService(app.store);
     const url = `/experiments/${experimentId}/results`;
-    await time('service.results (what the CLI runs), primary metric', 7, () => service.results(projectId, experimentId));
+    await time('service.results (what the CLI runs): 2 goals, 1 guardrail, CUPED', 7, () => service.results(projectId, experimentId));
+    await time('service.results without CUPED', 3, () => service.results(projectId, experimentId, { cuped: false }));
     await time('service.results, ?sequential=true&prior=proper', 3, () => service.results(projectId, experimentId, { sequential: true, prior: 'proper' }));
     await time(`HTTP GET ${url}`, 5, () => request(app, 'GET', url));
     await time(`HTTP GET ${url}?format=csv`, 3, () => request(app, 'GET', `${url}?format=csv`));
     await hotPathDuringResults(app, url);
     await listPages(app, experimentId);
 
-    // Without a primary metric: every event type read plainly, the widest one joined to assignments
-    // for the multiple-variant check, and a distinct count of users with any success (cost per success).
+    // Without declared metrics: every event type explored, the widest one joined to assignments for
+    // the multiple-variant check, and a distinct count of users with any success (cost per success).
     await request(app, 'POST', `/experiments/${experimentId}/pause`);
-    await request(app, 'PATCH', `/experiments/${experimentId}`, { primary_metric: null });
-    await time('service.results, experiment without a primary metric', 3, () => service.results(projectId, experimentId));
+    await request(app, 'PATCH', `/experiments/${experimentId}`, { metrics: [] });
+    await time('service.results, no declared metric (all explored)', 3, () => service.results(projectId, experimentId));
   } finally {
     await app.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -21,6 +21,6 @@ ALTER TABLE experiments DROP COLUMN primary_metric;
 -- Runs metrics (latency, cost, errors, tokens per user): per-user groups stream out in index order.
 CREATE INDEX runs_experiment_user ON runs (project_id, experiment_id, variant, external_user_id, status, latency_ms, total_tokens, cost_nano_usd)
   WHERE experiment_id IS NOT NULL;
--- CUPED: a user's outcomes of one event type in the days before first exposure, one seek per user.
-CREATE INDEX outcomes_user_history ON outcomes (project_id, external_user_id, event_type, created_at, is_success, numeric_value)
-  WHERE external_user_id IS NOT NULL;
+-- CUPED: each person's outcomes in time order (the experiment's unit, or the user of an outcome
+-- attributed to no experiment), so one seek per assigned user reads the days before first exposure.
+CREATE INDEX outcomes_person ON outcomes (project_id, coalesce(attributed_user, external_user_id), created_at, event_type, is_success, numeric_value);

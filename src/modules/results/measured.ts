@@ -1,7 +1,6 @@
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { MetricDef } from '../experiments/metrics.js';
 import type { JoinedAgg, RunAgg } from './results.repo.js';
-import type { CupedSums } from './metricSources.repo.js';
 
 /** What the report is computed with: the query's options, resolved against the experiment's settings. */
 export interface ResultsOptions {
@@ -23,6 +22,14 @@ export interface VariantMeasure {
 
 /** A metric that was not declared, reported for exploration only. */
 export type ExploratoryDef = Omit<MetricDef, 'role'> & { role: 'exploratory' };
+
+/** CUPED's sums over one variant's users with a pre-exposure value x (y: the same user's value after exposure, 0 without one). */
+export interface CupedSums {
+  users_with_pre: number;
+  sum_x: number;
+  sum_x2: number;
+  sum_xy: number;
+}
 
 /** One metric as measured in SQL, ready for the statistics. */
 export interface Measured {

@@ -1,11 +1,10 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import type { OutcomeKind, RunKind } from '../experiments/metrics.js';
+import type { RunKind } from '../experiments/metrics.js';
 
 /**
  * The SQL behind declared metrics beyond plain outcome aggregates: per-user run metrics (latency,
- * cost, errors, tokens) and CUPED's pre-exposure sums. Like results.repo.ts, every query returns
- * sufficient statistics, never a row per user (except the per-user values a percentile cap needs).
+ * cost, errors, tokens) and CUPED's pre-exposure values.
  */
 
 /** Sufficient statistics of one variant: n users and Σy, Σy² over them. */
@@ -51,53 +50,32 @@ export function runsUserValues(db: Db, projectId: string, experimentId: string, 
     .all(projectId, experimentId) as number[];
 }
 
-/** CUPED's sums over one variant's users with a pre-exposure value x (y: the same user's value after exposure, 0 without one). */
-export interface CupedSums {
-  users_with_pre: number;
-  sum_x: number;
-  sum_x2: number;
-  sum_xy: number;
-}
-
-/** A user's value of an outcome metric over a set of outcome rows, as metricAggregate computes it. */
-const OUTCOME_VALUE: Record<OutcomeKind, (alias: string) => string> = {
-  success_rate: (t) => `max(${t}.is_success)`,
-  mean: (t) => capped(`sum(${t}.numeric_value)`),
-};
+/** One user's pre-exposure values: [user, variant, then max(is_success) and Σ numeric_value per event type asked]. */
+export type PreRow = [user: string, variant: string, ...values: Array<number | null>];
 
 /**
- * For each user assigned to the variant: x, the user's value of the metric over their outcomes of
- * the event type in the `days` before first exposure (matched by external_user_id; an outcome before
- * exposure cannot be attributed to the experiment), and y, the value after. One seek per assigned
- * user on outcomes_user_history, and one more on outcomes_experiment for the users that have an x.
+ * CUPED's covariate for every assigned user with any outcome of the given event types in the `days`
+ * before first exposure. One seek per assigned user on outcomes_person, whose key puts each
+ * person's outcomes in time order: the seek reads exactly the pre-exposure window, for every event
+ * type at once. A person is the experiment's unit (attributed_user) or, for outcomes attributed to
+ * no experiment, external_user_id: an outcome before exposure cannot belong to this experiment.
  */
-export function cupedSums(
-  db: Db,
-  projectId: string,
-  experimentId: string,
-  variant: string,
-  metric: { eventType: string; kind: OutcomeKind; cap: number | null; days: number },
-): CupedSums {
-  const x = OUTCOME_VALUE[metric.kind]('h');
-  const y = OUTCOME_VALUE[metric.kind]('o');
+export function preExposureRows(db: Db, projectId: string, experimentId: string, eventTypes: readonly string[], days: number): PreRow[] {
+  const columns = eventTypes
+    .map((_, i) => `max(h.is_success) FILTER (WHERE h.event_type = @t${i}), sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i})`)
+    .join(', ');
+  const types = Object.fromEntries(eventTypes.map((t, i) => [`t${i}`, t]));
+  // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
   return prepared(
     db,
-    `SELECT count(*) AS users_with_pre, coalesce(sum(x), 0) AS sum_x, coalesce(sum(x * x), 0) AS sum_x2,
-      coalesce(sum(x * coalesce((SELECT ${y} FROM outcomes o
-        WHERE o.project_id = @project AND o.experiment_id = @experiment AND o.event_type = @eventType AND o.variant = @variant
-          AND o.attributed_user = u.user), 0)), 0) AS sum_xy
-    FROM (SELECT a.external_user_id AS user,
-            (SELECT ${x} FROM outcomes h INDEXED BY outcomes_user_history
-             WHERE h.project_id = @project AND h.external_user_id = a.external_user_id AND h.event_type = @eventType
-               AND h.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', a.first_seen, @window) AND h.created_at < a.first_seen) AS x
-          FROM assignments a WHERE a.project_id = @project AND a.experiment_id = @experiment AND a.variant = @variant) u
-    WHERE x IS NOT NULL`,
-  ).get({
-    project: projectId,
-    experiment: experimentId,
-    variant,
-    eventType: metric.eventType,
-    cap: metric.cap,
-    window: `-${metric.days} days`,
-  }) as CupedSums;
+    `SELECT a.external_user_id, a.variant, ${columns}
+    FROM assignments a JOIN outcomes h INDEXED BY outcomes_person
+      ON h.project_id = a.project_id AND coalesce(h.attributed_user, h.external_user_id) = +a.external_user_id
+        AND h.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', a.first_seen, @window) AND h.created_at < a.first_seen
+        AND h.event_type IN (${eventTypes.map((_, i) => `@t${i}`).join(', ')})
+    WHERE a.project_id = @project AND a.experiment_id = @experiment
+    GROUP BY a.external_user_id`,
+  )
+    .raw()
+    .all({ project: projectId, experiment: experimentId, window: `-${days} days`, ...types }) as PreRow[];
 }

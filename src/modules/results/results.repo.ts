@@ -3,11 +3,12 @@ import type { Db } from '../../db/open.js';
 
 /**
  * SQL aggregation for experiment results. Every statistic is built from sufficient statistics
- * (n, Σ, Σ²) computed here: first per user (the unit of randomisation), then per variant. No query
- * returns a row per user or per outcome. SQLite has no hash aggregation, so a GROUP BY that does not
- * follow an index sorts every row: the per-user grouping therefore follows outcomes_experiment and
- * the queries go variant by variant, so that outer aggregates need no sort at all (the indexes are
- * in migrations/0001_initial.sql). That is what keeps 1 M outcomes under a second.
+ * (n, Σ, Σ²): first per user (the unit of randomisation), then per variant. Most queries return
+ * those sums; no query returns a row per outcome, and only the metrics that need each user's value
+ * (the one event type checked against assignments, a percentile cap, CUPED) get a row per user,
+ * summed in perUser.ts. SQLite has no hash aggregation, so a GROUP BY that does not follow an index
+ * sorts every row: the per-user grouping therefore follows outcomes_experiment and the queries go
+ * variant by variant, so that outer aggregates need no sort at all.
  */
 
 /** One variant × event_type: per-user values aggregated over the users who have the event. */
@@ -25,7 +26,7 @@ export interface MetricAgg {
   sum_squares: number;
 }
 
-/** One event_type in one variant, checked against the users' assignments. */
+/** One event_type in one variant, checked against the users' assignments (aggregated from JoinedRows). */
 export interface JoinedAgg {
   /** Over every user with the event, as metricAggregate. */
   totals: MetricAgg;
@@ -91,56 +92,43 @@ export function metricAggregate(db: Db, projectId: string, experimentId: string,
   ).get({ project: projectId, experiment: experimentId, eventType, variant, cap }) as MetricAgg;
 }
 
-/** Every user's (uncapped) sum of numeric values for the event type, over all variants: what a percentile cap is taken from. */
-export function userTotals(db: Db, projectId: string, experimentId: string, eventType: string): number[] {
+/** One user's outcomes of an event type in one variant: [user, max(is_success), Σ numeric_value] (nulls: no data). */
+export type UserRow = [user: string, success: number | null, total: number | null, ...rest: unknown[]];
+/** A UserRow checked against the user's assignment: [..., UTC day of first exposure, assigned variant] (nulls: no assignment). */
+export type JoinedRow = [user: string, success: number | null, total: number | null, day: string | null, assigned: string | null];
+
+/**
+ * Per-user values of one event type in one variant, in user order (outcomes_experiment), for the
+ * metrics whose statistics need each user's value: a percentile cap, or CUPED's Σxy.
+ */
+export function userRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): UserRow[] {
   return prepared(
     db,
-    `SELECT sum(numeric_value) FROM outcomes
-    WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND variant IS NOT NULL AND attributed_user IS NOT NULL
-    GROUP BY variant, attributed_user HAVING count(numeric_value) > 0`,
+    `SELECT attributed_user, max(is_success), sum(numeric_value) FROM outcomes
+    WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND variant = ? AND attributed_user IS NOT NULL
+    GROUP BY attributed_user`,
   )
-    .pluck()
-    .all(projectId, experimentId, eventType) as number[];
-}
-
-function addAgg(a: MetricAgg, b: MetricAgg): MetricAgg {
-  return {
-    users_with_event: a.users_with_event + b.users_with_event,
-    users_with_success_data: a.users_with_success_data + b.users_with_success_data,
-    successes: a.successes + b.successes,
-    users_with_numeric: a.users_with_numeric + b.users_with_numeric,
-    sum: a.sum + b.sum,
-    sum_squares: a.sum_squares + b.sum_squares,
-  };
+    .raw()
+    .all(projectId, experimentId, eventType, variant) as UserRow[];
 }
 
 /**
- * metricAggregate split by the day of each user's first exposure, plus the users assigned to
- * another variant. One primary-key seek per user (assignments is WITHOUT ROWID, so the seek lands
- * on the row): about as much again as the scan itself, which is why the service runs this for one
- * event type only. Users without an assignment come back under day null.
+ * userRows with each user's assignment: one primary-key seek per user (assignments is WITHOUT ROWID,
+ * so the seek lands on the row), about as much again as the scan itself, which is why the service
+ * runs this for one event type only (the multiple-variant check and the daily chart).
  */
-export function joinedToAssignments(db: Db, projectId: string, experimentId: string, eventType: string, variant: string, cap: number | null = null): JoinedAgg {
-  const rows = prepared(
+export function joinedRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedRow[] {
+  return prepared(
     db,
-    `SELECT substr(a.first_seen, 1, 10) AS day, ${PER_USER_TOTALS},
-      json_group_array(g.user) FILTER (WHERE a.variant <> @variant) AS mismatched
-    FROM (SELECT attributed_user AS user, max(is_success) AS success, ${USER_TOTAL} AS total FROM outcomes
+    `SELECT g.user, g.success, g.total, substr(a.first_seen, 1, 10), a.variant
+    FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
           GROUP BY attributed_user) g
-    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user
-    GROUP BY day`,
-  ).all({ project: projectId, experiment: experimentId, eventType, variant, cap }) as Array<MetricAgg & { day: string | null; mismatched: string }>;
-  let totals: MetricAgg = { users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 };
-  const days: JoinedAgg['days'] = [];
-  const mismatched: string[] = [];
-  for (const { day, mismatched: users, ...agg } of rows) {
-    totals = addAgg(totals, agg);
-    if (day !== null) days.push({ ...agg, day });
-    mismatched.push(...(JSON.parse(users) as string[]));
-  }
-  return { totals, days, mismatched };
+    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user`,
+  )
+    .raw()
+    .all({ project: projectId, experiment: experimentId, eventType, variant }) as JoinedRow[];
 }
 
 /** Users with any is_success = true outcome, per variant (used for cost per success without a primary metric). */

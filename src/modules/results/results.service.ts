@@ -6,6 +6,7 @@ import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
+import { aggregateJoined, aggregateUsers, cupedSums, userValue } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
@@ -16,8 +17,6 @@ import { EMPTY_AGG } from './timeseries.js';
 function nearestRankOffset(percent: number, n: number): number {
   return Math.max(1, Math.ceil((percent * n) / 100)) - 1;
 }
-
-const totalsOf = (perVariant: ReadonlyMap<string, repo.JoinedAgg>) => new Map([...perVariant].map(([k, j]) => [k, j.totals]));
 
 /** Whether an event type carries a kind of outcome metric at all (some user has data for it). */
 const PRESENT: Record<OutcomeKind, (agg: repo.MetricAgg) => boolean> = {
@@ -54,9 +53,6 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
   const everyType = options.explore || declared.length === 0;
   const seen = everyType ? repo.eventTypes(db, projectId, id) : [];
 
-  // Joining outcomes to assignments costs one seek per user, so one event type pays for it (the
-  // multiple-variant check and the daily chart): the primary metric's, else the declared event type
-  // most users have, else (nothing declared) the widest of all.
   const plain = new Map<string, Map<string, repo.MetricAgg>>();
   const plainOf = (t: string, cap: number | null = null) => {
     if (cap !== null) return new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k, cap)]));
@@ -67,25 +63,43 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
   const widest = (types: readonly string[]) =>
     types.reduce<string | undefined>((best, t) => (best === undefined || reach(t) > reach(best) ? t : best), undefined);
 
+  // Joining outcomes to assignments costs one seek per user, so one event type pays for it (the
+  // multiple-variant check and the daily chart): the primary metric's, else the declared event type
+  // most users have, else (nothing declared) the widest of all.
+  const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
+  const checkedType = primaryOutcome?.event_type ?? widest(declared.length === 0 ? seen : outcomeTypes);
+  const joinedRows = checkedType == null ? null : new Map(keys.map((k) => [k, repo.joinedRows(db, projectId, id, checkedType, k)]));
+
+  // Per-user rows where the statistics need each user's value: a percentile cap, CUPED's Σxy.
+  const perUser = (m: MetricDef) => m.source === 'outcomes' && (options.cuped || (m.cap !== null && typeof m.cap === 'object'));
+  const rows = new Map<string, ReadonlyMap<string, readonly repo.UserRow[]>>();
+  if (checkedType != null) rows.set(checkedType, joinedRows!);
+  const rowsOf = (t: string) => {
+    if (!rows.has(t)) rows.set(t, new Map(keys.map((k) => [k, repo.userRows(db, projectId, id, t, k)])));
+    return rows.get(t)!;
+  };
+
   const capOf = (m: MetricDef): number | null => {
     if (m.cap === null) return null;
     if (typeof m.cap === 'number') return m.cap;
     if (m.source === 'runs') return percentileCap(sources.runsUserValues(db, projectId, id, m.kind as RunKind), 0, m.cap.percentile);
-    const values = repo.userTotals(db, projectId, id, m.event_type!);
-    return percentileCap(values, Math.max(0, allUsers - values.length), m.cap.percentile);
+    const totals = [...rowsOf(m.event_type!).values()].flatMap((r) => r.flatMap(([, , total]) => (total === null ? [] : [total])));
+    return percentileCap(totals, Math.max(0, allUsers - totals.length), m.cap.percentile);
   };
-
-  const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
-  const primaryCap = primaryOutcome === undefined ? null : capOf(primaryOutcome);
-  const checkedType = primaryOutcome?.event_type ?? widest(declared.length === 0 ? seen : outcomeTypes);
+  const caps = new Map(declared.map((m) => [m, capOf(m)]));
+  const primaryCap = primaryOutcome === undefined ? null : caps.get(primaryOutcome)!;
   const joined = new Map<string, Map<string, repo.JoinedAgg>>();
   if (checkedType != null) {
-    const cap = checkedType === primaryOutcome?.event_type ? primaryCap : null;
-    joined.set(checkedType, new Map(keys.map((k) => [k, repo.joinedToAssignments(db, projectId, id, checkedType, k, cap)])));
+    const cap = checkedType === primaryOutcome?.event_type && primaryOutcome.kind === 'mean' ? primaryCap : null;
+    joined.set(checkedType, new Map(keys.map((k) => [k, aggregateJoined(joinedRows!.get(k)!, k, cap)])));
   }
 
+  // CUPED's covariate: one pass over every assigned user's pre-exposure window, for all declared event types at once.
+  const cupedTypes = options.cuped ? outcomeTypes : [];
+  const pre = cupedTypes.length === 0 ? [] : sources.preExposureRows(db, projectId, id, cupedTypes, e.cuped_days);
+
   const measure = (m: MetricDef): Measured => {
-    const cap = m === primaryOutcome ? primaryCap : capOf(m);
+    const cap = caps.get(m)!;
     if (m.source === 'runs') {
       const perVariant = new Map(
         keys.map((k) => {
@@ -97,10 +111,20 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     }
     const kind = m.kind as OutcomeKind;
     const t = m.event_type!;
-    const aggs = m === primaryOutcome && joined.has(t) ? totalsOf(joined.get(t)!) : plainOf(t, cap);
-    const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggs.get(k) ?? EMPTY_AGG)]));
-    const pre = options.cuped ? new Map(keys.map((k) => [k, sources.cupedSums(db, projectId, id, k, { eventType: t, kind, cap, days: e.cuped_days })])) : null;
-    return { def: m, perVariant, cap, cuped: pre };
+    const byUser = perUser(m) || t === checkedType ? rowsOf(t) : null;
+    const plainAggs = byUser === null ? plainOf(t, cap) : null;
+    const aggOf = (k: string) => plainAggs?.get(k) ?? aggregateUsers(byUser!.get(k)!, kind === 'mean' ? cap : null);
+    const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggOf(k))]));
+    const cuped =
+      options.cuped && byUser !== null
+        ? new Map(
+            keys.map((k) => {
+              const yOf = new Map(byUser.get(k)!.map(([user, success, total]) => [user, userValue(kind, success, total, cap)]));
+              return [k, cupedSums(kind, pre, cupedTypes.indexOf(t), k, yOf, cap)];
+            }),
+          )
+        : null;
+    return { def: m, perVariant, cap, cuped };
   };
   const measured = declared.map(measure);
 

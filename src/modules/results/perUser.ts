@@ -1,0 +1,84 @@
+import type { OutcomeKind } from '../experiments/metrics.js';
+import type { PreRow } from './metricSources.repo.js';
+import type { CupedSums } from './measured.js';
+import type { JoinedAgg, JoinedRow, MetricAgg, UserRow } from './results.repo.js';
+
+/**
+ * Sufficient statistics from per-user rows, for the metrics that need each user's value: a
+ * percentile cap (taken over every user first), CUPED (each user's pre- and post-exposure values
+ * side by side) and the daily chart. Pure: the SQL is in the repos.
+ */
+
+const capped = (x: number, cap: number | null) => (cap !== null && x > cap ? cap : x);
+
+const emptyAgg = (): MetricAgg => ({ users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 });
+
+function add(agg: MetricAgg, success: number | null, total: number | null, cap: number | null): void {
+  agg.users_with_event++;
+  if (success !== null) {
+    agg.users_with_success_data++;
+    agg.successes += success;
+  }
+  if (total !== null) {
+    const y = capped(total, cap);
+    agg.users_with_numeric++;
+    agg.sum += y;
+    agg.sum_squares += y * y;
+  }
+}
+
+/** The same numbers metricAggregate computes in SQL, from per-user rows, with per-user totals capped. */
+export function aggregateUsers(rows: readonly UserRow[], cap: number | null): MetricAgg {
+  const agg = emptyAgg();
+  for (const [, success, total] of rows) add(agg, success, total, cap);
+  return agg;
+}
+
+/** Totals, the split by day of first exposure (users without an assignment left out) and the users assigned elsewhere. */
+export function aggregateJoined(rows: readonly JoinedRow[], variant: string, cap: number | null): JoinedAgg {
+  const totals = emptyAgg();
+  const days = new Map<string, MetricAgg>();
+  const mismatched: string[] = [];
+  for (const [user, success, total, day, assigned] of rows) {
+    add(totals, success, total, cap);
+    if (day !== null) {
+      const agg = days.get(day) ?? emptyAgg();
+      days.set(day, agg);
+      add(agg, success, total, cap);
+    }
+    if (assigned !== null && assigned !== variant) mismatched.push(user);
+  }
+  return { totals, days: [...days].map(([day, agg]) => ({ ...agg, day })), mismatched };
+}
+
+/** A user's value of an outcome metric from their row: a success is 0/1, a mean their (capped) total; 0 without data. */
+export function userValue(kind: OutcomeKind, success: number | null, total: number | null, cap: number | null): number {
+  return kind === 'success_rate' ? (success ?? 0) : capped(total ?? 0, cap);
+}
+
+/**
+ * CUPED's sums over one variant's users with a pre-exposure value x for the metric (column `at` of
+ * preExposureRows: its event type's position), with y each user's post-exposure value (0 without one).
+ */
+export function cupedSums(
+  kind: OutcomeKind,
+  pre: readonly PreRow[],
+  at: number,
+  variant: string,
+  yOf: ReadonlyMap<string, number>,
+  cap: number | null,
+): CupedSums {
+  const sums: CupedSums = { users_with_pre: 0, sum_x: 0, sum_x2: 0, sum_xy: 0 };
+  for (const row of pre) {
+    if (row[1] !== variant) continue;
+    const success = row[2 + 2 * at] as number | null;
+    const total = row[3 + 2 * at] as number | null;
+    if ((kind === 'success_rate' ? success : total) === null) continue;
+    const x = userValue(kind, success, total, cap);
+    sums.users_with_pre++;
+    sums.sum_x += x;
+    sums.sum_x2 += x * x;
+    sums.sum_xy += x * (yOf.get(row[0]) ?? 0);
+  }
+  return sums;
+}
