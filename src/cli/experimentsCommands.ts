@@ -96,6 +96,16 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
             ['key', 'version', 'weight'],
           )}`,
         );
+        if (e.metrics.length > 0) {
+          const cap = (c: (typeof e.metrics)[number]['cap']) => (c === null ? '' : typeof c === 'number' ? String(c) : `p${c.percentile * 100}`);
+          console.log(
+            `\n${formatTable(
+              e.metrics.map((m) => ({ ...m, cap: cap(m.cap) })),
+              ['name', 'role', 'direction', 'cap'],
+            )}`,
+          );
+        }
+        console.log(`\ntarget effect ${e.target_mde * 100}%; CUPED ${e.cuped ? `on (${e.cuped_days} days before exposure)` : 'off'}`);
       }),
     );
   for (const action of ['start', 'pause'] as const) {

@@ -176,7 +176,35 @@ describe("the promptline CLI on the server's database", () => {
     expect(cli(['experiments', 'list', '--status', 'running'], env).stdout).toContain('e1');
     expect(cli(['experiments', 'list', '--status', 'bogus'], env).stderr).toContain('Allowed choices are draft, running, paused, stopped');
     expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
-    expect(cli(['experiments', 'pause', 'e1'], env).stdout).toContain('paused');
+    await call(server.origin, '/track_outcome', ADMIN, { prompt_id: 'p', external_user_id: 'someone', event_type: 'click', is_success: true });
+    // No metric declared yet: every event type is explored, and nothing decides.
+    const explored = cli(['experiments', 'results', 'e1'], env);
+    expect(explored.stdout).toContain('Exploratory (undeclared event types; unadjusted, never part of a decision):');
+    expect(explored.stdout).toMatch(/click:success_rate\s+higher/);
+    expect(explored.stdout).toContain('b: KEEP_RUNNING: Keep running: no primary metric is declared');
+    expect(cli(['experiments', 'results', 'e1', '--no-explore'], env).stdout).not.toContain('Exploratory');
+    expect(cli(['experiments', 'pause', 'e1'], env).status).toBe(0);
+    const metrics = {
+      metrics: [
+        { event_type: 'click', kind: 'success_rate', role: 'primary' },
+        { source: 'runs', kind: 'latency_ms', role: 'guardrail', cap: { percentile: 0.99 } },
+      ],
+      cuped: true,
+    };
+    expect(cli(['experiments', 'update', 'e1', '--json', JSON.stringify(metrics)], env).status).toBe(0);
+    expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(
+      /click:success_rate\s+primary\s+higher\s*\nruns:latency_ms\s+guardrail\s+lower\s+p99\n[\s\S]*CUPED on \(14 days before exposure\)/,
+    );
+    const declared = cli(['experiments', 'results', 'e1', '--format', 'json'], env);
+    expect(JSON.parse(declared.stdout)).toMatchObject({
+      options: { explore: false, cuped: true },
+      metrics: [{ name: 'click:success_rate' }],
+      guardrails: [{ name: 'runs:latency_ms' }],
+    });
+    expect(JSON.parse(cli(['experiments', 'results', 'e1', '--format', 'json', '--no-cuped', '--explore'], env).stdout).options).toMatchObject({
+      explore: true,
+      cuped: false,
+    });
     expect(cli(['experiments', 'stop', 'e1', '--ship'], env).stderr).toContain('body.ship: ship needs a winner');
     const shipped = cli(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
     expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
@@ -185,5 +213,5 @@ describe("the promptline CLI on the server's database", () => {
     // The server sees the move on its next request: the winner is served to everyone.
     const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });
     expect(after.json).toMatchObject({ experiment_id: null, prompt_version: 2, prompt_text: 'B 1' });
-  });
+  }, 60_000); // about twenty CLI processes, each a Node start-up
 });
