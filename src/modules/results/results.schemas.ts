@@ -51,15 +51,14 @@ const VariantSummary = Type.Object({
 
 const MetricVariant = Type.Object({
   key: Type.String(),
-  users: Type.Integer(),
-  users_with_event: Type.Integer(),
-  /** Success rate or mean per exposed user; null with no exposed users (or sums too large to represent). */
-  value: Num,
+  users: Type.Integer({ description: 'exposed users of the variant' }),
+  users_with_event: Type.Integer({ description: 'users with any outcome of the event type (any run, for a runs metric)' }),
+  value: Nullable(Type.Number({ description: 'the metric: a success rate, or a mean per user; null without users' })),
   adjusted_value: Type.Optional(Type.Number({ description: "CUPED only: the value adjusted for the variant's pre-exposure mean" })),
-  n: Type.Integer(),
-  sum: Num,
-  sum_squares: Num,
-  labels: Type.Record(Type.String(), Type.Integer()),
+  n: Type.Integer({ description: 'users the metric is over: exposed users (outcome metrics) or users with runs (runs metrics)' }),
+  sum: Nullable(Type.Number({ description: "Σ of the users' values (capped when a cap is set)" })),
+  sum_squares: Nullable(Type.Number({ description: "Σ of the squares of the users' values" })),
+  labels: Type.Record(Type.String(), Type.Integer(), { description: 'outcomes of the event type per label' }),
 });
 
 const ComparisonSchema = Type.Object({
@@ -88,13 +87,15 @@ const ComparisonSchema = Type.Object({
 export type ComparisonView = Static<typeof ComparisonSchema>;
 
 const MetricSchema = Type.Object({
-  name: Type.String(),
-  source: Type.Union([Type.Literal('outcomes'), Type.Literal('runs')]),
-  event_type: Nullable(Type.String()),
+  name: Type.String({ description: 'the declared name, or "<event_type>:<kind>" / "runs:<kind>"' }),
+  source: Type.Union([Type.Literal('outcomes'), Type.Literal('runs')], { description: 'outcomes the app tracks, or what Promptline measured on runs' }),
+  event_type: Nullable(Type.String({ description: 'null for runs metrics' })),
   kind: MetricKindSchema,
-  role: Type.Union([Type.Literal('primary'), Type.Literal('secondary'), Type.Literal('guardrail'), Type.Literal('exploratory')]),
+  role: Type.Union([Type.Literal('primary'), Type.Literal('secondary'), Type.Literal('guardrail'), Type.Literal('exploratory')], {
+    description: 'exploratory: an event type no metric declares, reported only with explore',
+  }),
   direction: DirectionSchema,
-  primary: Type.Boolean(),
+  primary: Type.Boolean({ description: 'true for the primary metric' }),
   cap: Nullable(
     Type.Object(
       { value: Num, percentile: Nullable(Type.Number()) },
