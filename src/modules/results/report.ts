@@ -55,12 +55,12 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
 
   const primary = goals.find((g) => g.m.def.role === 'primary');
   const primaryView = primary === undefined ? undefined : metrics[0];
+  const basis = primary === undefined ? undefined : powerBasis(primary, e.control);
+  const weightOf = (k: string) => e.variants.find((v) => v.key === k)!.weight;
   const decisions = keys
     .filter((k) => k !== e.control)
     .map((key): DecisionView => {
       const comparison = primaryView?.comparisons.find((c) => c.variant === key);
-      const weightOf = (k: string) => e.variants.find((v) => v.key === k)!.weight;
-      const basis = primary === undefined ? undefined : powerBasis(primary, e.control);
       const shares = { control: weightOf(e.control), treatment: weightOf(key) };
       const needed = basis === undefined ? null : usersNeeded(basis.kind, basis.control, e.target_mde, shares, { power: MDE_POWER });
       return decide({
@@ -91,7 +91,7 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
       cuped: options.cuped,
       target_mde: e.target_mde,
     },
-    variants: variantSummaries(data),
+    variants: variantSummaries(data, usersOf),
     metrics,
     guardrails: guardrailViews,
     exploratory: data.explored.map((m) => metricView(compare(m), ctx)),
@@ -124,10 +124,8 @@ function primaryChart(data: ResultsData, primary: Compared | undefined) {
   return { kind: def.kind as 'success_rate' | 'mean', perVariant: data.joined.get(def.event_type) ?? new Map() };
 }
 
-function variantSummaries(data: ResultsData): ExperimentResults['variants'] {
+function variantSummaries(data: ResultsData, usersOf: (variant: string) => number): ExperimentResults['variants'] {
   const runs = new Map(data.runs.map((r) => [r.variant, r]));
-  const users = new Map<string, number>();
-  for (const row of data.exposuresByDay) users.set(row.variant, (users.get(row.variant) ?? 0) + row.n);
   return data.experiment.variants.map((v) => {
     const r = runs.get(v.key);
     const cost = r?.cost_nano_usd ?? 0;
@@ -137,7 +135,7 @@ function variantSummaries(data: ResultsData): ExperimentResults['variants'] {
       key: v.key,
       version: v.version,
       weight: v.weight,
-      users: users.get(v.key) ?? 0,
+      users: usersOf(v.key),
       runs: r?.runs ?? 0,
       errored_runs: r?.errored ?? 0,
       latency_ms: { p50: latency?.p50 ?? null, p95: latency?.p95 ?? null },
