@@ -221,7 +221,11 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     schema: {
       summary: spec.summary,
       tags: spec.tags,
-      headers: API_KEY_HEADER,
+      // Every operation names the X-API-Key security scheme, so "Authorize" in /docs fills it in. The
+      // three runtime operations also declare the header as a parameter, as FastAPI's contract says;
+      // either way the key is checked by authorize below, not by this document.
+      security: [{ apiKey: [] }],
+      ...(spec.role === 'runtime' ? { headers: API_KEY_HEADER } : {}),
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),

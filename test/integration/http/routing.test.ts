@@ -84,6 +84,7 @@ describe('OpenAPI and docs', () => {
     for (const path of ['/run_prompt', '/get_prompt', '/track_outcome']) {
       const op = doc.paths[path].post;
       expect(op.parameters).toContainEqual({ schema: { type: 'string', title: 'X-Api-Key' }, in: 'header', name: 'x-api-key', required: true });
+      expect(op.security).toEqual([{ apiKey: [] }]);
       expect(op.requestBody.content['application/json'].schema).toBeTypeOf('object');
       // A real example, so "Try it out" starts from a request that works.
       expect(op.requestBody.content['application/json'].example.prompt_id).toBe('welcome');
@@ -103,6 +104,23 @@ describe('OpenAPI and docs', () => {
       '/readyz',
     ]) {
       expect(doc.paths[path], path).toBeDefined();
+    }
+    // "Authorize" in /docs sends the key to every management operation: they name the security
+    // scheme, and carry no header field of their own that "Try it out" would ask for again.
+    expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+    const management = Object.entries(doc.paths as Record<string, Record<string, any>>).filter(
+      ([path]) => !['/run_prompt', '/get_prompt', '/track_outcome', '/openapi.json'].includes(path) && !path.startsWith('/docs'),
+    );
+    expect(management.length).toBeGreaterThan(15);
+    for (const [path, operations] of management) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (path === '/healthz' || path === '/readyz') continue;
+        expect(op.security, `${method} ${path}`).toEqual([{ apiKey: [] }]);
+        expect(
+          (op.parameters ?? []).some((p: { in: string }) => p.in === 'header'),
+          `${method} ${path}`,
+        ).toBe(false);
+      }
     }
   });
 

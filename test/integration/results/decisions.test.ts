@@ -215,7 +215,12 @@ describe('decisions', () => {
     const [header, ...rows] = parseCsv(csv) as [string[], ...string[][]];
     const decisionAt = header.indexOf('decision');
     const roleAt = header.indexOf('role');
-    expect(rows.map((r) => r[roleAt])).toEqual(['primary', 'primary', ...Array.from({ length: 4 }, () => 'secondary'), ...Array.from({ length: 4 }, () => 'guardrail')]);
+    expect(rows.map((r) => r[roleAt])).toEqual([
+      'primary',
+      'primary',
+      ...Array.from({ length: 4 }, () => 'secondary'),
+      ...Array.from({ length: 4 }, () => 'guardrail'),
+    ]);
     expect(new Set(rows.filter((r) => r[header.indexOf('variant')] === 'b').map((r) => r[decisionAt]))).toEqual(new Set(['rollback']));
   });
 });

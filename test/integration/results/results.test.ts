@@ -300,7 +300,7 @@ describe('GET /experiments/{id}/results', () => {
     const doc = (await t.request('GET', '/openapi.json', { key: null })).json;
     const op = doc.paths['/experiments/{experiment_id}/results'].get;
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
-      expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'explore', 'cuped', 'format', 'x-api-key']),
+      expect.arrayContaining(['experiment_id', 'sequential', 'prior', 'explore', 'cuped', 'format']),
     );
     const schema = op.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties)).toEqual(REPORT_KEYS);
