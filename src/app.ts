@@ -4,6 +4,9 @@ import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { createHttpServer } from './http/server.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { noTelemetry } from './lib/telemetry.js';
+import { observeGateway } from './providers/observed.js';
 import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
 import { createKeyService, type KeyService } from './modules/keys/keys.service.js';
@@ -13,7 +16,7 @@ import { createPromptService, promptFacts } from './modules/prompts/prompts.serv
 import { createServingService } from './modules/prompts/serving.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
-import { createExperimentService } from './modules/experiments/experiments.service.js';
+import { createExperimentService, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
@@ -35,6 +38,8 @@ export interface PromptlineApp {
   app: FastifyInstance;
   store: Store;
   keys: KeyService;
+  /** Prometheus metrics, when PROMPTLINE_METRICS is on or PROMPTLINE_METRICS_PORT is set. */
+  metrics: Metrics | null;
   /** Runs the start-up bootstrap of management.md; returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   close(): Promise<void>;
@@ -45,16 +50,20 @@ export interface PromptlineApp {
  * This is the one place that wires modules together: each gets what it needs of the others here.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<PromptlineApp> {
-  const store = openStore(config.dataDir, config.durability, deps.clock);
+  // The gauges read the database at scrape time; `store` exists by then.
+  const metrics = config.metrics.enabled || config.metrics.port !== null ? createMetrics(() => runningExperimentsHealth(store.db)) : null;
+  const telemetry = metrics?.telemetry ?? noTelemetry;
+  const store = openStore(config.dataDir, config.durability, deps.clock, telemetry);
   const { db } = store;
   const app = await createHttpServer(config, SERVICE_VERSION);
-  const gateway = deps.gateway ?? createModelGateway(config.providers, app.log);
+  const baseGateway = deps.gateway ?? createModelGateway(config.providers, app.log);
+  const gateway = metrics === null ? baseGateway : observeGateway(baseGateway, telemetry);
   const renderLimits = { maxBytes: config.limits.renderMaxBytes, maxSteps: config.limits.renderMaxSteps };
 
-  const keys = createKeyService(store);
-  const promptCache = createPromptCache(db);
+  const keys = createKeyService(store, telemetry);
+  const promptCache = createPromptCache(db, telemetry);
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
-  const router = createExperimentRouter(store);
+  const router = createExperimentRouter(store, telemetry);
   const serving = createServingService(promptCache, router, renderLimits);
   const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => {
     router.invalidate(projectId, promptId);
@@ -80,6 +89,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     done();
   });
 
+  if (metrics !== null) {
+    // Route templates, never raw paths: an id in a URL must not become a label value.
+    app.addHook('onResponse', (req, reply, done) => {
+      telemetry.request(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+  if (metrics !== null && config.metrics.enabled) {
+    app.get(
+      '/metrics',
+      { schema: { summary: 'Prometheus metrics (PROMPTLINE_METRICS=on; no key: keep the port to your network)', tags: ['operations'] } },
+      async (_req, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()),
+    );
+  }
+
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
   registerRunRoutes(app, access, runs);
@@ -94,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     app,
     store,
     keys,
+    metrics,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;

@@ -12,6 +12,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly limits: Limits;
   readonly providers: ProviderSettings;
+  /** Prometheus metrics: `/metrics` on the main port when `on`, or on a port of its own (the operator's network only). */
+  readonly metrics: { readonly enabled: boolean; readonly port: number | null };
 }
 
 /** Everything that bounds what one client can cost the process (README "Limits"). */
@@ -93,6 +95,10 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     logLevel: read('LOG_LEVEL', 'info', oneOf(LOG_LEVELS), LOG_LEVELS.join(', ')),
     bodyLimitBytes: read('PROMPTLINE_BODY_LIMIT_BYTES', 1_048_576, integerIn(1024, 100 * 1_048_576), 'an integer number of bytes (1024 to 104857600)'),
     limits: readLimits(read, errors),
+    metrics: {
+      enabled: read('PROMPTLINE_METRICS', false, (raw) => (raw === 'on' ? true : raw === 'off' ? false : undefined), '"on" or "off"'),
+      port: read('PROMPTLINE_METRICS_PORT', null as number | null, integerIn(1, 65535), 'an integer port 1-65535'),
+    },
   };
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);

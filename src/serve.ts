@@ -1,4 +1,6 @@
+import http from 'node:http';
 import { buildApp } from './app.js';
+import type { Metrics } from './http/metrics.js';
 import type { Config } from './config.js';
 
 /** After the deadline has cut the last connections, close() gets this long before the process gives up on it. */
@@ -18,6 +20,7 @@ export async function serve(config: Config): Promise<void> {
     process.stdout.write(`\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`);
   }
   await app.listen({ port: config.port, host: config.host });
+  const metricsServer = service.metrics !== null && config.metrics.port !== null ? await serveMetrics(service.metrics, config.metrics.port, config.host) : null;
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -36,6 +39,8 @@ export async function serve(config: Config): Promise<void> {
     // Keep-alive connections go as soon as they are idle, including those whose last request was
     // still running when the signal came (Node closes idle ones only once, when asked).
     app.server.closeIdleConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     service.close().then(
       () => {
@@ -51,4 +56,23 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** `GET /metrics` alone on a port of its own, so the main port need not expose it. */
+async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.render().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(Object.assign(error, { variable: 'PROMPTLINE_METRICS_PORT' })));
+    server.listen(port, host, resolve);
+  });
+  return server;
 }

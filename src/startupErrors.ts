@@ -7,10 +7,11 @@ import type { Config } from './config.js';
  */
 export function describeStartupError(error: unknown, config: Config): string | null {
   const code = (error as { code?: unknown } | null)?.code;
-  const where = `PORT=${config.port} on HOST=${config.host}`;
+  const metricsPort = (error as { variable?: unknown } | null)?.variable === 'PROMPTLINE_METRICS_PORT';
+  const where = metricsPort ? `PROMPTLINE_METRICS_PORT=${config.metrics.port} on HOST=${config.host}` : `PORT=${config.port} on HOST=${config.host}`;
   switch (code) {
     case 'EADDRINUSE':
-      return `cannot listen: ${where} is already in use (choose another PORT, or stop what listens there)`;
+      return `cannot listen: ${where} is already in use (choose another ${metricsPort ? 'PROMPTLINE_METRICS_PORT' : 'PORT'}, or stop what listens there)`;
     case 'EADDRNOTAVAIL':
       return `cannot listen: HOST=${config.host} is not an address of this machine`;
     case 'EACCES':

@@ -1,5 +1,6 @@
 import type { Db } from './open.js';
 import { isStorageFailure } from './storageErrors.js';
+import { noTelemetry, type Telemetry } from '../lib/telemetry.js';
 
 export type WriteOp<T> = (db: Db) => T;
 
@@ -25,8 +26,9 @@ export interface GroupCommitWriter {
  * an op that throws rolls back alone and rejects its own caller; the others still commit — unless
  * the storage itself failed, which fails the whole batch.
  */
-export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } = {}): GroupCommitWriter {
+export function createGroupCommitWriter(db: Db, options: { maxBatch?: number; telemetry?: Telemetry } = {}): GroupCommitWriter {
   const maxBatch = options.maxBatch ?? 1000;
+  const telemetry = options.telemetry ?? noTelemetry;
   let queue: Pending[] = [];
   let scheduled = false;
   let batches = 0;
@@ -51,9 +53,11 @@ export function createGroupCommitWriter(db: Db, options: { maxBatch?: number } =
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
       const results: Array<{ ok: boolean; value: unknown }> = [];
+      const started = performance.now();
       try {
         runBatch(batch, results);
         batches += 1;
+        telemetry.commit(batch.length, (performance.now() - started) / 1000);
       } catch (commitError) {
         if (isStorageFailure(commitError)) storageFailure = commitError as Error;
         for (const item of batch) item.reject(commitError);

@@ -5,6 +5,7 @@ import type { ExperimentRouter, VariantAssignment } from '../prompts/serving.js'
 import { assignFromRanges, bucketRanges, type BucketRange } from './assignment.js';
 import type { VariantDef } from './experiments.schemas.js';
 import * as repo from './experiments.repo.js';
+import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
 
 interface RunningExperiment {
   id: string;
@@ -34,6 +35,7 @@ const EXPOSURE_CHUNK = 1000;
  */
 export function createExperimentRouter(
   store: Store,
+  telemetry: Telemetry = noTelemetry,
 ): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
   const running = new Map<string, RunningExperiment | null>();
   // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
@@ -43,6 +45,7 @@ export function createExperimentRouter(
   function load(projectId: string, promptId: string): RunningExperiment | null {
     const key = keyOf(projectId, promptId);
     const cached = running.get(key);
+    telemetry.cache('experiments', cached !== undefined);
     if (cached !== undefined) return cached;
     const row = repo.findRunningExperiment(store.db, projectId, promptId);
     let state: RunningExperiment | null = null;

@@ -173,3 +173,17 @@ export function findAttributableAssignment(
       ORDER BY (e.status = 'running') DESC, a.first_seen DESC LIMIT 1`,
   ).get(projectId, userId, promptId) as { experiment_id: string; variant: string } | undefined;
 }
+
+/**
+ * Exposures per variant of every running experiment, across projects: the operator's gauges
+ * (running experiments, sample-ratio mismatches) are about the whole service, not one project.
+ */
+export function runningExposures(db: Db): Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }> {
+  return prepared(
+    db,
+    `SELECT e.project_id, e.id, e.variants, a.variant, count(a.external_user_id) AS n
+    FROM experiments e LEFT JOIN assignments a ON a.project_id = e.project_id AND a.experiment_id = e.id
+    WHERE e.status = 'running'
+    GROUP BY e.project_id, e.id, a.variant`,
+  ).all() as Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }>;
+}

@@ -7,7 +7,8 @@ import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
-import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput } from './experiments.schemas.js';
+import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
+import { sampleRatioMismatch } from '../results/stats/index.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 
@@ -23,6 +24,26 @@ export interface PromptFacts {
 export function readExperiment(db: Db, projectId: string, id: string): ExperimentView | undefined {
   const record = repo.findExperiment(db, projectId, id);
   return record === undefined ? undefined : toView(record);
+}
+
+/** How many experiments run now, and how many of them fail the sample-ratio check (for the operator's metrics). */
+export function runningExperimentsHealth(db: Db): { running: number; srmFlagged: number } {
+  const byExperiment = new Map<string, { variants: VariantDef[]; counts: Map<string, number> }>();
+  for (const row of repo.runningExposures(db)) {
+    const key = `${row.project_id}\u0000${row.id}`;
+    const entry = byExperiment.get(key) ?? { variants: JSON.parse(row.variants) as VariantDef[], counts: new Map() };
+    if (row.variant !== null) entry.counts.set(row.variant, row.n);
+    byExperiment.set(key, entry);
+  }
+  let srmFlagged = 0;
+  for (const { variants, counts } of byExperiment.values()) {
+    const srm = sampleRatioMismatch(
+      variants.map((v) => counts.get(v.key) ?? 0),
+      variants.map((v) => v.weight),
+    );
+    if (srm.flagged) srmFlagged++;
+  }
+  return { running: byExperiment.size, srmFlagged };
 }
 
 /** Called after every committed change so the serving cache drops what it knew of the prompt. */

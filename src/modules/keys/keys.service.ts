@@ -7,6 +7,7 @@ import { defaultProject } from '../projects/projects.service.js';
 import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
 import type { CreatedKey, KeyInput, KeyPatch, PublicKey } from './keys.schemas.js';
+import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
 
 function toPublic(row: KeyRow): PublicKey {
   return {
@@ -26,7 +27,7 @@ interface CachedKey {
   expiresAt: number;
 }
 
-export function createKeyService(store: Store) {
+export function createKeyService(store: Store, telemetry: Telemetry = noTelemetry) {
   // Valid keys only, by the key itself (held in memory only while the process runs, like any request
   // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
   // time, so a flood of random keys cannot grow memory.
@@ -67,9 +68,13 @@ export function createKeyService(store: Store) {
       return entry.auth;
     },
 
-    /** Memory only: a key already proven valid, or null. Lets a throttled client address through with a good key. */
+    /**
+     * Memory only: a key already proven valid, or null. Every request asks this first (a miss then
+     * goes to authenticate), so this is where the key cache's hits and misses are counted.
+     */
     authenticateCached(apiKey: string): AuthContext | null {
       const entry = cache.get(apiKey);
+      telemetry.cache('keys', entry !== undefined);
       if (entry === undefined || (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt)) return null;
       return entry.auth;
     },

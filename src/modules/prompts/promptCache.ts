@@ -3,6 +3,7 @@ import { conflict } from '../../lib/errors.js';
 import { compileTemplate, TemplateError } from './template.js';
 import type { CompiledVersion } from './versionContent.js';
 import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRecord } from './prompts.repo.js';
+import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
 
 function compileVersion(record: VersionRecord): CompiledVersion {
   return {
@@ -28,13 +29,14 @@ interface Entry {
  * Entries are dropped on every write to their prompt; the database stays the source of truth.
  * Unknown prompts are not cached, so random ids cannot grow memory.
  */
-export function createPromptCache(db: Db) {
+export function createPromptCache(db: Db, telemetry: Telemetry = noTelemetry) {
   const entries = new Map<string, Entry>();
   const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
 
   function load(projectId: string, promptId: string): Entry | null {
     const key = keyOf(projectId, promptId);
     const cached = entries.get(key);
+    telemetry.cache('prompts', cached !== undefined);
     if (cached) return cached;
     const prompt = findPrompt(db, projectId, promptId);
     if (prompt === undefined || prompt.archived_at !== null) return null;
