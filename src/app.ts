@@ -22,11 +22,17 @@ import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
+import { createRunTextRetention, type RunTextRetention } from './modules/runs/textRetention.js';
 import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
+import { createUserService } from './modules/users/users.service.js';
+import { registerUserRoutes } from './modules/users/users.routes.js';
 import { SERVICE_VERSION } from './version.js';
+
+/** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
+const RETENTION_INTERVAL_MS = 60_000;
 
 export interface AppDeps {
   clock?: Clock;
@@ -40,6 +46,8 @@ export interface PromptlineApp {
   keys: KeyService;
   /** Prometheus metrics, when PROMPTLINE_METRICS is on or PROMPTLINE_METRICS_PORT is set. */
   metrics: Metrics | null;
+  /** The run-text retention sweep, when PROMPTLINE_RUN_TEXT_RETENTION_DAYS is set (it also runs every minute). */
+  retention: RunTextRetention | null;
   /** Runs the start-up bootstrap of management.md; returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   close(): Promise<void>;
@@ -76,6 +84,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     runAttribution: runs.attributionOf,
     assignmentAttribution: experiments.attributionFor,
   });
+  // A forgotten user's id must not linger in the sticky assignments held in memory.
+  const users = createUserService(store, () => router.clear());
   const results = createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
 
   // Another process (the CLI) committed: whatever memory holds may be stale.
@@ -104,6 +114,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     );
   }
 
+  const retention = config.runTextRetentionDays === null ? null : createRunTextRetention(store, config.runTextRetentionDays);
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweepTimer =
+    retention === null
+      ? null
+      : setInterval(() => {
+          sweeping = sweeping.then(() => retention.sweepOnce()).catch((error: unknown) => app.log.warn({ err: error }, 'run text retention failed'));
+        }, RETENTION_INTERVAL_MS);
+  sweepTimer?.unref();
+
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
   registerRunRoutes(app, access, runs);
@@ -111,6 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerExperimentRoutes(app, access, experiments);
   registerResultsRoutes(app, access, results);
   registerKeyRoutes(app, access, keys);
+  registerUserRoutes(app, access, users);
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
   await app.ready();
 
@@ -119,6 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     store,
     keys,
     metrics,
+    retention,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -139,6 +161,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       if (store.writer.storageFailure !== null) {
         app.log.warn({ err: store.writer.storageFailure }, 'shutting down while the storage refuses writes: exposure counts of the last second may be lost');
       }
+      if (sweepTimer !== null) clearInterval(sweepTimer);
+      await step('finishing the retention sweep', () => sweeping);
       await step('closing the server', () => app.close());
       await step('flushing exposure counts', () => router.close());
       await step('stopping the results worker', () => results.close());

@@ -14,6 +14,8 @@ export interface Config {
   readonly providers: ProviderSettings;
   /** Prometheus metrics: `/metrics` on the main port when `on`, or on a port of its own (the operator's network only). */
   readonly metrics: { readonly enabled: boolean; readonly port: number | null };
+  /** Runs older than this many days lose their text (inputs, rendered prompt, output); null: kept. */
+  readonly runTextRetentionDays: number | null;
 }
 
 /** Everything that bounds what one client can cost the process (README "Limits"). */
@@ -99,6 +101,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
       enabled: read('PROMPTLINE_METRICS', false, (raw) => (raw === 'on' ? true : raw === 'off' ? false : undefined), '"on" or "off"'),
       port: read('PROMPTLINE_METRICS_PORT', null as number | null, integerIn(1, 65535), 'an integer port 1-65535'),
     },
+    runTextRetentionDays: read('PROMPTLINE_RUN_TEXT_RETENTION_DAYS', null as number | null, integerIn(1, 36_500), 'an integer number of days (1 to 36500)'),
   };
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);

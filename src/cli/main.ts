@@ -15,6 +15,7 @@ import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
+import { createUserService } from '../modules/users/users.service.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
 function configOrExit(): Config {
@@ -165,6 +166,18 @@ function buildCli(): Command {
       withStore(async ({ keys: k, projectId }) => {
         await k.revoke(projectId(opts.project), keyId);
         console.log(`revoked ${keyId}`);
+      }),
+    );
+  program
+    .command('users')
+    .description("a user's data")
+    .command('forget <external_user_id>')
+    .description("erase a user's runs text, outcomes' free text and metadata (as DELETE /users/{id}); numbers stay under a random alias")
+    .requiredOption('--project <name>', 'project name')
+    .action((userId: string, opts: { project: string }) =>
+      withStore(async ({ store, projectId }) => {
+        const forgotten = await createUserService(store, () => undefined).forget(projectId(opts.project), userId);
+        console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );
   addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));

@@ -130,7 +130,7 @@ describe("the promptline CLI on the server's database", () => {
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(401);
     expect(cli(['keys', 'create', '--project', 'acme', '--role', 'root'], env).stderr).toContain('expected one of runtime, read, admin');
     expect(cli(['keys', 'list', '--project', 'nope'], env).stderr).toContain('project "nope" not found');
-  });
+  }, 60_000); // a dozen CLI processes, each a Node start-up
 
   it('says which database it uses, and never creates one by mistake', async () => {
     const dir = dataDir();
@@ -206,6 +206,8 @@ describe("the promptline CLI on the server's database", () => {
       cuped: false,
     });
     expect(cli(['experiments', 'stop', 'e1', '--ship'], env).stderr).toContain('body.ship: ship needs a winner');
+    const forgotten = cli(['users', 'forget', 'someone', '--project', 'default'], env);
+    expect(forgotten.stdout).toMatch(/forgotten_[0-9a-f]{32}\s+0\s+1\s+1\s+0/); // no run, one outcome, one assignment
     const shipped = cli(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
     expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
     expect(shipped.stdout).toContain('production now serves version 2 of p');

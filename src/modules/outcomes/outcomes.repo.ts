@@ -97,7 +97,7 @@ export function outcomeListRequest(projectId: string, q: OutcomeListQuery): List
       { column: 'experiment_id', value: q.experiment_id, index: 'outcomes_experiment_list' },
       { column: 'event_type', value: q.event_type, index: 'outcomes_event_list' },
       { column: 'prompt_id', value: q.prompt_id, index: 'outcomes_prompt_list' },
-      { column: 'external_user_id', value: q.external_user_id },
+      { column: 'external_user_id', value: q.external_user_id, index: 'outcomes_user_list' },
       { column: 'variant', value: q.variant },
     ],
   };

@@ -146,9 +146,29 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
       // Errors are rare and have a partial index; `ok` is nearly every row, so it is checked, not indexed.
       { column: 'status', value: q.status === 'error' ? 'error' : undefined, literal: true, index: 'runs_error_list' },
       { column: 'prompt_id', value: q.prompt_id, index: 'runs_prompt_list' },
-      { column: 'external_user_id', value: q.external_user_id },
+      { column: 'external_user_id', value: q.external_user_id, index: 'runs_user_list' },
       { column: 'variant', value: q.variant },
       { column: 'status', value: q.status === 'ok' ? 'ok' : undefined },
     ],
   };
+}
+
+/** Runs of a project created in [from, before) that still hold text, oldest first: the next batch of text retention. */
+export function runsWithTextBefore(db: Db, projectId: string, from: string, before: string, limit: number): Array<{ id: string; created_at: string }> {
+  return prepared(
+    db,
+    `SELECT id, created_at FROM runs INDEXED BY runs_project_created
+    WHERE project_id = @project AND created_at >= @from AND created_at < @before
+      AND (inputs <> '{}' OR rendered <> '[]' OR output IS NOT NULL)
+    ORDER BY created_at, id LIMIT @limit`,
+  ).all({ project: projectId, from, before, limit }) as Array<{ id: string; created_at: string }>;
+}
+
+/** Drops the text of runs (inputs, rendered prompt, output); their numbers stay. */
+export function eraseRunText(db: Db, projectId: string, ids: readonly string[]): number {
+  return prepared(
+    db,
+    `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL
+    WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))`,
+  ).run(projectId, JSON.stringify(ids)).changes;
 }

@@ -43,7 +43,7 @@ describe('every list reads its rows in order from an index: no sort, no scan of 
     [{ prompt_id: 'p' }, 'runs_prompt_list'],
     [{ experiment_id: 'e' }, 'runs_experiment_list'],
     [{ experiment_id: 'e', variant: 'a' }, 'runs_experiment_list'],
-    [{ external_user_id: 'u' }, 'runs_project_created'],
+    [{ external_user_id: 'u' }, 'runs_user_list'],
     [{ status: 'error' }, 'runs_error_list'],
     [{ status: 'ok' }, 'runs_project_created'],
     [{ variant: 'a' }, 'runs_project_created'],
@@ -59,7 +59,7 @@ describe('every list reads its rows in order from an index: no sort, no scan of 
     [{ prompt_id: 'p' }, 'outcomes_prompt_list'],
     [{ experiment_id: 'e' }, 'outcomes_experiment_list'],
     [{ experiment_id: 'e', variant: 'a' }, 'outcomes_experiment_list'],
-    [{ external_user_id: 'u' }, 'outcomes_project_created'],
+    [{ external_user_id: 'u' }, 'outcomes_user_list'],
     [{ event_type: 'click' }, 'outcomes_event_list'],
     [{ prompt_run_id: 'run_x' }, 'outcomes_run_list'],
     [{ variant: 'a' }, 'outcomes_project_created'],
@@ -139,7 +139,7 @@ describe('paging through filtered lists', () => {
     expect(rare.ids).toEqual([11_999, 9_999, 7_999, 5_999, 3_999, 1_999].map(idOf));
     const views = await all('/outcomes?prompt_id=p&event_type=view&external_user_id=u999&limit=50');
     expect(views.ids).toEqual([10_999, 8_999, 6_999, 4_999, 2_999, 999].map(idOf));
-    // A user alone has no index (see migrations/0002): its 13 rows are found on bounded scans.
+    // A user alone leads with its own index (migrations/0007): its 13 rows, 4 a page.
     const user = await all('/outcomes?external_user_id=u7&limit=4');
     expect(user.ids).toEqual(Array.from({ length: 13 }, (_, k) => idOf(12_007 - k * 1000)));
   });
@@ -148,8 +148,8 @@ describe('paging through filtered lists', () => {
     const none = await all('/outcomes?prompt_id=p&variant=nothing-has-this&limit=50');
     expect(none.ids).toEqual([]);
     expect(none.sizes).toEqual([0, 0, 0]);
-    // u999's 12 rows, 5 000 index entries a page: 5 in the newest 5 000, 5 in the next, 2 in the rest.
-    const few = await all('/outcomes?external_user_id=u999&limit=50');
+    // prompt_id leads; u999's 12 rows, 5 000 index entries a page: 5 in the newest 5 000, 5 in the next, 2 in the rest.
+    const few = await all('/outcomes?prompt_id=p&external_user_id=u999&limit=50');
     expect(few.sizes).toEqual([5, 5, 2]);
   });
 

@@ -1,0 +1,45 @@
+import type { Store } from '../../db/store.js';
+import { createProjectService } from '../projects/projects.service.js';
+import * as repo from './runs.repo.js';
+
+const DAY_MS = 86_400_000;
+/** Runs per write: small enough that the writer's other work waits a few milliseconds at most. */
+export const RETENTION_BATCH = 500;
+
+/**
+ * PROMPTLINE_RUN_TEXT_RETENTION_DAYS: runs older than that many days lose their inputs, rendered
+ * prompts and outputs (their tokens, cost, latency, status and experiment stay, so results and
+ * bills are unchanged). The sweep goes project by project, oldest runs first, RETENTION_BATCH runs
+ * per write, yielding between writes so requests keep committing; it remembers how far it got, so
+ * a sweep reads only what became old since the last one.
+ */
+export function createRunTextRetention(store: Store, days: number) {
+  const projects = createProjectService(store);
+  const reached = new Map<string, string>();
+
+  return {
+    /** One pass over every project; resolves with the number of runs whose text was dropped. */
+    async sweepOnce(): Promise<number> {
+      const before = new Date(store.clock.now().getTime() - days * DAY_MS).toISOString();
+      let erased = 0;
+      for (const { id: projectId } of projects.list()) {
+        for (;;) {
+          const batch = repo.runsWithTextBefore(store.db, projectId, reached.get(projectId) ?? '', before, RETENTION_BATCH);
+          if (batch.length === 0) break;
+          erased += await store.writer.write((db) =>
+            repo.eraseRunText(
+              db,
+              projectId,
+              batch.map((r) => r.id),
+            ),
+          );
+          reached.set(projectId, batch[batch.length - 1]!.created_at);
+          if (batch.length < RETENTION_BATCH) break;
+        }
+      }
+      return erased;
+    },
+  };
+}
+
+export type RunTextRetention = ReturnType<typeof createRunTextRetention>;

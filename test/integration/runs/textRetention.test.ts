@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { RETENTION_BATCH } from '../../../src/modules/runs/textRetention.js';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+
+/** PROMPTLINE_RUN_TEXT_RETENTION_DAYS: old runs lose their text, never their numbers. */
+let t: TestApp;
+let now = new Date('2025-01-01T00:00:00.000Z');
+const clock = { now: () => now };
+const day = (n: number) => new Date(Date.parse('2025-01-01T00:00:00.000Z') + n * 86_400_000);
+
+const run = async (key?: string) => {
+  const res = await t.request('POST', '/run_prompt', { ...(key ? { key } : {}), body: { prompt_id: 'rt', inputs: { who: 'Ada Lovelace' } } });
+  expect(res.status).toBe(200);
+  return res.json.run_id as string;
+};
+const stored = (id: string) =>
+  t.store.db.prepare('SELECT inputs, rendered, output, total_tokens, latency_ms, status FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
+
+beforeAll(async () => {
+  t = await startTestApp({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '30' }, { clock });
+  const other = await t.keyFor('admin', 'other-retention');
+  for (const key of [undefined, other]) await t.request('POST', '/prompts', { ...(key ? { key } : {}), body: { prompt_id: 'rt', template: 'Hello {{who}}' } });
+});
+afterAll(async () => t.cleanup());
+
+describe('run text retention', () => {
+  it('drops the inputs, rendered prompt and output of runs past the retention, in every project, and keeps their numbers', async () => {
+    const old = [await run(), await run(), await run(await t.keyFor('admin', 'other-retention'))];
+    now = day(20);
+    const recent = await run();
+    const before = old.map(stored);
+    expect(before[0]).toMatchObject({ inputs: '{"who":"Ada Lovelace"}', output: 'Hello Ada Lovelace' });
+
+    now = day(31);
+    expect(await t.retention!.sweepOnce()).toBe(3);
+    old.forEach((id, i) => {
+      const { inputs, rendered, output, ...numbers } = before[i]!;
+      expect(stored(id)).toEqual({ inputs: '{}', rendered: '[]', output: null, ...numbers });
+    });
+    expect(stored(recent)).toMatchObject({ output: 'Hello Ada Lovelace' });
+    expect((await t.request('GET', `/runs/${old[0]}`)).json).toMatchObject({ inputs: {}, output: null, status: 'ok' });
+    expect(await t.retention!.sweepOnce()).toBe(0);
+
+    now = day(51);
+    expect(await t.retention!.sweepOnce()).toBe(1);
+    expect(stored(recent)).toMatchObject({ output: null });
+  });
+
+  it('works in batches, so other writes commit in between', async () => {
+    const projectId = t.keys.authenticate((await t.keyFor('admin'))!)!.projectId;
+    const insert =
+      t.store.db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
+      VALUES (?, ?, 'rt', 1, '{"who":"x"}', '[]', 'out', 'echo/echo', 1, 'ok', '[]', ?)`);
+    const count = RETENTION_BATCH * 2 + 7;
+    t.store.db.transaction(() => {
+      for (let i = 0; i < count; i++) insert.run(`run_bulk_${i}`, projectId, day(52).toISOString());
+    })();
+    now = day(90);
+    const batchesBefore = t.store.writer.batches;
+    expect(await t.retention!.sweepOnce()).toBe(count);
+    expect(t.store.writer.batches - batchesBefore).toBe(3);
+    expect(t.store.db.prepare(`SELECT count(*) FROM runs WHERE output IS NOT NULL`).pluck().get()).toBe(0);
+  });
+
+  it('is off unless set, and refuses a value that is not a number of days', () => {
+    expect(loadConfig({}).config!.runTextRetentionDays).toBeNull();
+    expect(loadConfig({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '0' }).errors).toEqual([
+      'PROMPTLINE_RUN_TEXT_RETENTION_DAYS="0" is invalid: expected an integer number of days (1 to 36500)',
+    ]);
+  });
+});
