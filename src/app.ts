@@ -28,6 +28,8 @@ import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
 import { createUserService } from './modules/users/users.service.js';
+import { createAuditService } from './modules/audit/audit.service.js';
+import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerUserRoutes } from './modules/users/users.routes.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -132,6 +134,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerResultsRoutes(app, access, results);
   registerKeyRoutes(app, access, keys);
   registerUserRoutes(app, access, users);
+  registerAuditRoutes(app, access, createAuditService(store));
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
   await app.ready();
 

@@ -10,6 +10,7 @@ import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
+import { CLI_ACTOR } from '../modules/audit/audit.service.js';
 
 export type WithProjectStore = <T>(project: string, action: (store: Store, projectId: string) => Promise<T>) => Promise<T>;
 
@@ -50,7 +51,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--file <path>', 'a JSON file, - for stdin')
     .action((opts: { project: string; json?: string; file?: string }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).create(projectId, readJsonInput(CreateExperimentBody, opts))]);
+        printExperiments([await service(store).create(projectId, readJsonInput(CreateExperimentBody, opts), CLI_ACTOR)]);
       }),
     );
   experiments
@@ -61,7 +62,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--file <path>', 'a JSON file, - for stdin')
     .action((id: string, opts: { project: string; json?: string; file?: string }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).patch(projectId, id, readJsonInput(PatchExperimentBody, opts))]);
+        printExperiments([await service(store).patch(projectId, id, readJsonInput(PatchExperimentBody, opts), CLI_ACTOR)]);
       }),
     );
   experiments
@@ -115,7 +116,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
       .option(...projectOption)
       .action((id: string, opts: { project: string }) =>
         withProjectStore(opts.project, async (store, projectId) => {
-          printExperiments([await service(store).transition(projectId, id, action)]);
+          printExperiments([await service(store).transition(projectId, id, action, {}, CLI_ACTOR)]);
         }),
       );
   }
@@ -127,7 +128,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--ship', "also move the prompt's production label to the winner's version, in the same transaction")
     .action((id: string, opts: { project: string; winner?: string; ship?: boolean }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        const stopped = await service(store).transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false });
+        const stopped = await service(store).transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false }, CLI_ACTOR);
         printExperiments([stopped]);
         if (stopped.shipped_version !== null) console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
       }),

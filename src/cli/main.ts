@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
 import { createUserService } from '../modules/users/users.service.js';
+import { CLI_ACTOR } from '../modules/audit/audit.service.js';
+import { createAuditService } from '../modules/audit/audit.service.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
 function configOrExit(): Config {
@@ -127,7 +129,7 @@ function buildCli(): Command {
     .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
     .action((opts: { project: string; role: Role; name: string; rateLimit?: number | null }) =>
       withStore(async ({ keys: k, projectId }) => {
-        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null });
+        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null }, CLI_ACTOR);
         console.log(formatTable([created], KEY_COLUMNS));
         console.log(`\nkey (shown only this once): ${created.key}`);
       }),
@@ -155,7 +157,7 @@ function buildCli(): Command {
           ...(opts.name !== undefined ? { name: opts.name } : {}),
           ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}),
         };
-        console.log(formatTable([await k.update(projectId(opts.project), keyId, changes)], KEY_COLUMNS));
+        console.log(formatTable([await k.update(projectId(opts.project), keyId, changes, CLI_ACTOR)], KEY_COLUMNS));
       }),
     );
   keys
@@ -164,7 +166,7 @@ function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .action((keyId: string, opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) => {
-        await k.revoke(projectId(opts.project), keyId);
+        await k.revoke(projectId(opts.project), keyId, CLI_ACTOR);
         console.log(`revoked ${keyId}`);
       }),
     );
@@ -176,8 +178,35 @@ function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
       withStore(async ({ store, projectId }) => {
-        const forgotten = await createUserService(store, () => undefined).forget(projectId(opts.project), userId);
+        const forgotten = await createUserService(store, () => undefined).forget(projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
+      }),
+    );
+  program
+    .command('audit')
+    .description('who changed what, newest first (as GET /audit)')
+    .requiredOption('--project <name>', 'project name')
+    .option('--action <action>', 'only this action, e.g. prompt.label_moved')
+    .addOption(new Option('--target-type <type>', 'only changes to this kind of object').choices(['prompt', 'experiment', 'key', 'user']))
+    .option('--target <id>', 'only changes to this object')
+    .option(
+      '--limit <n>',
+      'how many entries',
+      (v) => {
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 500) throw new InvalidArgumentError('expected an integer from 1 to 500');
+        return Number(v);
+      },
+      50,
+    )
+    .action((opts: { project: string; action?: string; targetType?: 'prompt' | 'experiment' | 'key' | 'user'; target?: string; limit: number }) =>
+      withStore(async ({ store, projectId }) => {
+        const page = createAuditService(store).list(projectId(opts.project), {
+          action: opts.action,
+          target_type: opts.targetType,
+          target_id: opts.target,
+          limit: opts.limit,
+        });
+        console.log(formatTable(page.data, ['created_at', 'key_name', 'action', 'target_type', 'target_id']));
       }),
     );
   addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));

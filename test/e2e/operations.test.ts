@@ -211,6 +211,10 @@ describe("the promptline CLI on the server's database", () => {
     const shipped = cli(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
     expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
     expect(shipped.stdout).toContain('production now serves version 2 of p');
+    const audited = cli(['audit', '--project', 'default', '--limit', '3'], env).stdout;
+    expect(audited).toMatch(
+      /cli\s+experiment\.stopped\s+experiment\s+e1\n.*cli\s+prompt\.label_moved\s+prompt\s+p\n.*cli\s+user\.forgotten\s+user\s+forgotten_/,
+    );
     expect(cli(['experiments', 'start', 'e1'], env).stderr).toContain("Experiment 'e1' is stopped: cannot start");
     // The server sees the move on its next request: the winner is served to everyone.
     const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });

@@ -11,6 +11,7 @@ import {
   PatchExperimentBody,
   StopExperimentBody,
 } from './experiments.schemas.js';
+import { actorOf } from '../audit/audit.service.js';
 
 export function registerExperimentRoutes(app: FastifyInstance, access: AccessCheck, experiments: ExperimentService): void {
   const tags = ['experiments'];
@@ -24,7 +25,7 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     strict: true,
     body: CreateExperimentBody,
     response: { 201: ExperimentSchema, ...errors },
-    handler: async ({ body, auth }) => ({ status: 201, body: await experiments.create(auth.projectId, body) }),
+    handler: async ({ body, auth }) => ({ status: 201, body: await experiments.create(auth.projectId, body, actorOf(auth)) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -58,7 +59,7 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     params: ExperimentIdParams,
     body: PatchExperimentBody,
     response: { 200: ExperimentSchema, ...errors },
-    handler: async ({ params, body, auth }) => ({ status: 200, body: await experiments.patch(auth.projectId, params.experiment_id, body) }),
+    handler: async ({ params, body, auth }) => ({ status: 200, body: await experiments.patch(auth.projectId, params.experiment_id, body, actorOf(auth)) }),
   });
   for (const action of ['start', 'pause'] as const) {
     registerRoute(app, access, {
@@ -70,7 +71,10 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
       strict: true,
       params: ExperimentIdParams,
       response: { 200: ExperimentSchema, ...errors },
-      handler: async ({ params, auth }) => ({ status: 200, body: await experiments.transition(auth.projectId, params.experiment_id, action) }),
+      handler: async ({ params, auth }) => ({
+        status: 200,
+        body: await experiments.transition(auth.projectId, params.experiment_id, action, {}, actorOf(auth)),
+      }),
     });
   }
   registerRoute(app, access, {
@@ -86,7 +90,7 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     response: { 200: ExperimentSchema, ...errors },
     handler: async ({ params, body, auth }) => ({
       status: 200,
-      body: await experiments.transition(auth.projectId, params.experiment_id, 'stop', body ?? {}),
+      body: await experiments.transition(auth.projectId, params.experiment_id, 'stop', body ?? {}, actorOf(auth)),
     }),
   });
 }

@@ -9,6 +9,7 @@ import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
 import { sampleRatioMismatch } from '../results/stats/index.js';
+import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 
@@ -16,8 +17,8 @@ const item = (path: (string | number)[], why: string): Issue => invalidIssue('bo
 export interface PromptFacts {
   promptIsLive(db: Db, projectId: string, promptId: string): boolean;
   versionExists(db: Db, projectId: string, promptId: string, version: number): boolean;
-  /** Points a label at a version (stop-and-ship moves `production`). */
-  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void;
+  /** Points a label at a version (stop-and-ship moves `production`); answers the version it pointed at before. */
+  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): number | null;
 }
 
 /** One experiment as the API shows it, from any connection (the results worker has its own). */
@@ -95,7 +96,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
   }
 
   return {
-    async create(projectId: string, input: CreateExperimentInput): Promise<ExperimentView> {
+    async create(projectId: string, input: CreateExperimentInput, actor: Actor = SYSTEM_ACTOR): Promise<ExperimentView> {
       return commit(projectId, (db) => {
         if (!prompts.promptIsLive(db, projectId, input.prompt_id)) throw notFound(`Prompt '${input.prompt_id}' not found`);
         const { metrics, issues } = declaredMetrics(input, []);
@@ -126,6 +127,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           stopped_at: null,
         };
         repo.insertExperiment(db, projectId, row);
+        recordChange(db, projectId, actor, store.clock, { action: 'experiment.created', targetType: 'experiment', targetId: id, after: toView(row) });
         return toView(row);
       });
     },
@@ -147,7 +149,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
       return found ? { experimentId: found.experiment_id, variant: found.variant } : null;
     },
 
-    async patch(projectId: string, id: string, input: PatchExperimentInput): Promise<ExperimentView> {
+    async patch(projectId: string, id: string, input: PatchExperimentInput, actor: Actor = SYSTEM_ACTOR): Promise<ExperimentView> {
       return commit(projectId, (db) => {
         const row = require(db, projectId, id);
         if (row.status !== 'draft' && row.status !== 'paused')
@@ -179,6 +181,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           updated_at: isoNow(store.clock),
         };
         repo.updateExperiment(db, projectId, updated);
+        recordChange(db, projectId, actor, store.clock, {
+          action: 'experiment.updated',
+          targetType: 'experiment',
+          targetId: id,
+          before: toView(row),
+          after: toView(updated),
+        });
         return toView(updated);
       });
     },
@@ -188,7 +197,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
      * `production` label to the winner's version in the same transaction: the experiment never
      * reads stopped while production still serves the old version, or the other way round.
      */
-    async transition(projectId: string, id: string, action: 'start' | 'pause' | 'stop', stop: StopInput = {}): Promise<ExperimentView> {
+    async transition(
+      projectId: string,
+      id: string,
+      action: 'start' | 'pause' | 'stop',
+      stop: StopInput = {},
+      actor: Actor = SYSTEM_ACTOR,
+    ): Promise<ExperimentView> {
       const winner = stop.winner ?? null;
       if (stop.ship && winner === null) throw invalid('body', ['ship'], 'ship needs a winner: name the variant whose version goes to production');
       return commit(projectId, (db) => {
@@ -204,7 +219,16 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
         if (winner !== null && won === undefined) throw invalid('body', ['winner'], `winner '${winner}' is not one of the variant keys`);
         const now = isoNow(store.clock);
         const shipped = action === 'stop' && stop.ship && won !== undefined ? won.version : null;
-        if (shipped !== null) prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
+        if (shipped !== null) {
+          const before = prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
+          recordChange(db, projectId, actor, store.clock, {
+            action: 'prompt.label_moved',
+            targetType: 'prompt',
+            targetId: row.prompt_id,
+            before: { label: 'production', version: before },
+            after: { label: 'production', version: shipped, experiment_id: id },
+          });
+        }
         const updated: repo.ExperimentRecord = {
           ...row,
           status: rule.to,
@@ -215,6 +239,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           shipped_version: shipped ?? row.shipped_version,
         };
         repo.updateExperiment(db, projectId, updated);
+        recordChange(db, projectId, actor, store.clock, {
+          action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
+          targetType: 'experiment',
+          targetId: id,
+          before: toView(row),
+          after: toView(updated),
+        });
         return toView(updated);
       });
     },

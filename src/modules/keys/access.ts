@@ -7,6 +7,8 @@ export type Role = Static<typeof RoleSchema>;
 
 export interface AuthContext {
   readonly keyId: string;
+  /** The key's name, for the audit log (the cache is dropped when a key is renamed). */
+  readonly keyName: string;
   readonly projectId: string;
   readonly role: Role;
   /** The key's own limit; null follows the server default. */

@@ -4,6 +4,7 @@ import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { KeyService } from './keys.service.js';
 import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PatchKeyBody, PublicKeySchema } from './keys.schemas.js';
+import { actorOf } from '../audit/audit.service.js';
 
 export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, keys: KeyService): void {
   registerRoute(app, access, {
@@ -15,7 +16,7 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
     strict: true,
     body: CreateKeyBody,
     response: { 201: CreatedKeySchema, ...AUTH_ERRORS },
-    handler: async ({ body, auth }) => ({ status: 201, body: await keys.create(auth.projectId, body) }),
+    handler: async ({ body, auth }) => ({ status: 201, body: await keys.create(auth.projectId, body, actorOf(auth)) }),
   });
 
   registerRoute(app, access, {
@@ -28,7 +29,7 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
     params: KeyIdParams,
     body: PatchKeyBody,
     response: { 200: PublicKeySchema, 404: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, body, auth }) => ({ status: 200, body: await keys.update(auth.projectId, params.key_id, body) }),
+    handler: async ({ params, body, auth }) => ({ status: 200, body: await keys.update(auth.projectId, params.key_id, body, actorOf(auth)) }),
   });
 
   registerRoute(app, access, {
@@ -52,7 +53,7 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
     params: KeyIdParams,
     response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => {
-      await keys.revoke(auth.projectId, params.key_id);
+      await keys.revoke(auth.projectId, params.key_id, actorOf(auth));
       return { status: 204 };
     },
   });

@@ -8,6 +8,7 @@ import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
 import type { CreatedKey, KeyInput, KeyPatch, PublicKey } from './keys.schemas.js';
 import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
+import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
 function toPublic(row: KeyRow): PublicKey {
   return {
@@ -59,7 +60,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         const row = findKeyByHash(store.db, hash);
         if (row === undefined || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) return null;
         entry = {
-          auth: Object.freeze({ keyId: row.id, projectId: row.project_id, role: row.role, rateLimitPerMinute: row.rate_limit_per_minute }),
+          auth: Object.freeze({ keyId: row.id, keyName: row.name, projectId: row.project_id, role: row.role, rateLimitPerMinute: row.rate_limit_per_minute }),
           expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
         };
         cache.set(apiKey, entry);
@@ -84,7 +85,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
     },
 
     /** `expires_at` is any ISO-8601 date-time in the future; it is stored normalised to UTC. */
-    async create(projectId: string, input: KeyInput): Promise<CreatedKey> {
+    async create(projectId: string, input: KeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
       let expiresAt: string | null = null;
       if (input.expires_at != null) {
         const ms = Date.parse(input.expires_at);
@@ -93,11 +94,16 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         expiresAt = new Date(ms).toISOString();
       }
       const key = generateKey(input.role);
-      const row = await store.writer.write((db) => insert(db, projectId, { ...input, expires_at: expiresAt }, key));
+      const row = await store.writer.write((db) => {
+        const created = insert(db, projectId, { ...input, expires_at: expiresAt }, key);
+        // The public view only: the key itself is shown once, to its creator, and logged nowhere.
+        recordChange(db, projectId, actor, store.clock, { action: 'key.created', targetType: 'key', targetId: created.id, after: toPublic(created) });
+        return created;
+      });
       return { ...toPublic(row), key };
     },
 
-    async update(projectId: string, keyId: string, changes: KeyPatch): Promise<PublicKey> {
+    async update(projectId: string, keyId: string, changes: KeyPatch, actor: Actor = SYSTEM_ACTOR): Promise<PublicKey> {
       const row = await store.writer.write((db) => {
         const found = findKey(db, projectId, keyId);
         if (found === undefined) throw notFound(`API key '${keyId}' not found`);
@@ -107,6 +113,13 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
           rate_limit_per_minute: changes.rate_limit_per_minute !== undefined ? changes.rate_limit_per_minute : found.rate_limit_per_minute,
         };
         updateKey(db, projectId, keyId, updated);
+        recordChange(db, projectId, actor, store.clock, {
+          action: 'key.updated',
+          targetType: 'key',
+          targetId: keyId,
+          before: toPublic(found),
+          after: toPublic(updated),
+        });
         return updated;
       });
       cache.clear();
@@ -117,10 +130,19 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       return listKeys(store.db, projectId).map(toPublic);
     },
 
-    async revoke(projectId: string, keyId: string): Promise<void> {
+    async revoke(projectId: string, keyId: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
       await store.writer.write((db) => {
-        if (findKey(db, projectId, keyId) === undefined) throw notFound(`API key '${keyId}' not found`);
+        const found = findKey(db, projectId, keyId);
+        if (found === undefined) throw notFound(`API key '${keyId}' not found`);
         revokeKey(db, projectId, keyId, isoNow(store.clock));
+        const after = findKey(db, projectId, keyId)!;
+        recordChange(db, projectId, actor, store.clock, {
+          action: 'key.revoked',
+          targetType: 'key',
+          targetId: keyId,
+          before: toPublic(found),
+          after: toPublic(after),
+        });
       });
       cache.clear();
     },

@@ -20,6 +20,7 @@ import {
   VersionParams,
   VersionSchema,
 } from './prompts.schemas.js';
+import { actorOf } from '../audit/audit.service.js';
 
 export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, prompts: PromptService, serving: ServingService): void {
   registerRoute(app, access, {
@@ -44,7 +45,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     strict: true,
     body: CreatePromptBody,
     response: { 201: PromptWithVersionSchema, 409: Detail, ...AUTH_ERRORS },
-    handler: async ({ body, auth }) => ({ status: 201, body: await prompts.create(auth.projectId, body) }),
+    handler: async ({ body, auth }) => ({ status: 201, body: await prompts.create(auth.projectId, body, actorOf(auth)) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -78,7 +79,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: PromptIdParams,
     response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => {
-      await prompts.archive(auth.projectId, params.prompt_id);
+      await prompts.archive(auth.projectId, params.prompt_id, actorOf(auth));
       return { status: 204 };
     },
   });
@@ -92,7 +93,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: PromptIdParams,
     body: CreateVersionBody,
     response: { 201: VersionSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, body, auth }) => ({ status: 201, body: await prompts.createVersion(auth.projectId, params.prompt_id, body) }),
+    handler: async ({ params, body, auth }) => ({ status: 201, body: await prompts.createVersion(auth.projectId, params.prompt_id, body, actorOf(auth)) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -126,7 +127,10 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: LabelParams,
     body: MoveLabelBody,
     response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, body, auth }) => ({ status: 200, body: await prompts.moveLabel(auth.projectId, params.prompt_id, params.label, body.version) }),
+    handler: async ({ params, body, auth }) => ({
+      status: 200,
+      body: await prompts.moveLabel(auth.projectId, params.prompt_id, params.label, body.version, actorOf(auth)),
+    }),
   });
   registerRoute(app, access, {
     method: 'DELETE',
@@ -138,7 +142,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: LabelParams,
     response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => {
-      await prompts.deleteLabel(auth.projectId, params.prompt_id, params.label);
+      await prompts.deleteLabel(auth.projectId, params.prompt_id, params.label, actorOf(auth));
       return { status: 204 };
     },
   });

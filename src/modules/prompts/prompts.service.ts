@@ -7,6 +7,7 @@ import { checkVersionContent } from './versionContent.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
+import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
 type Db = Store['db'];
 
@@ -17,8 +18,12 @@ export const promptFacts = {
     return prompt !== undefined && prompt.archived_at === null;
   },
   versionExists: (db: Db, projectId: string, promptId: string, version: number): boolean => repo.versionExists(db, projectId, promptId, version),
-  moveLabel: (db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void =>
-    repo.upsertLabel(db, projectId, promptId, label, version, at),
+  /** Points a label at a version; answers the version it pointed at before (null: a new label). */
+  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): number | null {
+    const before = repo.listLabels(db, projectId, promptId).find((l) => l.label === label)?.version ?? null;
+    repo.upsertLabel(db, projectId, promptId, label, version, at);
+    return before;
+  },
 };
 
 export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
@@ -78,7 +83,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
   const hasContent = (input: VersionInput) => input.template !== undefined || input.messages !== undefined;
 
   return {
-    async create(projectId: string, input: CreatePromptInput): Promise<PromptView & { version: VersionView | null }> {
+    async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       const result = await store.writer.write((db) => {
@@ -86,7 +91,9 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
         const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
         repo.insertPrompt(db, projectId, row);
         const version = checked ? addVersion(db, projectId, input.prompt_id, input, checked) : null;
-        return { ...view(db, projectId, row), version: version ? versionView(db, projectId, version) : null };
+        const created = { ...view(db, projectId, row), version: version ? versionView(db, projectId, version) : null };
+        recordChange(db, projectId, actor, store.clock, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
+        return created;
       });
       cache.invalidate(projectId, input.prompt_id);
       return result;
@@ -101,20 +108,24 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
       return view(store.db, projectId, requirePrompt(store.db, projectId, promptId, { allowArchived: true }));
     },
 
-    async archive(projectId: string, promptId: string): Promise<void> {
+    async archive(projectId: string, promptId: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
       await store.writer.write((db) => {
-        requirePrompt(db, projectId, promptId, { allowArchived: true });
+        const before = view(db, projectId, requirePrompt(db, projectId, promptId, { allowArchived: true }));
         repo.archivePrompt(db, projectId, promptId, isoNow(store.clock));
+        const after = view(db, projectId, requirePrompt(db, projectId, promptId, { allowArchived: true }));
+        recordChange(db, projectId, actor, store.clock, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
       });
       cache.invalidate(projectId, promptId);
     },
 
-    async createVersion(projectId: string, promptId: string, input: VersionInput): Promise<VersionView> {
+    async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       requirePrompt(store.db, projectId, promptId, { allowArchived: false });
       const checked = checkVersionContent(input, isModelConfigured, limits);
       const result = await store.writer.write((db) => {
         requirePrompt(db, projectId, promptId, { allowArchived: false });
-        return versionView(db, projectId, addVersion(db, projectId, promptId, input, checked));
+        const created = versionView(db, projectId, addVersion(db, projectId, promptId, input, checked));
+        recordChange(db, projectId, actor, store.clock, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
+        return created;
       });
       cache.invalidate(projectId, promptId);
       return result;
@@ -132,21 +143,35 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
       return versionView(store.db, projectId, row);
     },
 
-    async moveLabel(projectId: string, promptId: string, label: string, version: number): Promise<PromptView> {
+    async moveLabel(projectId: string, promptId: string, label: string, version: number, actor: Actor = SYSTEM_ACTOR): Promise<PromptView> {
       const result = await store.writer.write((db) => {
         const prompt = requirePrompt(db, projectId, promptId, { allowArchived: false });
         if (!repo.versionExists(db, projectId, promptId, version)) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
-        repo.upsertLabel(db, projectId, promptId, label, version, isoNow(store.clock));
+        const before = promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
+        recordChange(db, projectId, actor, store.clock, {
+          action: 'prompt.label_moved',
+          targetType: 'prompt',
+          targetId: promptId,
+          before: { label, version: before },
+          after: { label, version },
+        });
         return view(db, projectId, prompt);
       });
       cache.invalidate(projectId, promptId);
       return result;
     },
 
-    async deleteLabel(projectId: string, promptId: string, label: string): Promise<void> {
+    async deleteLabel(projectId: string, promptId: string, label: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
       await store.writer.write((db) => {
         requirePrompt(db, projectId, promptId, { allowArchived: false });
+        const version = repo.listLabels(db, projectId, promptId).find((l) => l.label === label)?.version;
         if (!repo.deleteLabel(db, projectId, promptId, label)) throw notFound(`Label '${label}' not found on prompt '${promptId}'`);
+        recordChange(db, projectId, actor, store.clock, {
+          action: 'prompt.label_deleted',
+          targetType: 'prompt',
+          targetId: promptId,
+          before: { label, version },
+        });
       });
       cache.invalidate(projectId, promptId);
     },

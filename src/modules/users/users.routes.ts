@@ -3,6 +3,7 @@ import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { ForgottenSchema, UserParams } from './users.schemas.js';
 import type { UserService } from './users.service.js';
+import { actorOf } from '../audit/audit.service.js';
 
 export function registerUserRoutes(app: FastifyInstance, access: AccessCheck, users: UserService): void {
   registerRoute(app, access, {
@@ -14,6 +15,6 @@ export function registerUserRoutes(app: FastifyInstance, access: AccessCheck, us
     strict: true,
     params: UserParams,
     response: { 200: ForgottenSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, auth }) => ({ status: 200, body: await users.forget(auth.projectId, params.external_user_id) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await users.forget(auth.projectId, params.external_user_id, actorOf(auth)) }),
   });
 }

@@ -3,6 +3,7 @@ import type { Store } from '../../db/store.js';
 import { notFound } from '../../lib/errors.js';
 import * as repo from './users.repo.js';
 import type { ForgottenView } from './users.schemas.js';
+import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
 /**
  * Erasure of one user (a data subject's request): in one transaction, everything that could hold
@@ -13,11 +14,13 @@ import type { ForgottenView } from './users.schemas.js';
  */
 export function createUserService(store: Store, onForgotten: (projectId: string) => void) {
   return {
-    async forget(projectId: string, externalUserId: string): Promise<ForgottenView> {
+    async forget(projectId: string, externalUserId: string, actor: Actor = SYSTEM_ACTOR): Promise<ForgottenView> {
       const alias = `forgotten_${randomBytes(16).toString('hex')}`;
       const erased = await store.writer.write((db) => {
         const done = repo.eraseUser(db, projectId, externalUserId, alias);
         if (done.runs + done.outcomes + done.assignments === 0) throw notFound(`User '${externalUserId}' not found`);
+        // Filed under the alias: the log must not keep the id the erasure removed.
+        recordChange(db, projectId, actor, store.clock, { action: 'user.forgotten', targetType: 'user', targetId: alias, after: done });
         return done;
       });
       onForgotten(projectId);

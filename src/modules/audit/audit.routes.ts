@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { AUTH_ERRORS } from '../../http/commonSchemas.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
+import { AuditPageSchema, ListAuditQuery } from './audit.schemas.js';
+import type { AuditService } from './audit.service.js';
+
+export function registerAuditRoutes(app: FastifyInstance, access: AccessCheck, audit: AuditService): void {
+  registerRoute(app, access, {
+    method: 'GET',
+    url: '/audit',
+    summary: 'Who changed what, newest first: every change to prompts, versions, labels, experiments, keys and users',
+    tags: ['audit'],
+    role: 'admin',
+    strict: true,
+    query: ListAuditQuery,
+    response: { 200: AuditPageSchema, ...AUTH_ERRORS },
+    handler: ({ query, auth }) => ({ status: 200, body: audit.list(auth.projectId, query) }),
+  });
+}

@@ -1,0 +1,57 @@
+import type { Db } from '../../db/open.js';
+import type { Store } from '../../db/store.js';
+import { timeBound, toPage } from '../../db/pagination.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import * as repo from './audit.repo.js';
+import type { ListAuditInput } from './audit.schemas.js';
+
+/** Who made a change: an API key (its id and its name at the time), or the CLI, which uses none. */
+export interface Actor {
+  keyId: string | null;
+  keyName: string;
+}
+
+export const CLI_ACTOR: Actor = Object.freeze({ keyId: null, keyName: 'cli' });
+/** Changes the service makes on its own (the start-up bootstrap). */
+export const SYSTEM_ACTOR: Actor = Object.freeze({ keyId: null, keyName: 'system' });
+
+export interface Change {
+  action: string;
+  targetType: 'prompt' | 'experiment' | 'key' | 'user';
+  targetId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/**
+ * Records one management change. Call it inside the write that makes the change, so both commit
+ * or neither does: the log never says something happened that did not, nor misses what did.
+ */
+export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clock, change: Change): void {
+  repo.insertAudit(db, projectId, {
+    id: newId('aud'),
+    created_at: isoNow(clock),
+    key_id: actor.keyId,
+    key_name: actor.keyName,
+    action: change.action,
+    target_type: change.targetType,
+    target_id: change.targetId,
+    before: change.before ?? null,
+    after: change.after ?? null,
+  });
+}
+
+export function createAuditService(store: Store) {
+  return {
+    list(projectId: string, query: ListAuditInput) {
+      const q = { ...query, since: timeBound('since', query.since), until: timeBound('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
+      return toPage(repo.listAudit(store.db, projectId, q), (r) => r);
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;
+
+/** The actor of an API request: the key that authenticated it. */
+export const actorOf = (auth: { keyId: string; keyName: string }): Actor => ({ keyId: auth.keyId, keyName: auth.keyName });
