@@ -25,3 +25,12 @@ export function insertIdempotencyRecord(db: Db, projectId: string, row: Idempote
     VALUES (@project_id, @endpoint, @key, @request_hash, @status_code, @response, @created_at)`,
   ).run({ ...row, project_id: projectId });
 }
+
+/** Deletes up to `limit` stored answers of the project recorded before `before`; answers how many. */
+export function deleteIdempotencyRecordsBefore(db: Db, projectId: string, before: string, limit: number): number {
+  return prepared(
+    db,
+    `DELETE FROM idempotency_keys WHERE rowid IN (
+      SELECT rowid FROM idempotency_keys INDEXED BY idempotency_created WHERE project_id = ? AND created_at < ? LIMIT ?)`,
+  ).run(projectId, before, limit).changes;
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/open.js';
 import { invalid } from '../../lib/errors.js';
+import * as repo from './idempotency.repo.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency.repo.js';
 
 /**
@@ -48,4 +49,12 @@ export function remember(db: Db, projectId: string, claim: IdempotencyClaim, res
 
 export function isDuplicateClaim(error: unknown): boolean {
   return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * Forgets stored answers older than `before` (run text retention: a /run_prompt answer holds the
+ * output). A retry with such a key afterwards runs again, as a new request.
+ */
+export function forgetAnswersBefore(db: Db, projectId: string, before: string, limit: number): number {
+  return repo.deleteIdempotencyRecordsBefore(db, projectId, before, limit);
 }

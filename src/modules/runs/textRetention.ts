@@ -1,4 +1,5 @@
 import type { Store } from '../../db/store.js';
+import { forgetAnswersBefore } from '../idempotency/idempotency.js';
 import { createProjectService } from '../projects/projects.service.js';
 import * as repo from './runs.repo.js';
 
@@ -9,7 +10,8 @@ export const RETENTION_BATCH = 500;
 /**
  * PROMPTLINE_RUN_TEXT_RETENTION_DAYS: runs older than that many days lose their inputs, rendered
  * prompts and outputs (their tokens, cost, latency, status and experiment stay, so results and
- * bills are unchanged). The sweep goes project by project, oldest runs first, RETENTION_BATCH runs
+ * bills are unchanged), and stored answers of idempotent requests that old are forgotten (a
+ * /run_prompt answer holds the output). The sweep goes project by project, oldest runs first, RETENTION_BATCH runs
  * per write, yielding between writes so requests keep committing; it remembers how far it got, so
  * a sweep reads only what became old since the last one.
  */
@@ -18,11 +20,17 @@ export function createRunTextRetention(store: Store, days: number) {
   const reached = new Map<string, string>();
 
   return {
-    /** One pass over every project; resolves with the number of runs whose text was dropped. */
-    async sweepOnce(): Promise<number> {
+    /** One pass over every project: how many runs lost their text, how many stored answers went. */
+    async sweepOnce(): Promise<{ runs: number; answers: number }> {
       const before = new Date(store.clock.now().getTime() - days * DAY_MS).toISOString();
       let erased = 0;
+      let answers = 0;
       for (const { id: projectId } of projects.list()) {
+        for (;;) {
+          const deleted = await store.writer.write((db) => forgetAnswersBefore(db, projectId, before, RETENTION_BATCH));
+          answers += deleted;
+          if (deleted < RETENTION_BATCH) break;
+        }
         for (;;) {
           const batch = repo.runsWithTextBefore(store.db, projectId, reached.get(projectId) ?? '', before, RETENTION_BATCH);
           if (batch.length === 0) break;
@@ -37,7 +45,7 @@ export function createRunTextRetention(store: Store, days: number) {
           if (batch.length < RETENTION_BATCH) break;
         }
       }
-      return erased;
+      return { runs: erased, answers };
     },
   };
 }

@@ -9,8 +9,13 @@ let now = new Date('2025-01-01T00:00:00.000Z');
 const clock = { now: () => now };
 const day = (n: number) => new Date(Date.parse('2025-01-01T00:00:00.000Z') + n * 86_400_000);
 
+let retries = 0;
 const run = async (key?: string) => {
-  const res = await t.request('POST', '/run_prompt', { ...(key ? { key } : {}), body: { prompt_id: 'rt', inputs: { who: 'Ada Lovelace' } } });
+  const res = await t.request('POST', '/run_prompt', {
+    ...(key ? { key } : {}),
+    headers: { 'idempotency-key': `retry-${retries++}` },
+    body: { prompt_id: 'rt', inputs: { who: 'Ada Lovelace' } },
+  });
   expect(res.status).toBe(200);
   return res.json.run_id as string;
 };
@@ -25,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => t.cleanup());
 
 describe('run text retention', () => {
-  it('drops the inputs, rendered prompt and output of runs past the retention, in every project, and keeps their numbers', async () => {
+  it('drops the inputs, rendered prompt and output of runs past the retention, and the stored answers, in every project; numbers stay', async () => {
     const old = [await run(), await run(), await run(await t.keyFor('admin', 'other-retention'))];
     now = day(20);
     const recent = await run();
@@ -33,17 +38,20 @@ describe('run text retention', () => {
     expect(before[0]).toMatchObject({ inputs: '{"who":"Ada Lovelace"}', output: 'Hello Ada Lovelace' });
 
     now = day(31);
-    expect(await t.retention!.sweepOnce()).toBe(3);
+    expect(await t.retention!.sweepOnce()).toEqual({ runs: 3, answers: 3 });
+    // The stored answer of an idempotent /run_prompt held the output too: gone, so a retry runs anew.
+    expect(JSON.stringify(t.store.db.prepare('SELECT response FROM idempotency_keys').all())).toContain('Hello Ada Lovelace'); // the recent one
     old.forEach((id, i) => {
       const { inputs, rendered, output, ...numbers } = before[i]!;
       expect(stored(id)).toEqual({ inputs: '{}', rendered: '[]', output: null, ...numbers });
     });
     expect(stored(recent)).toMatchObject({ output: 'Hello Ada Lovelace' });
     expect((await t.request('GET', `/runs/${old[0]}`)).json).toMatchObject({ inputs: {}, output: null, status: 'ok' });
-    expect(await t.retention!.sweepOnce()).toBe(0);
+    expect(await t.retention!.sweepOnce()).toEqual({ runs: 0, answers: 0 });
 
     now = day(51);
-    expect(await t.retention!.sweepOnce()).toBe(1);
+    expect(await t.retention!.sweepOnce()).toEqual({ runs: 1, answers: 1 });
+    expect(t.store.db.prepare('SELECT count(*) FROM idempotency_keys').pluck().get()).toBe(0);
     expect(stored(recent)).toMatchObject({ output: null });
   });
 
@@ -58,8 +66,10 @@ describe('run text retention', () => {
     })();
     now = day(90);
     const batchesBefore = t.store.writer.batches;
-    expect(await t.retention!.sweepOnce()).toBe(count);
-    expect(t.store.writer.batches - batchesBefore).toBe(3);
+    expect((await t.retention!.sweepOnce()).runs).toBe(count);
+    // Three writes of runs, and one of stored answers per project.
+    const projects = t.store.db.prepare('SELECT count(*) FROM projects').pluck().get() as number;
+    expect(t.store.writer.batches - batchesBefore).toBe(3 + projects);
     expect(t.store.db.prepare(`SELECT count(*) FROM runs WHERE output IS NOT NULL`).pluck().get()).toBe(0);
   });
 
