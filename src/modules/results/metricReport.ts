@@ -146,12 +146,13 @@ export function metricView(metric: Compared, ctx: ViewContext, adjusted: Readonl
           },
     variants: [...metric.suffs].map(([key, s], i) => {
       const adjustedSuff = adjustedMeans?.[i];
+      const adjustedValue = adjustedSuff === undefined ? null : ratio(adjustedSuff.sum, adjustedSuff.n);
       return {
         key,
         users: ctx.usersOf(key),
         users_with_event: perVariant.get(key)?.usersWithData ?? 0,
         value: ratio(s.sum, s.n),
-        ...(adjustedSuff !== undefined && ratio(adjustedSuff.sum, adjustedSuff.n) !== null ? { adjusted_value: ratio(adjustedSuff.sum, adjustedSuff.n)! } : {}),
+        ...(adjustedValue !== null ? { adjusted_value: adjustedValue } : {}),
         n: s.n,
         sum: finite(s.sum),
         sum_squares: finite(s.sumSquares),
