@@ -19,8 +19,9 @@ export async function serve(config: Config): Promise<void> {
     // Shown once, on stdout only, never logged: the only copy the operator will ever see.
     process.stdout.write(`\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`);
   }
-  await app.listen({ port: config.port, host: config.host });
+  // The metrics port binds first: a taken port stops the start before the main port accepts anything.
   const metricsServer = service.metrics !== null && config.metrics.port !== null ? await serveMetrics(service.metrics, config.metrics.port, config.host) : null;
+  await app.listen({ port: config.port, host: config.host });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
