@@ -1,0 +1,107 @@
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Where a webhook may point. A URL is an instruction to this server to make a request, so a
+ * project admin could otherwise reach what only the server can: its loopback, the cloud metadata
+ * address, the private network (server-side request forgery). Unless the operator allows private
+ * destinations (PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE=on), only public unicast addresses are reached:
+ * checked when the URL is registered, and again on every delivery, on the addresses the name
+ * resolves to then (a name can be re-pointed after registration).
+ */
+
+export const MAX_URL_LENGTH = 2048;
+const ALLOW_PRIVATE_HINT = 'PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE=on allows it';
+
+/** What is wrong with the URL's form, or null. */
+export function urlFormProblem(raw: string): string | null {
+  if (raw.length > MAX_URL_LENGTH) return `the URL is longer than ${MAX_URL_LENGTH} characters`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'not an absolute URL (e.g. https://example.com/hooks/promptline)';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `the scheme must be https or http, not ${url.protocol.slice(0, -1)}`;
+  // Credentials in a URL end up in listings, the audit log and proxies' logs; the signature authenticates us instead.
+  if (url.username !== '' || url.password !== '') return 'the URL must not carry a user name or password: verify the Promptline-Signature header instead';
+  if (url.hash !== '') return 'the URL must not have a #fragment (it is never sent)';
+  return null;
+}
+
+/** The kind of a non-public address ("loopback", "private", "linkLocal", …), or null when it is public unicast. */
+export function nonPublicRange(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'invalid';
+  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
+  const range = ipaddr.process(address).range();
+  return range === 'unicast' ? null : range;
+}
+
+/** The URL's host as an address or a name (IPv6 literals lose their brackets). */
+export function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+function refusal(host: string, address: string, range: string): string {
+  return host === address
+    ? `${address} is a ${range} address: deliveries go to public addresses only (${ALLOW_PRIVATE_HINT})`
+    : `${host} resolves to ${address}, a ${range} address: deliveries go to public addresses only (${ALLOW_PRIVATE_HINT})`;
+}
+
+/**
+ * Checks a URL being registered: its form, then the address it names or resolves to now. A name
+ * that does not resolve yet is accepted (deliveries retry, and each is checked again).
+ */
+export async function registrationProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
+  const form = urlFormProblem(raw);
+  if (form !== null || allowPrivate) return form;
+  const host = hostOf(new URL(raw));
+  if (net.isIP(host) !== 0) {
+    const range = nonPublicRange(host);
+    return range === null ? null : refusal(host, host, range);
+  }
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await dns.promises.lookup(host, { all: true });
+  } catch {
+    return null;
+  }
+  for (const { address } of addresses) {
+    const range = nonPublicRange(address);
+    if (range !== null) return refusal(host, address, range);
+  }
+  return null;
+}
+
+/** Thrown when a delivery would reach a non-public address. */
+export class DestinationRefused extends Error {}
+
+/** Before a delivery: an address literal is checked here, since Node connects to one without any lookup. */
+export function checkLiteralHost(url: URL, allowPrivate: boolean): void {
+  const host = hostOf(url);
+  if (allowPrivate || net.isIP(host) === 0) return;
+  const range = nonPublicRange(host);
+  if (range !== null) throw new DestinationRefused(refusal(host, host, range));
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for http.request that resolves as usual, then refuses the connection when any
+ * address is non-public. Checking what the socket will connect to (not a separate earlier lookup)
+ * closes the gap a DNS answer that changes between check and connect would open.
+ */
+export function publicOnlyLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    for (const { address } of addresses) {
+      const range = nonPublicRange(address);
+      if (range !== null) return callback(Object.assign(new DestinationRefused(refusal(hostname, address, range)), { code: 'EREFUSED_PRIVATE' }), []);
+    }
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0];
+    if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
+}
