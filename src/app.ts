@@ -31,10 +31,18 @@ import { createUserService } from './modules/users/users.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerUserRoutes } from './modules/users/users.routes.js';
+import { createWebhookService } from './modules/webhooks/webhooks.service.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
 
 /** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
 const RETENTION_INTERVAL_MS = 60_000;
+/** How soon a queued webhook delivery (or a retry that fell due) is sent. */
+const WEBHOOK_POLL_MS = 1_000;
+/** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
+const SIGNAL_INTERVAL_MS = 60_000;
 
 export interface AppDeps {
   clock?: Clock;
@@ -50,6 +58,8 @@ export interface PromptlineApp {
   metrics: Metrics | null;
   /** The run-text retention sweep, when PROMPTLINE_RUN_TEXT_RETENTION_DAYS is set (it also runs every minute). */
   retention: RunTextRetention | null;
+  /** The webhook queue's sender and the experiment watcher (both also run on timers). */
+  webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Runs the start-up bootstrap of management.md; returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   close(): Promise<void>;
@@ -126,6 +136,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         }, RETENTION_INTERVAL_MS);
   sweepTimer?.unref();
 
+  const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log });
+  const signals = createExperimentSignalWatcher(store, (projectId, experimentId) => results.results(projectId, experimentId, {}));
+  const webhookTimers = [
+    setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
+    setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
+  ];
+  for (const timer of webhookTimers) timer.unref();
+
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
   registerRunRoutes(app, access, runs);
@@ -135,6 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerKeyRoutes(app, access, keys);
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, createAuditService(store));
+  registerWebhookRoutes(app, access, createWebhookService(store, config.webhooksAllowPrivate));
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
   await app.ready();
 
@@ -144,6 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     keys,
     metrics,
     retention,
+    webhooks: { dispatcher, signals },
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -166,6 +186,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       }
       if (sweepTimer !== null) clearInterval(sweepTimer);
       await step('finishing the retention sweep', () => sweeping);
+      for (const timer of webhookTimers) clearInterval(timer);
+      await step('stopping webhook deliveries', () => dispatcher.close());
       await step('closing the server', () => app.close());
       await step('flushing exposure counts', () => router.close());
       await step('stopping the results worker', () => results.close());

@@ -16,6 +16,8 @@ export interface Config {
   readonly metrics: { readonly enabled: boolean; readonly port: number | null };
   /** Runs older than this many days lose their text (inputs, rendered prompt, output); null: kept. */
   readonly runTextRetentionDays: number | null;
+  /** Webhook deliveries may reach loopback and private addresses (off: public addresses only). */
+  readonly webhooksAllowPrivate: boolean;
 }
 
 /** Everything that bounds what one client can cost the process (README "Limits"). */
@@ -64,6 +66,7 @@ const oneOf =
   (raw: string) =>
     (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
 const text = (raw: string) => raw;
+const onOff = (raw: string) => (raw === 'on' ? true : raw === 'off' ? false : undefined);
 /** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
 const trustProxyValue = (raw: string): boolean | string | undefined => {
   if (raw === 'on' || raw === 'off') return raw === 'on';
@@ -98,10 +101,11 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     bodyLimitBytes: read('PROMPTLINE_BODY_LIMIT_BYTES', 1_048_576, integerIn(1024, 100 * 1_048_576), 'an integer number of bytes (1024 to 104857600)'),
     limits: readLimits(read, errors),
     metrics: {
-      enabled: read('PROMPTLINE_METRICS', false, (raw) => (raw === 'on' ? true : raw === 'off' ? false : undefined), '"on" or "off"'),
+      enabled: read('PROMPTLINE_METRICS', false, onOff, '"on" or "off"'),
       port: read('PROMPTLINE_METRICS_PORT', null as number | null, integerIn(1, 65535), 'an integer port 1-65535'),
     },
     runTextRetentionDays: read('PROMPTLINE_RUN_TEXT_RETENTION_DAYS', null as number | null, integerIn(1, 36_500), 'an integer number of days (1 to 36500)'),
+    webhooksAllowPrivate: read('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE', false, onOff, '"on" or "off"'),
   };
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);

@@ -5,6 +5,7 @@ import { isoNow, type Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './audit.repo.js';
 import type { ListAuditInput } from './audit.schemas.js';
+import { enqueueEvent, isEventType } from '../webhooks/events.js';
 
 /** Who made a change: an API key (its id and its name at the time), or the CLI, which uses none. */
 export interface Actor {
@@ -18,7 +19,7 @@ export const SYSTEM_ACTOR: Actor = Object.freeze({ keyId: null, keyName: 'system
 
 export interface Change {
   action: string;
-  targetType: 'prompt' | 'experiment' | 'key' | 'user';
+  targetType: 'prompt' | 'experiment' | 'key' | 'user' | 'webhook';
   targetId: string;
   before?: unknown;
   after?: unknown;
@@ -29,9 +30,10 @@ export interface Change {
  * or neither does: the log never says something happened that did not, nor misses what did.
  */
 export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clock, change: Change): void {
+  const createdAt = isoNow(clock);
   repo.insertAudit(db, projectId, {
     id: newId('aud'),
-    created_at: isoNow(clock),
+    created_at: createdAt,
     key_id: actor.keyId,
     key_name: actor.keyName,
     action: change.action,
@@ -40,6 +42,18 @@ export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clo
     before: change.before ?? null,
     after: change.after ?? null,
   });
+  // A change that is also a webhook event (prompt.label_moved, experiment.started, …) is queued
+  // for delivery here, in the same transaction, so no caller can record one and forget the other.
+  if (isEventType(change.action)) {
+    enqueueEvent(db, projectId, {
+      type: change.action,
+      created_at: createdAt,
+      actor: { key_id: actor.keyId, key_name: actor.keyName },
+      target: { type: change.targetType, id: change.targetId },
+      before: change.before ?? null,
+      after: change.after ?? null,
+    });
+  }
 }
 
 export function createAuditService(store: Store) {

@@ -119,6 +119,10 @@ export function experimentListRequest(projectId: string, q: ExperimentListQuery)
   };
 }
 
+export function runningExperimentIds(db: Db, projectId: string): string[] {
+  return prepared(db, "SELECT id FROM experiments WHERE project_id = ? AND status = 'running' ORDER BY id").pluck().all(projectId) as string[];
+}
+
 export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRecord | undefined {
   return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`).get(projectId, promptId));
 }

@@ -27,6 +27,9 @@ export function readExperiment(db: Db, projectId: string, id: string): Experimen
   return record === undefined ? undefined : toView(record);
 }
 
+/** The ids of a project's running experiments (for whoever watches them, like the webhook signals). */
+export const runningExperimentIds = (db: Db, projectId: string): string[] => repo.runningExperimentIds(db, projectId);
+
 /** How many experiments run now, and how many of them fail the sample-ratio check (for the operator's metrics). */
 export function runningExperimentsHealth(db: Db): { running: number; srmFlagged: number } {
   const byExperiment = new Map<string, { variants: VariantDef[]; counts: Map<string, number> }>();

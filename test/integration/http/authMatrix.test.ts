@@ -26,6 +26,10 @@ beforeAll(async () => {
   });
   fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
   fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;
+  // Disabled: the routes below make changes, and nothing should be queued to a real address.
+  fixtures.webhook_id = (
+    await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
+  ).json.webhook_id;
 });
 afterAll(async () => t.cleanup());
 

@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
+import { registerRoute, type AccessCheck } from '../../http/route.js';
+import { actorOf } from '../audit/audit.service.js';
+import type { WebhookService } from './webhooks.service.js';
+import {
+  CreatedWebhookSchema,
+  CreateWebhookBody,
+  DeliveryPageSchema,
+  DeliverySchema,
+  ListDeliveriesQuery,
+  PatchWebhookBody,
+  WebhookIdParams,
+  WebhookSchema,
+} from './webhooks.schemas.js';
+
+export function registerWebhookRoutes(app: FastifyInstance, access: AccessCheck, webhooks: WebhookService): void {
+  const common = { tags: ['webhooks'], role: 'admin' as const, strict: true };
+  const withId = { ...common, params: WebhookIdParams };
+
+  registerRoute(app, access, {
+    ...common,
+    method: 'POST',
+    url: '/webhooks',
+    summary: 'Register an endpoint for events (the signing secret is shown only in this answer)',
+    body: CreateWebhookBody,
+    response: { 201: CreatedWebhookSchema, ...AUTH_ERRORS },
+    handler: async ({ body, auth }) => ({ status: 201, body: await webhooks.create(auth.projectId, body, actorOf(auth)) }),
+  });
+
+  registerRoute(app, access, {
+    ...common,
+    method: 'GET',
+    url: '/webhooks',
+    summary: 'List the webhook endpoints of the project (no secrets)',
+    response: { 200: Type.Object({ data: Type.Array(WebhookSchema) }), ...AUTH_ERRORS },
+    handler: ({ auth }) => ({ status: 200, body: { data: webhooks.list(auth.projectId) } }),
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'GET',
+    url: '/webhooks/:webhook_id',
+    summary: 'One webhook endpoint (no secret)',
+    response: { 200: WebhookSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: ({ params, auth }) => ({ status: 200, body: webhooks.get(auth.projectId, params.webhook_id) }),
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'PATCH',
+    url: '/webhooks/:webhook_id',
+    summary: 'Change the URL, the events, the description, or pause deliveries (enabled: false)',
+    body: PatchWebhookBody,
+    response: { 200: WebhookSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({ status: 200, body: await webhooks.update(auth.projectId, params.webhook_id, body, actorOf(auth)) }),
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'DELETE',
+    url: '/webhooks/:webhook_id',
+    summary: 'Remove an endpoint, with its queued deliveries and their history',
+    response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => {
+      await webhooks.remove(auth.projectId, params.webhook_id, actorOf(auth));
+      return { status: 204 };
+    },
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'POST',
+    url: '/webhooks/:webhook_id/rotate_secret',
+    summary: 'Replace the signing secret (shown only in this answer); the old one stops signing at once',
+    response: { 200: CreatedWebhookSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => ({ status: 200, body: await webhooks.rotateSecret(auth.projectId, params.webhook_id, actorOf(auth)) }),
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'POST',
+    url: '/webhooks/:webhook_id/test',
+    summary: 'Queue a webhook.test event to this endpoint alone, to check the receiver and its signature check',
+    response: { 202: DeliverySchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => ({ status: 202, body: await webhooks.sendTest(auth.projectId, params.webhook_id, actorOf(auth)) }),
+  });
+
+  registerRoute(app, access, {
+    ...withId,
+    method: 'GET',
+    url: '/webhooks/:webhook_id/deliveries',
+    summary: 'Deliveries to this endpoint, newest first: status, attempts, the last answer or error, the payload',
+    query: ListDeliveriesQuery,
+    response: { 200: DeliveryPageSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: ({ params, query, auth }) => ({ status: 200, body: webhooks.deliveries(auth.projectId, params.webhook_id, query) }),
+  });
+}
