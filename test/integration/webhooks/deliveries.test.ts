@@ -124,6 +124,14 @@ describe('webhook deliveries', () => {
 
     await t.webhooks.dispatcher.deliverDue();
     expect(receiver.received).toHaveLength(7); // delivered means never again
+
+    // The history pages like every list, and its filters are checked.
+    const page = (await t.request('GET', `/webhooks/${webhook.webhook_id}/deliveries?limit=4`)).json;
+    const rest = (await t.request('GET', `/webhooks/${webhook.webhook_id}/deliveries?limit=4&cursor=${page.next_cursor}`)).json;
+    expect([...page.data, ...rest.data].map((d: { delivery_id: string }) => d.delivery_id)).toEqual(listed.map((d) => d.delivery_id));
+    expect(rest.next_cursor).toBeNull();
+    const bad = await t.request('GET', `/webhooks/${webhook.webhook_id}/deliveries?status=lost`);
+    expect([bad.status, bad.json.detail[0].loc]).toEqual([422, ['query', 'status']]);
   });
 
   it('sends only what an endpoint subscribed to, to every endpoint that did, under one event id', async () => {
