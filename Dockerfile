@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Build stage: native better-sqlite3 addon, TypeScript build, then drop dev dependencies.
+# Build stage: native better-sqlite3 addon, TypeScript build, the web console (Vite), then drop dev dependencies.
 FROM node:20-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
@@ -8,6 +8,7 @@ COPY src ./src
 COPY bench ./bench
 COPY bin ./bin
 COPY migrations ./migrations
+COPY web ./web
 RUN npm ci && npm prune --omit=dev
 
 # Runtime stage: only what runs, as a non-root user, data on a volume.

@@ -4,6 +4,7 @@ import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { createHttpServer } from './http/server.js';
+import { registerConsole } from './http/console.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { noTelemetry } from './lib/telemetry.js';
 import { observeGateway } from './providers/observed.js';
@@ -155,6 +156,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerAuditRoutes(app, access, createAuditService(store));
   registerWebhookRoutes(app, access, createWebhookService(store, config.webhooksAllowPrivate));
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
+  await registerConsole(app);
   await app.ready();
 
   return {

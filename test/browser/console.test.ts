@@ -1,0 +1,156 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserMissing, launchChromium, screenshot } from '../support/browser.js';
+import { processFixtures, type RunningServer } from '../support/processes.js';
+
+/**
+ * The console in a real headless Chromium, against the built server on a temporary SQLite file,
+ * as a prompt owner uses it. Setup goes through the public API; what is checked is what the page shows.
+ */
+const skip = browserMissing();
+const ADMIN = 'pl_a_browser-console-admin-key-00000000000';
+const fx = processFixtures(ADMIN);
+
+let server: RunningServer;
+let browser: Browser;
+const api = async (method: string, path: string, body?: unknown, key = ADMIN) => {
+  const res = await fetch(`${server.origin}${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json().catch(() => null)) as any };
+};
+
+async function signedIn(key: string): Promise<Page> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(e.message));
+  (page as Page & { problems: string[] }).problems = problems;
+  await page.goto(`${server.origin}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
+  return page;
+}
+const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
+
+describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => browser?.close());
+
+  it('signs in with a read or admin key, refuses others with a reason, and signs out', async () => {
+    server = await fx.serve();
+    await api('POST', '/prompts', { prompt_id: 'welcome', description: 'greets new users', template: 'Hi {{name}}', labels: ['production'] });
+    const runtime = (await api('POST', '/keys', { name: 'rt', role: 'runtime' })).json.key;
+    const page = await browser.newPage();
+    await page.goto(`${server.origin}/`);
+    expect(page.url()).toBe(`${server.origin}/ui/`);
+    for (const [key, message] of [
+      ['pl_a_not-a-key-at-all-000000000000000', 'This key is not valid'],
+      [runtime, 'A runtime key cannot open the console'],
+    ]) {
+      await page.getByLabel('API key').fill(key!);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain(message);
+    }
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('API key').fill(ADMIN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Prompts' }).waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBe(ADMIN);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBeNull();
+    await page.close();
+  }, 60_000);
+
+  it('lists prompts with their labels and running experiment, searches them, and promotes a version (admin, confirmed)', async () => {
+    server = await fx.serve();
+    await api('POST', '/prompts', { prompt_id: 'welcome', description: 'greets new users', template: 'Hi {{name}}', labels: ['production'] });
+    await api('POST', '/prompts/welcome/versions', { template: 'Hello there, {{name}}!', commit_message: 'warmer' });
+    await api('POST', '/prompts', { prompt_id: 'summary', template: 'Summarise {{text}}' });
+    await api('POST', '/experiments', {
+      experiment_id: 'warmth',
+      name: 'Warmth test',
+      prompt_id: 'welcome',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2 },
+      ],
+    });
+    await api('POST', '/experiments/warmth/start');
+
+    const page = await signedIn(ADMIN);
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    const welcome = page.getByRole('row', { name: /welcome/ });
+    expect(await welcome.textContent()).toContain('production → v1');
+    expect(await welcome.textContent()).toContain('Warmth test');
+    await page.getByLabel('Search').fill('summ');
+    await expect.poll(() => rows.count()).toBe(1);
+    await screenshot(page, 'prompts');
+    await page.getByLabel('Search').fill('');
+
+    await page.getByRole('link', { name: 'welcome' }).click();
+    await page.getByRole('heading', { name: 'welcome' }).waitFor();
+    expect(page.url()).toBe(`${server.origin}/ui/prompts/welcome`);
+    expect(await page.locator('.timeline').textContent()).toContain('warmer');
+    await page.getByRole('button', { name: 'Promote v2 to production' }).click();
+    await screenshot(page, 'prompt');
+    await page.getByRole('button', { name: 'Confirm: promote v2' }).click();
+    await expect.poll(() => page.locator('.labels').textContent()).toContain('v2');
+    expect((await api('GET', '/prompts/welcome')).json.labels.production).toBe(2);
+
+    // Every page has its own URL: a version opens directly.
+    await page.goto(`${server.origin}/ui/prompts/welcome/versions/2`);
+    await page.getByRole('heading', { name: 'welcome v2' }).waitFor();
+    expect(await page.locator('pre.template').textContent()).toBe('Hello there, {{name}}!');
+    await screenshot(page, 'version');
+    expect(problemsOf(page)).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a read key sees everything and no editing control', async () => {
+    server = await fx.serve();
+    await api('POST', '/prompts', { prompt_id: 'welcome', template: 'Hi {{name}}', labels: ['production'] });
+    await api('POST', '/prompts/welcome/versions', { template: 'Hello {{name}}' });
+    const read = (await api('POST', '/keys', { name: 'viewer', role: 'read' })).json.key;
+    const page = await signedIn(read);
+    expect(await page.locator('header').textContent()).toContain('read-only key');
+    await page.getByRole('link', { name: 'welcome' }).click();
+    await page.getByRole('heading', { name: 'welcome' }).waitFor();
+    await expect.poll(() => page.locator('.timeline li').count()).toBe(2);
+    expect(await page.getByRole('button', { name: /Promote/ }).count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it('renders what users wrote as text: a template with <script> and <img onerror> runs nothing', async () => {
+    server = await fx.serve();
+    const evil = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">{{name}}';
+    await api('POST', '/prompts', { prompt_id: 'evil', description: '<img src=x onerror="window.__pwned = 3">', template: evil });
+    const page = await signedIn(ADMIN);
+    await expect.poll(() => page.getByRole('row', { name: /evil/ }).textContent()).toContain('<img src=x onerror=');
+    await page.goto(`${server.origin}/ui/prompts/evil/versions/1`);
+    await page.getByRole('heading', { name: 'evil v1' }).waitFor();
+    expect(await page.locator('pre.template').textContent()).toBe(evil);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    await page.close();
+  }, 60_000);
+
+  it('a key revoked mid-session sends the console back to sign-in', async () => {
+    server = await fx.serve();
+    await api('POST', '/prompts', { prompt_id: 'welcome', template: 'Hi' });
+    const created = (await api('POST', '/keys', { name: 'temp', role: 'read' })).json;
+    const page = await signedIn(created.key);
+    await api('DELETE', `/keys/${created.key_id}`);
+    await page.getByRole('link', { name: 'welcome' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBeNull();
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+
+/** How the server hands out the web console (the browser tests drive the console itself). */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.cleanup());
+
+const CSP = /default-src 'self'; script-src 'self'; .*frame-ancestors 'none'/;
+
+describe('the web console under /ui/', () => {
+  it('/ and /ui send the browser to /ui/', async () => {
+    for (const url of ['/', '/ui']) {
+      const res = await t.request('GET', url, { key: null });
+      expect([url, res.status, res.headers.location]).toEqual([url, 302, '/ui/']);
+    }
+  });
+
+  it('serves the page for every console URL, with a strict Content-Security-Policy and no key needed', async () => {
+    for (const url of ['/ui/', '/ui/prompts', '/ui/prompts/welcome/versions/2']) {
+      const res = await t.request('GET', url, { key: null });
+      expect([url, res.status]).toEqual([url, 200]);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('<div id="root"></div>');
+      expect(res.text).not.toMatch(/<script(?![^>]*\ssrc=)/); // no inline script: the policy would refuse it
+      expect(res.headers['content-security-policy']).toMatch(CSP);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['cache-control']).toBe('no-cache');
+    }
+  });
+
+  it('serves the hashed assets for a year, and a missing one is a 404, not the page', async () => {
+    const page = (await t.request('GET', '/ui/', { key: null })).text;
+    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(page)![1]!;
+    const res = await t.request('GET', script, { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/javascript/);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['content-security-policy']).toMatch(CSP);
+    expect((await t.request('GET', '/ui/assets/missing-123.js', { key: null })).status).toBe(404);
+  });
+
+  it('leaves the API as it was: unknown paths outside /ui/ are still FastAPI 404s', async () => {
+    const res = await t.request('GET', '/uix', { key: null });
+    expect([res.status, res.json]).toEqual([404, { detail: 'Not Found' }]);
+  });
+});

@@ -1,0 +1,88 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { api, type Role } from '../lib/api';
+import { formatTime, sortedLabels } from '../lib/format';
+import type { Prompt, Version } from '../lib/types';
+import { ErrorNote } from './parts';
+
+export function PromptPage({ promptId, role }: { promptId: string; role: Role }) {
+  const path = `/prompts/${encodeURIComponent(promptId)}`;
+  const prompt = useQuery({ queryKey: ['prompt', promptId], queryFn: () => api<Prompt>('GET', path) });
+  const versions = useQuery({ queryKey: ['versions', promptId], queryFn: () => api<{ data: Version[] }>('GET', `${path}/versions`) });
+
+  if (prompt.isError) return <ErrorNote error={prompt.error} />;
+  if (prompt.isPending) return <p className="loading">Loading…</p>;
+  const p = prompt.data;
+  return (
+    <section aria-labelledby="prompt-title">
+      <p className="crumbs">
+        <Link href="/prompts">Prompts</Link> /
+      </p>
+      <h1 id="prompt-title">{p.prompt_id}</h1>
+      {p.description !== null && <p>{p.description}</p>}
+      <h2>Labels</h2>
+      {Object.keys(p.labels).length === 0 ? (
+        <p>No labels: calls get the latest version.</p>
+      ) : (
+        <ul className="labels">
+          {sortedLabels(p.labels).map(([label, version]) => (
+            <li key={label}>
+              <span className="chip">{label}</span> → <Link href={`${path}/versions/${version}`}>v{version}</Link>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h2>Versions</h2>
+      <ErrorNote error={versions.error} />
+      <ol className="timeline" reversed>
+        {[...(versions.data?.data ?? [])].reverse().map((v) => (
+          <li key={v.version}>
+            <Link href={`${path}/versions/${v.version}`}>v{v.version}</Link> <span className="muted">{formatTime(v.created_at)}</span>{' '}
+            {v.labels.map((l) => (
+              <span key={l} className="chip">
+                {l}
+              </span>
+            ))}
+            <div>{v.commit_message ?? <span className="muted">no commit message</span>}</div>
+            {role === 'admin' && p.labels.production !== v.version && <Promote promptId={promptId} version={v.version} />}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** "Promote to production", asked twice: it changes what every caller is served. */
+function Promote({ promptId, version }: { promptId: string; version: number }) {
+  const [confirming, setConfirming] = useState(false);
+  const queryClient = useQueryClient();
+  const promote = useMutation({
+    mutationFn: () => api('PUT', `/prompts/${encodeURIComponent(promptId)}/labels/production`, { version }),
+    onSuccess: async () => {
+      setConfirming(false);
+      await queryClient.invalidateQueries({ queryKey: ['prompt', promptId] });
+      await queryClient.invalidateQueries({ queryKey: ['versions', promptId] });
+      await queryClient.invalidateQueries({ queryKey: ['prompts'] });
+    },
+  });
+  if (!confirming) {
+    return (
+      <button type="button" onClick={() => setConfirming(true)}>
+        Promote v{version} to production
+      </button>
+    );
+  }
+  return (
+    <fieldset className="confirm">
+      <legend>Every call without an experiment will be served v{version}.</legend>
+      <button type="button" onClick={() => promote.mutate()} disabled={promote.isPending}>
+        Confirm: promote v{version}
+      </button>
+      <button type="button" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
+      <ErrorNote error={promote.error} />
+    </fieldset>
+  );
+}

@@ -1,0 +1,54 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { api } from '../lib/api';
+import { formatTime } from '../lib/format';
+import type { Version } from '../lib/types';
+import { ErrorNote } from './parts';
+
+export function VersionPage({ promptId, version }: { promptId: string; version: number }) {
+  const path = `/prompts/${encodeURIComponent(promptId)}`;
+  const v = useQuery({ queryKey: ['version', promptId, version], queryFn: () => api<Version>('GET', `${path}/versions/${version}`) });
+  if (v.isError) return <ErrorNote error={v.error} />;
+  if (v.isPending) return <p className="loading">Loading…</p>;
+  const d = v.data;
+  return (
+    <section aria-labelledby="version-title">
+      <p className="crumbs">
+        <Link href="/prompts">Prompts</Link> / <Link href={path}>{promptId}</Link> /
+      </p>
+      <h1 id="version-title">
+        {promptId} v{d.version}
+      </h1>
+      <dl className="facts">
+        <dt>Created</dt>
+        <dd>{formatTime(d.created_at)}</dd>
+        <dt>Commit message</dt>
+        <dd>{d.commit_message ?? '–'}</dd>
+        <dt>Labels</dt>
+        <dd>{d.labels.length === 0 ? '–' : d.labels.join(', ')}</dd>
+        <dt>Model</dt>
+        <dd>{d.model ?? 'the server default'}</dd>
+        <dt>Fallbacks</dt>
+        <dd>{d.fallbacks.length === 0 ? '–' : d.fallbacks.join(', ')}</dd>
+        <dt>Parameters</dt>
+        <dd>
+          <code>{JSON.stringify(d.params)}</code>
+        </dd>
+        <dt>Variables</dt>
+        <dd>{d.variables.length === 0 ? '–' : d.variables.join(', ')}</dd>
+      </dl>
+      <h2>{d.type === 'chat' ? 'Messages' : 'Template'}</h2>
+      {d.type === 'chat' ? (
+        (d.messages ?? []).map((m, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: messages have no id; their order is their identity
+          <figure key={i} className="message">
+            <figcaption>{m.role}</figcaption>
+            <pre>{m.content}</pre>
+          </figure>
+        ))
+      ) : (
+        <pre className="template">{d.template}</pre>
+      )}
+    </section>
+  );
+}

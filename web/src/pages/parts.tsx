@@ -1,0 +1,14 @@
+import { ApiError } from '../lib/errors';
+
+/** An error the page could not attribute to one control: the API's detail, as text. */
+export function ErrorNote({ error }: { error: Error | null }) {
+  if (error === null) return null;
+  const messages = error instanceof ApiError ? error.problems.map((p) => (p.field === null ? p.message : `${p.field}: ${p.message}`)) : [error.message];
+  return (
+    <div role="alert" className="error">
+      {messages.map((m) => (
+        <p key={m}>{m}</p>
+      ))}
+    </div>
+  );
+}
