@@ -98,7 +98,8 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await page.getByRole('link', { name: 'welcome' }).click();
     await page.getByRole('heading', { name: 'welcome' }).waitFor();
     expect(page.url()).toBe(`${server.origin}/ui/prompts/welcome`);
-    expect(await page.locator('.timeline').textContent()).toContain('warmer');
+    await expect.poll(() => page.locator('.timeline li').count()).toBe(2);
+    expect(await page.locator('.timeline li').first().textContent()).toMatch(/^v2 .*warmer/); // newest first
     await page.getByRole('button', { name: 'Promote v2 to production' }).click();
     await screenshot(page, 'prompt');
     await page.getByRole('button', { name: 'Confirm: promote v2' }).click();

@@ -35,8 +35,9 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       )}
       <h2>Versions</h2>
       <ErrorNote error={versions.error} />
-      <ol className="timeline" reversed>
-        {[...(versions.data?.data ?? [])].reverse().map((v) => (
+      {/* The API lists versions newest first, as a timeline reads. */}
+      <ol className="timeline">
+        {(versions.data?.data ?? []).map((v) => (
           <li key={v.version}>
             <Link href={`${path}/versions/${v.version}`}>v{v.version}</Link> <span className="muted">{formatTime(v.created_at)}</span>{' '}
             {v.labels.map((l) => (
