@@ -16,3 +16,8 @@ export function matches(search: string, ...fields: Array<string | null | undefin
   const needle = search.trim().toLowerCase();
   return needle === '' || fields.some((f) => f?.toLowerCase().includes(needle));
 }
+
+/** Dollars as the API gives them (the CLI prints the same digits), never rounded to zero. */
+export function formatUsd(usd: number | null | undefined): string {
+  return usd === null || usd === undefined ? '–' : `$${usd}`;
+}

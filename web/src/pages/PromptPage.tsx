@@ -5,6 +5,9 @@ import { api, type Role } from '../lib/api';
 import { formatTime, sortedLabels } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
 import { ErrorNote } from './parts';
+import { Playground } from './prompt/Playground';
+import { VersionDiff } from './prompt/VersionDiff';
+import { VersionEditor } from './prompt/VersionEditor';
 
 export function PromptPage({ promptId, role }: { promptId: string; role: Role }) {
   const path = `/prompts/${encodeURIComponent(promptId)}`;
@@ -14,6 +17,9 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
   if (prompt.isError) return <ErrorNote error={prompt.error} />;
   if (prompt.isPending) return <p className="loading">Loading…</p>;
   const p = prompt.data;
+  const list = versions.data?.data ?? [];
+  // What a caller without an experiment is served: production, else the newest version.
+  const served = list.find((v) => v.version === p.labels.production) ?? list[0];
   return (
     <section aria-labelledby="prompt-title">
       <p className="crumbs">
@@ -37,7 +43,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       <ErrorNote error={versions.error} />
       {/* The API lists versions newest first, as a timeline reads. */}
       <ol className="timeline">
-        {(versions.data?.data ?? []).map((v) => (
+        {list.map((v) => (
           <li key={v.version}>
             <Link href={`${path}/versions/${v.version}`}>v{v.version}</Link> <span className="muted">{formatTime(v.created_at)}</span>{' '}
             {v.labels.map((l) => (
@@ -50,6 +56,9 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
           </li>
         ))}
       </ol>
+      {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
+      {served !== undefined && <Playground promptId={promptId} variables={served.variables} />}
+      {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} />}
     </section>
   );
 }

@@ -12,3 +12,13 @@ export function ErrorNote({ error }: { error: Error | null }) {
     </div>
   );
 }
+
+/** The API's message about one control, right below it. */
+export function FieldError({ message }: { message: string | undefined | null }) {
+  if (message === undefined || message === null) return null;
+  return (
+    <p role="alert" className="error field-error">
+      {message}
+    </p>
+  );
+}

@@ -1,0 +1,137 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { api } from '../../lib/api';
+import { ApiError } from '../../lib/errors';
+import type { ChatMessage, Version } from '../../lib/types';
+import { templateVariables } from '../../lib/variables';
+import { FieldError } from '../parts';
+
+const ROLES = ['system', 'user', 'assistant'];
+const FIELDS = ['template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
+
+/** A new version (admin), starting from the newest one: text or chat, variables detected as you type. */
+export function VersionEditor({ promptId, base }: { promptId: string; base: Version | undefined }) {
+  const [type, setType] = useState<'text' | 'chat'>(base?.type ?? 'text');
+  const [template, setTemplate] = useState(base?.template ?? '');
+  const [messages, setMessages] = useState<ChatMessage[]>(base?.messages ?? [{ role: 'system', content: '' }]);
+  const [model, setModel] = useState(base?.model ?? '');
+  const [params, setParams] = useState(JSON.stringify(base?.params ?? {}));
+  const [fallbacks, setFallbacks] = useState((base?.fallbacks ?? []).join(', '));
+  const [commitMessage, setCommitMessage] = useState('');
+  const [paramsError, setParamsError] = useState<string | null>(null);
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const live = templateVariables(type === 'text' ? [template] : messages.map((m) => m.content));
+
+  const create = useMutation({
+    mutationFn: (body: unknown) => api<Version>('POST', `/prompts/${encodeURIComponent(promptId)}/versions`, body),
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ['versions', promptId] });
+      await queryClient.invalidateQueries({ queryKey: ['prompt', promptId] });
+      navigate(`/prompts/${encodeURIComponent(promptId)}/versions/${created.version}`);
+    },
+  });
+  const error = create.error instanceof ApiError ? create.error : null;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    let parsedParams: unknown;
+    try {
+      parsedParams = JSON.parse(params === '' ? '{}' : params);
+      setParamsError(null);
+    } catch {
+      setParamsError('Parameters must be a JSON object, e.g. {"temperature": 0.2}');
+      return;
+    }
+    create.mutate({
+      ...(type === 'text' ? { template } : { messages }),
+      model: model.trim() === '' ? null : model.trim(),
+      params: parsedParams,
+      fallbacks: fallbacks
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== ''),
+      commit_message: commitMessage.trim() === '' ? null : commitMessage,
+    });
+  }
+
+  const setMessage = (i: number, change: Partial<ChatMessage>) => setMessages(messages.map((m, j) => (j === i ? { ...m, ...change } : m)));
+  return (
+    <section aria-labelledby="editor-title">
+      <h2 id="editor-title">New version</h2>
+      <form onSubmit={submit} noValidate>
+        <fieldset className="inline">
+          <legend>Kind</legend>
+          {(['text', 'chat'] as const).map((kind) => (
+            <label key={kind} className="inline">
+              <input type="radio" name="kind" value={kind} checked={type === kind} onChange={() => setType(kind)} />{' '}
+              {kind === 'text' ? 'Text' : 'Chat messages'}
+            </label>
+          ))}
+        </fieldset>
+        {type === 'text' ? (
+          <>
+            <label htmlFor="template">Template</label>
+            <textarea id="template" rows={6} value={template} onChange={(e) => setTemplate(e.target.value)} />
+            <FieldError message={error?.forField('template')} />
+          </>
+        ) : (
+          <fieldset>
+            <legend>Messages</legend>
+            {messages.map((m, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a message's place is its identity while editing
+              <div key={i} className="message-row">
+                <label htmlFor={`role-${i}`}>Role of message {i + 1}</label>
+                <select id={`role-${i}`} value={m.role} onChange={(e) => setMessage(i, { role: e.target.value })}>
+                  {ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+                <label htmlFor={`content-${i}`}>Content of message {i + 1}</label>
+                <textarea id={`content-${i}`} rows={3} value={m.content} onChange={(e) => setMessage(i, { content: e.target.value })} />
+                <FieldError message={error?.forField(`messages.${i}`)} />
+                {messages.length > 1 && (
+                  <button type="button" onClick={() => setMessages(messages.filter((_, j) => j !== i))}>
+                    Remove message {i + 1}
+                  </button>
+                )}
+              </div>
+            ))}
+            <button type="button" onClick={() => setMessages([...messages, { role: 'user', content: '' }])}>
+              Add a message
+            </button>
+          </fieldset>
+        )}
+        <p aria-live="polite" className={live.error === null ? 'muted' : 'error'}>
+          {live.error !== null ? `Template problem: ${live.error}` : live.variables.length === 0 ? 'No variables.' : `Variables: ${live.variables.join(', ')}`}
+        </p>
+        <label htmlFor="model">Model</label>
+        <input id="model" value={model} onChange={(e) => setModel(e.target.value)} placeholder="provider/model, empty for the server default" />
+        <FieldError message={error?.forField('model')} />
+        <label htmlFor="params">Parameters (JSON)</label>
+        <input id="params" value={params} onChange={(e) => setParams(e.target.value)} />
+        <FieldError message={paramsError ?? error?.forField('params')} />
+        <label htmlFor="fallbacks">Fallback models (comma-separated)</label>
+        <input id="fallbacks" value={fallbacks} onChange={(e) => setFallbacks(e.target.value)} />
+        <FieldError message={error?.forField('fallbacks')} />
+        <label htmlFor="commit-message">Commit message</label>
+        <input id="commit-message" value={commitMessage} onChange={(e) => setCommitMessage(e.target.value)} />
+        <FieldError message={error?.forField('commit_message')} />
+        {error?.general(FIELDS).map((m) => (
+          <p key={m} role="alert" className="error">
+            {m}
+          </p>
+        ))}
+        {create.error !== null && error === null && (
+          <p role="alert" className="error">
+            {create.error.message}
+          </p>
+        )}
+        <button type="submit" disabled={create.isPending}>
+          Create version
+        </button>
+      </form>
+    </section>
+  );
+}
