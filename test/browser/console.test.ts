@@ -100,6 +100,10 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     expect(page.url()).toBe(`${server.origin}/ui/prompts/welcome`);
     await expect.poll(() => page.locator('.timeline li').count()).toBe(2);
     expect(await page.locator('.timeline li').first().textContent()).toMatch(/^v2 .*warmer/); // newest first
+    // Who made each version comes from the audit log (admin keys only); the bootstrap key made both.
+    await expect
+      .poll(() => page.locator('.timeline li').allTextContents())
+      .toEqual([expect.stringContaining('by bootstrap'), expect.stringContaining('by bootstrap')]);
     await page.getByRole('button', { name: 'Promote v2 to production' }).click();
     await screenshot(page, 'prompt');
     await page.getByRole('button', { name: 'Confirm: promote v2' }).click();

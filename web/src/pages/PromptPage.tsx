@@ -13,6 +13,25 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
   const path = `/prompts/${encodeURIComponent(promptId)}`;
   const prompt = useQuery({ queryKey: ['prompt', promptId], queryFn: () => api<Prompt>('GET', path) });
   const versions = useQuery({ queryKey: ['versions', promptId], queryFn: () => api<{ data: Version[] }>('GET', `${path}/versions`) });
+  // Who made each version is in the audit log, which only an admin key may read.
+  const authors = useQuery({
+    queryKey: ['authors', promptId],
+    enabled: role === 'admin',
+    queryFn: async () => {
+      const log = await api<{ data: Array<{ action: string; key_name: string; after: { version?: number | { version: number } | null } | null }> }>(
+        'GET',
+        `/audit?target_type=prompt&target_id=${encodeURIComponent(promptId)}&limit=500`,
+      );
+      const byVersion = new Map<number, string>();
+      for (const e of log.data) {
+        // prompt.version_created carries the version; prompt.created carries the prompt with its first version.
+        const version = e.action === 'prompt.version_created' || e.action === 'prompt.created' ? e.after?.version : undefined;
+        const n = typeof version === 'number' ? version : version?.version;
+        if (n !== undefined) byVersion.set(n, e.key_name);
+      }
+      return byVersion;
+    },
+  });
 
   if (prompt.isError) return <ErrorNote error={prompt.error} />;
   if (prompt.isPending) return <p className="loading">Loading…</p>;
@@ -46,6 +65,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
         {list.map((v) => (
           <li key={v.version}>
             <Link href={`${path}/versions/${v.version}`}>v{v.version}</Link> <span className="muted">{formatTime(v.created_at)}</span>{' '}
+            {authors.data?.has(v.version) && <span className="muted">by {authors.data.get(v.version)} </span>}
             {v.labels.map((l) => (
               <span key={l} className="chip">
                 {l}
