@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../../src/modules/webhooks/signature.js';
+import { EVENT_TYPES } from '../../../src/modules/webhooks/webhooks.schemas.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { startReceiver, type Receiver } from '../../support/webhookReceiver.js';
 
@@ -10,15 +11,7 @@ const clock = { now: () => now };
 const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
-const ALL_EVENTS = [
-  'prompt.version_created',
-  'prompt.label_moved',
-  'experiment.started',
-  'experiment.paused',
-  'experiment.stopped',
-  'experiment.srm_detected',
-  'experiment.decision_changed',
-];
+const ALL_EVENTS = [...EVENT_TYPES];
 
 let t: TestApp;
 let receiver: Receiver;
