@@ -1,5 +1,5 @@
 import { diffWordsWithSpace } from 'diff';
-import type { Version } from './types';
+import type { Version } from './types.js';
 
 /** A run of text that both versions share, or that only the left (removed) or right (added) has. */
 export interface Segment {
