@@ -28,7 +28,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   const root = consoleRoot();
   const built = fs.existsSync(path.join(root, 'index.html'));
   const redirect = (_req: unknown, reply: FastifyReply) => reply.code(302).header('location', '/ui/').send();
-  app.get('/', { schema: { hide: true } }, redirect);
+  // `/` itself stays FastAPI's 404 (the runtime contract answers POST / with 404, not 405).
   app.get('/ui', { schema: { hide: true } }, redirect);
   if (!built) {
     app.log.warn({ root }, 'the web console is not built (npm run build): /ui/ answers 503');

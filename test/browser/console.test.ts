@@ -28,7 +28,7 @@ async function signedIn(key: string): Promise<Page> {
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
   page.on('pageerror', (e) => problems.push(e.message));
   (page as Page & { problems: string[] }).problems = problems;
-  await page.goto(`${server.origin}/`);
+  await page.goto(`${server.origin}/ui/`);
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Prompts' }).waitFor();
@@ -47,7 +47,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await api('POST', '/prompts', { prompt_id: 'welcome', description: 'greets new users', template: 'Hi {{name}}', labels: ['production'] });
     const runtime = (await api('POST', '/keys', { name: 'rt', role: 'runtime' })).json.key;
     const page = await browser.newPage();
-    await page.goto(`${server.origin}/`);
+    await page.goto(`${server.origin}/ui`);
     expect(page.url()).toBe(`${server.origin}/ui/`);
     for (const [key, message] of [
       ['pl_a_not-a-key-at-all-000000000000000', 'This key is not valid'],
