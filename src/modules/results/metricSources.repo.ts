@@ -59,6 +59,8 @@ export type PreRow = [user: string, variant: string, ...values: Array<number | n
  * person's outcomes in time order: the seek reads exactly the pre-exposure window, for every event
  * type at once. A person is the experiment's unit (attributed_user) or, for outcomes attributed to
  * no experiment, external_user_id: an outcome before exposure cannot belong to this experiment.
+ * The GROUP BY follows the primary key, so assignments come in user order and the seeks walk
+ * outcomes_person forward: in any other order (assignments_variant_day, say) they cost three times as much.
  */
 export function preExposureRows(db: Db, projectId: string, experimentId: string, eventTypes: readonly string[], days: number): PreRow[] {
   const values = eventTypes.map((_, i) => `s${i}, n${i}`).join(', ');
@@ -67,13 +69,17 @@ export function preExposureRows(db: Db, projectId: string, experimentId: string,
     .join(', ');
   const types = Object.fromEntries(eventTypes.map((t, i) => [`t${i}`, t]));
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
+  // first_seen is always an ISO-8601 instant from toISOString (YYYY-MM-DDTHH:MM:SS.sssZ), so the
+  // window starts at the same time of day `days` dates earlier: date() on the 10-character date is
+  // about four times cheaper than strftime() on the whole instant, once per assigned user
+  // (test/integration/results/preExposureWindow.test.ts holds the two to the same rows).
   return jsonRows<PreRow>(
     db,
     `user, variant, ${values}`,
     `SELECT a.external_user_id AS user, a.variant AS variant, ${columns}
     FROM assignments a JOIN outcomes h INDEXED BY outcomes_person
       ON h.project_id = a.project_id AND coalesce(h.attributed_user, h.external_user_id) = +a.external_user_id
-        AND h.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', a.first_seen, @window) AND h.created_at < a.first_seen
+        AND h.created_at >= date(substr(a.first_seen, 1, 10), @window) || substr(a.first_seen, 11) AND h.created_at < a.first_seen
         AND h.event_type IN (${eventTypes.map((_, i) => `@t${i}`).join(', ')})
     WHERE a.project_id = @project AND a.experiment_id = @experiment
     GROUP BY a.external_user_id`,
