@@ -28,7 +28,8 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   const root = consoleRoot();
   const built = fs.existsSync(path.join(root, 'index.html'));
   const redirect = (_req: unknown, reply: FastifyReply) => reply.code(302).header('location', '/ui/').send();
-  // `/` itself stays FastAPI's 404 (the runtime contract answers POST / with 404, not 405).
+  // GET / leads a browser to the console; any other method on `/` stays FastAPI's 404, as the contract has it.
+  app.get('/', { schema: { hide: true }, config: { browserRedirect: true } }, redirect);
   app.get('/ui', { schema: { hide: true } }, redirect);
   if (!built) {
     app.log.warn({ root }, 'the web console is not built (npm run build): /ui/ answers 503');

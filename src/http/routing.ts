@@ -21,6 +21,16 @@ function canonicalPath(path: string): string {
   return folded.length > 1 && folded.endsWith('/') ? folded.slice(0, -1) : folded;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A route only browsers follow (GET / to the console), kept out of the API's paths so that
+     * other methods on it stay FastAPI's 404 rather than becoming a 405.
+     */
+    browserRedirect?: boolean;
+  }
+}
+
 /**
  * FastAPI's routing answers (contract.md §2 step 1), decided before anything else about the request:
  * a known path with a wrong method is 405 with `allow`, a near-miss path is a 307 to the canonical
@@ -29,6 +39,7 @@ function canonicalPath(path: string): string {
 export function installRoutingAnswers(app: FastifyInstance): void {
   const known = new Map<string, KnownPath>();
   app.addHook('onRoute', (route) => {
+    if (route.config?.browserRedirect === true) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const entry = known.get(route.url) ?? { pattern: patternFor(route.url), methods: new Set<string>() };
     for (const method of methods) entry.methods.add(method);

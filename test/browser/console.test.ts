@@ -47,7 +47,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await api('POST', '/prompts', { prompt_id: 'welcome', description: 'greets new users', template: 'Hi {{name}}', labels: ['production'] });
     const runtime = (await api('POST', '/keys', { name: 'rt', role: 'runtime' })).json.key;
     const page = await browser.newPage();
-    await page.goto(`${server.origin}/ui`);
+    await page.goto(`${server.origin}/`);
     expect(page.url()).toBe(`${server.origin}/ui/`);
     for (const [key, message] of [
       ['pl_a_not-a-key-at-all-000000000000000', 'This key is not valid'],

@@ -11,8 +11,8 @@ afterAll(async () => t.cleanup());
 const CSP = /default-src 'self'; script-src 'self'; .*frame-ancestors 'none'/;
 
 describe('the web console under /ui/', () => {
-  it('/ui sends the browser to /ui/', async () => {
-    for (const url of ['/ui']) {
+  it('/ and /ui send the browser to /ui/', async () => {
+    for (const url of ['/', '/ui']) {
       const res = await t.request('GET', url, { key: null });
       expect([url, res.status, res.headers.location]).toEqual([url, 302, '/ui/']);
     }
@@ -46,5 +46,9 @@ describe('the web console under /ui/', () => {
   it('leaves the API as it was: unknown paths outside /ui/ are still FastAPI 404s', async () => {
     const res = await t.request('GET', '/uix', { key: null });
     expect([res.status, res.json]).toEqual([404, { detail: 'Not Found' }]);
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const root = await t.request(method, '/', { key: null, body: {} });
+      expect([method, root.status, root.json, root.headers.allow]).toEqual([method, 404, { detail: 'Not Found' }, undefined]);
+    }
   });
 });
