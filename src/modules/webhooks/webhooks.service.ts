@@ -37,6 +37,21 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
     if (found === undefined) throw notFound(`Webhook '${id}' not found`);
     return found;
   };
+  /** Read, edit, write and audit one webhook in one transaction (the audit shows the public view only). */
+  const change = (
+    projectId: string,
+    id: string,
+    action: 'webhook.updated' | 'webhook.secret_rotated',
+    actor: Actor,
+    edit: (before: repo.WebhookRecord) => Partial<repo.WebhookRecord>,
+  ): Promise<repo.WebhookRecord> =>
+    store.writer.write((db) => {
+      const before = require(db, projectId, id);
+      const after: repo.WebhookRecord = { ...before, ...edit(before), updated_at: isoNow(store.clock) };
+      repo.updateWebhook(db, projectId, after);
+      recordChange(db, projectId, actor, store.clock, { action, targetType: 'webhook', targetId: id, before: toView(before), after: toView(after) });
+      return after;
+    });
   const checkUrl = async (url: string) => {
     const problem = await registrationProblem(url, allowPrivate);
     if (problem !== null) throw invalid('body', ['url'], problem);
@@ -73,43 +88,19 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
 
     async update(projectId: string, id: string, patch: WebhookPatch, actor: Actor = SYSTEM_ACTOR): Promise<WebhookView> {
       if (patch.url !== undefined) await checkUrl(patch.url);
-      return store.writer.write((db) => {
-        const before = require(db, projectId, id);
-        const after: repo.WebhookRecord = {
-          ...before,
-          url: patch.url ?? before.url,
-          events: patch.events === undefined ? before.events : distinct(patch.events),
-          description: patch.description ?? before.description,
-          enabled: patch.enabled ?? before.enabled,
-          updated_at: isoNow(store.clock),
-        };
-        repo.updateWebhook(db, projectId, after);
-        recordChange(db, projectId, actor, store.clock, {
-          action: 'webhook.updated',
-          targetType: 'webhook',
-          targetId: id,
-          before: toView(before),
-          after: toView(after),
-        });
-        return toView(after);
-      });
+      const after = await change(projectId, id, 'webhook.updated', actor, (before) => ({
+        url: patch.url ?? before.url,
+        events: patch.events === undefined ? before.events : distinct(patch.events),
+        description: patch.description ?? before.description,
+        enabled: patch.enabled ?? before.enabled,
+      }));
+      return toView(after);
     },
 
     /** A new secret, effective for the next delivery; the old one stops working at once. */
     async rotateSecret(projectId: string, id: string, actor: Actor = SYSTEM_ACTOR): Promise<CreatedWebhook> {
-      return store.writer.write((db) => {
-        const before = require(db, projectId, id);
-        const after = { ...before, secret: newWebhookSecret(), updated_at: isoNow(store.clock) };
-        repo.updateWebhook(db, projectId, after);
-        recordChange(db, projectId, actor, store.clock, {
-          action: 'webhook.secret_rotated',
-          targetType: 'webhook',
-          targetId: id,
-          before: toView(before),
-          after: toView(after),
-        });
-        return { ...toView(after), secret: after.secret };
-      });
+      const after = await change(projectId, id, 'webhook.secret_rotated', actor, () => ({ secret: newWebhookSecret() }));
+      return { ...toView(after), secret: after.secret };
     },
 
     async remove(projectId: string, id: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
