@@ -1,6 +1,6 @@
 import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
-import { boundsOf, listNewestFirst, mapPage, type ListPage, type PageBounds } from '../../db/pagination.js';
+import { boundsOf, listNewestFirst, type ListPage, type PageBounds } from '../../db/pagination.js';
 
 export interface WebhookRecord {
   id: string;
@@ -116,21 +116,18 @@ export interface DeliveryListQuery extends PageBounds {
 }
 
 export function listDeliveries(db: Db, projectId: string, webhookId: string, q: DeliveryListQuery): ListPage<DeliveryRecord> {
-  return mapPage(
-    listNewestFirst<DeliveryRecord>(db, {
-      table: 'webhook_deliveries',
-      // The webhook filter is always given and always leads.
-      index: 'webhook_deliveries_list',
-      columns: DELIVERY_COLUMNS,
-      projectId,
-      ...boundsOf(q),
-      filters: [
-        { column: 'webhook_id', value: webhookId, index: 'webhook_deliveries_list' },
-        { column: 'status', value: q.status },
-      ],
-    }),
-    (row) => row,
-  );
+  return listNewestFirst<DeliveryRecord>(db, {
+    table: 'webhook_deliveries',
+    // The webhook filter is always given and always leads.
+    index: 'webhook_deliveries_list',
+    columns: DELIVERY_COLUMNS,
+    projectId,
+    ...boundsOf(q),
+    filters: [
+      { column: 'webhook_id', value: webhookId, index: 'webhook_deliveries_list' },
+      { column: 'status', value: q.status },
+    ],
+  });
 }
 
 /** A delivery due now, with what sending it needs. */
