@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatUsd } from '../../../web/src/lib/format.js';
 import { isSignedInKey, keyState, rateLimitText } from '../../../web/src/lib/keys.js';
 import { filtersFromSearch, isoToUtcLocal, runsPath, searchFromFilters, utcLocalToIso, type RunFilters } from '../../../web/src/lib/runFilters.js';
 import { attemptStatus, costText, formatCost, inputText, modelShown, plainDecimal, promptShown, tokensText } from '../../../web/src/lib/runView.js';
@@ -102,6 +103,15 @@ describe('costs without exponents and never a false $0', () => {
     [1234.5678, 3, '$1230'],
   ])('formatCost(%d, %s) → %s', (usd, significant, text) => {
     expect(formatCost(usd, significant)).toBe(text);
+  });
+
+  it.each<[number | null, string]>([
+    [null, '–'],
+    [0, '$0'],
+    [2e-7, '$0.0000002'],
+    [0.0123, '$0.0123'],
+  ])('formatUsd(%s) → %s (the playground)', (usd, text) => {
+    expect(formatUsd(usd)).toBe(text);
   });
 
   it.each<[number, boolean, string]>([
