@@ -154,6 +154,7 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     await page.getByRole('button', { name: 'Load more' }).click();
     await expect.poll(() => rowsOf(page).count()).toBe(52);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    expect(await page.getByText(/runs shown/).textContent()).toBe('52 runs shown, newest first.');
     expect(new Set(await rowsOf(page).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')))).size).toBe(52);
 
     expect(page.dialogs).toEqual([]);
@@ -165,7 +166,7 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     const { evil, retried } = await serveWithRuns();
     const page = await signedIn(ADMIN);
     await page.goto(`${server.origin}/ui/runs?prompt_id=paid&status=ok`);
-    await page.getByRole('link', { name: `Run ${retried.run_id}` }).click();
+    await page.getByRole('link', { name: `, run ${retried.run_id}` }).click(); // the time, named with the run
     await page.getByRole('heading', { name: `Run ${retried.run_id}` }).waitFor();
     expect(page.url()).toBe(`${server.origin}/ui/runs/${retried.run_id}`);
     const stored = (await api('GET', `/runs/${retried.run_id}`)).json;

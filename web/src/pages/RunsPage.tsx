@@ -48,6 +48,11 @@ export function RunsPage() {
       ) : (
         <RunsTable runs={list} />
       )}
+      {list.length > 0 && (
+        <p className="help">
+          {list.length === 1 ? '1 run shown' : `${list.length} runs shown`}, newest first{runs.hasNextPage ? '; there are more.' : '.'}
+        </p>
+      )}
       {runs.hasNextPage && (
         <button type="button" className="more" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
           {runs.isFetchingNextPage ? 'Loading…' : 'Load more'}

@@ -32,7 +32,7 @@ export function RunsTable({ runs }: { runs: Run[] }) {
           {runs.map((r) => (
             <tr key={r.run_id} data-run-id={r.run_id}>
               <td>
-                <Link href={`/runs/${enc(r.run_id)}`} aria-label={`Run ${r.run_id}`}>
+                <Link href={`/runs/${enc(r.run_id)}`} aria-label={`${formatTime(r.created_at)}, run ${r.run_id}`}>
                   {formatTime(r.created_at)}
                 </Link>
               </td>
