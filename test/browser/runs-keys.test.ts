@@ -205,6 +205,17 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     expect(await page.locator('.run-facts').textContent()).toContain(`u-${EVIL}`);
     expect(await page.locator('main img, main script').count()).toBe(0);
 
+    // A failed run: the error, no output, and the attempt that failed.
+    const failed = (await api('GET', '/runs?status=error')).json.data[0];
+    await page.goto(`${server.origin}/ui/runs/${failed.run_id}`);
+    await expect.poll(() => page.locator('.run-error pre').textContent()).toBe(failed.error);
+    expect(await page.locator('main').textContent()).toContain('No output: the run failed.');
+    expect((await cellsOf(page, 'table.attempts')).map((c) => [c[1], c[3], c[4]])).toEqual(
+      failed.attempts.map((a: { model: string; status: number; error: string }) => [a.model, String(a.status), a.error]),
+    );
+    expect(failed.attempts.map((a: { status: number }) => a.status)).toEqual([400]);
+    await screenshot(page, 'run-failed');
+
     // A run of an experiment links to the experiment.
     await api('POST', '/prompts/welcome/versions', { template: 'Hello {{name}}' });
     await api('POST', '/experiments', {
