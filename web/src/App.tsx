@@ -3,8 +3,11 @@ import { useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
 import { session } from './lib/session';
+import { KeysPage } from './pages/KeysPage';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
+import { RunPage } from './pages/RunPage';
+import { RunsPage } from './pages/RunsPage';
 import { SignInPage } from './pages/SignInPage';
 import { VersionPage } from './pages/VersionPage';
 
@@ -64,6 +67,8 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
         </Link>
         <nav aria-label="Main">
           <Link href="/prompts">Prompts</Link>
+          <Link href="/runs">Runs</Link>
+          {role === 'admin' && <Link href="/keys">Keys</Link>}
         </nav>
         <span className="role" title="what this key may do">
           {role === 'admin' ? 'admin key' : 'read-only key'}
@@ -79,6 +84,13 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           </Route>
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
           <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>
+          <Route path="/runs">
+            <RunsPage />
+          </Route>
+          <Route path="/runs/:id">{(params) => <RunPage runId={params.id} />}</Route>
+          <Route path="/keys">
+            <KeysPage role={role} />
+          </Route>
           <Route>
             <Redirect to="/prompts" />
           </Route>

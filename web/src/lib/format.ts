@@ -1,3 +1,5 @@
+import { formatCost } from './runView.js';
+
 /** Timestamps as the CLI prints them: UTC, to the second, without the T and the Z noise. */
 export function formatTime(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '–';
@@ -17,7 +19,7 @@ export function matches(search: string, ...fields: Array<string | null | undefin
   return needle === '' || fields.some((f) => f?.toLowerCase().includes(needle));
 }
 
-/** Dollars as the API gives them (the CLI prints the same digits), never rounded to zero. */
+/** Dollars as the API gives them (the CLI prints the same digits), never rounded to zero, never 2e-7. */
 export function formatUsd(usd: number | null | undefined): string {
-  return usd === null || usd === undefined ? '–' : `$${usd}`;
+  return formatCost(usd);
 }

@@ -1,0 +1,111 @@
+import type { ChatMessage } from './types.js';
+
+/** One call to a model for a run: the first model, then its retries and fallbacks. */
+export interface Attempt {
+  model: string;
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+/** A stored run as `GET /runs` and `GET /runs/{run_id}` give it (src/modules/runs/runs.schemas.ts). */
+export interface Run {
+  run_id: string;
+  prompt_id: string;
+  prompt_version: number;
+  experiment_id: string | null;
+  variant: string | null;
+  external_user_id: string | null;
+  inputs: Record<string, unknown>;
+  rendered_prompt: string;
+  messages: ChatMessage[];
+  output: string | null;
+  model_requested: string;
+  model_used: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  tokens_estimated: boolean;
+  token_cost_usd: number;
+  cost_known: boolean;
+  price: Record<string, unknown> | null;
+  latency_ms: number;
+  status: 'ok' | 'error';
+  error: string | null;
+  attempts: Attempt[];
+  created_at: string;
+}
+
+/**
+ * A number's decimal digits without exponent notation: 1.5e-7 → "0.00000015", 2e21 → "2000000000000000000000".
+ * The digits are JavaScript's shortest round-trip ones, so nothing is rounded away.
+ */
+export function plainDecimal(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (m === null) return text;
+  const [, sign, lead, rest = '', exp] = m;
+  const digits = `${lead}${rest}`;
+  const point = 1 + Number(exp); // where the decimal point goes, counted from the digits' start
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/**
+ * Dollars for people: exact digits by default; with `significant`, rounded to that many significant
+ * digits (trailing zeros dropped). Never exponent notation, and a nonzero cost never shows as $0.
+ */
+export function formatCost(usd: number | null | undefined, significant?: number): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '–';
+  if (usd === 0) return '$0';
+  const rounded = significant === undefined ? usd : Number(usd.toPrecision(significant));
+  const text = plainDecimal(Math.abs(rounded));
+  return `${usd < 0 ? '-' : ''}$${text}`;
+}
+
+/** What the run sent: a text prompt (one user message, the rendered text) or its chat messages. */
+export type PromptShown = { kind: 'text'; text: string } | { kind: 'chat'; messages: ChatMessage[] };
+
+export function promptShown(run: Pick<Run, 'rendered_prompt' | 'messages'>): PromptShown {
+  const [only, ...more] = run.messages;
+  if (only === undefined || (more.length === 0 && only.role === 'user' && only.content === run.rendered_prompt)) {
+    return { kind: 'text', text: run.rendered_prompt };
+  }
+  return { kind: 'chat', messages: run.messages };
+}
+
+/** An input's value as text: strings as they are, anything else as JSON. */
+export function inputText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
+/** The model that answered, else the one asked for (a run that failed everywhere has no model used). */
+export function modelShown(run: Pick<Run, 'model_used' | 'model_requested'>): string {
+  return run.model_used ?? run.model_requested;
+}
+
+/** "12 in, 30 out, 42 in all", with what was estimated, cached or spent on reasoning. */
+export function tokensText(
+  run: Pick<Run, 'prompt_tokens' | 'completion_tokens' | 'total_tokens' | 'cached_tokens' | 'reasoning_tokens' | 'tokens_estimated'>,
+): string {
+  const parts = [`${run.prompt_tokens} in, ${run.completion_tokens} out, ${run.total_tokens} in all`];
+  if (run.cached_tokens > 0) parts.push(`${run.cached_tokens} cached`);
+  if (run.reasoning_tokens > 0) parts.push(`${run.reasoning_tokens} reasoning`);
+  return `${parts.join('; ')}${run.tokens_estimated ? ' (estimated locally)' : ''}`;
+}
+
+/** The cost as the detail page shows it: exact, or why it is not known. */
+export function costText(run: Pick<Run, 'token_cost_usd' | 'cost_known'>): string {
+  return run.cost_known ? formatCost(run.token_cost_usd) : 'unknown (no price for this model)';
+}
+
+/** An attempt's outcome in words: the HTTP status, or what happened when there was none. */
+export function attemptStatus(a: Pick<Attempt, 'status' | 'error'>): string {
+  if (a.status !== null) return String(a.status);
+  return a.error === null ? 'ok' : 'no answer';
+}
