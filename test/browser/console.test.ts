@@ -179,6 +179,8 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     const read = (await api('POST', '/keys', { name: 'viewer', role: 'read' })).json.key;
     const page = await signedIn(read);
     expect(await page.locator('header').textContent()).toContain('read-only key');
+    await page.getByRole('link', { name: 'welcome' }).waitFor();
+    expect(await page.getByRole('button', { name: 'New prompt' }).count()).toBe(0);
     await page.getByRole('link', { name: 'welcome' }).click();
     await page.getByRole('heading', { name: 'welcome' }).waitFor();
     await expect.poll(() => page.locator('.timeline li').count()).toBe(2);

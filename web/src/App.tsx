@@ -80,7 +80,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
       <main>
         <Switch>
           <Route path="/prompts">
-            <PromptsPage />
+            <PromptsPage role={role} />
           </Route>
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
           <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>

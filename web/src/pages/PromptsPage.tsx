@@ -3,11 +3,14 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { matches, sortedLabels } from '../lib/format';
+import type { Role } from '../lib/api';
 import type { Experiment, Page, Prompt } from '../lib/types';
 import { ErrorNote } from './parts';
+import { VersionEditor } from './prompt/VersionEditor';
 
-export function PromptsPage() {
+export function PromptsPage({ role }: { role: Role }) {
   const [search, setSearch] = useState('');
+  const [creating, setCreating] = useState(false);
   const prompts = useQuery({ queryKey: ['prompts'], queryFn: () => api<Page<Prompt>>('GET', '/prompts?limit=500') });
   const running = useQuery({ queryKey: ['experiments', 'running'], queryFn: () => api<Page<Experiment>>('GET', '/experiments?status=running&limit=500') });
   const runningByPrompt = new Map((running.data?.data ?? []).map((e) => [e.prompt_id, e]));
@@ -19,12 +22,18 @@ export function PromptsPage() {
       <div className="toolbar">
         <label htmlFor="prompt-search">Search</label>
         <input id="prompt-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id or description" />
+        {role === 'admin' && (
+          <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+            {creating ? 'Cancel the new prompt' : 'New prompt'}
+          </button>
+        )}
       </div>
+      {creating && <VersionEditor />}
       <ErrorNote error={prompts.error} />
       {prompts.isPending ? (
         <p className="loading">Loading…</p>
       ) : shown.length === 0 ? (
-        <p>{search === '' ? 'No prompts yet. Create one with the API or the CLI.' : 'No prompt matches.'}</p>
+        <p>{search === '' ? 'No prompts yet. Create one here (admin key), with the API or with the CLI.' : 'No prompt matches.'}</p>
       ) : (
         <table>
           <thead>

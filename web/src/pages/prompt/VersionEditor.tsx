@@ -8,10 +8,18 @@ import { templateVariables } from '../../lib/variables';
 import { FieldError } from '../parts';
 
 const ROLES = ['system', 'user', 'assistant'];
-const FIELDS = ['template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
+const FIELDS = ['prompt_id', 'description', 'template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
 
-/** A new version (admin), starting from the newest one: text or chat, variables detected as you type. */
-export function VersionEditor({ promptId, base }: { promptId: string; base: Version | undefined }) {
+/**
+ * A new version (admin), starting from the newest one: text or chat, variables detected as you type.
+ * Without `promptId` it makes a new prompt instead (its id, description, and version 1, labelled
+ * production if asked): the same fields, one request, so a prompt never exists without its content.
+ */
+export function VersionEditor({ promptId, base }: { promptId?: string; base?: Version }) {
+  const isNewPrompt = promptId === undefined;
+  const [newId, setNewId] = useState('');
+  const [description, setDescription] = useState('');
+  const [production, setProduction] = useState(true);
   const [type, setType] = useState<'text' | 'chat'>(base?.type ?? 'text');
   const [template, setTemplate] = useState(base?.template ?? '');
   const [messages, setMessages] = useState<ChatMessage[]>(base?.messages ?? [{ role: 'system', content: '' }]);
@@ -25,11 +33,24 @@ export function VersionEditor({ promptId, base }: { promptId: string; base: Vers
   const live = templateVariables(type === 'text' ? [template] : messages.map((m) => m.content));
 
   const create = useMutation({
-    mutationFn: (body: unknown) => api<Version>('POST', `/prompts/${encodeURIComponent(promptId)}/versions`, body),
+    mutationFn: (body: Record<string, unknown>) =>
+      isNewPrompt
+        ? api<unknown>('POST', '/prompts', {
+            prompt_id: newId,
+            description: description.trim() === '' ? null : description,
+            labels: production ? ['production'] : [],
+            ...body,
+          })
+        : api<Version>('POST', `/prompts/${encodeURIComponent(promptId)}/versions`, body),
     onSuccess: async (created) => {
+      if (isNewPrompt) {
+        await queryClient.invalidateQueries({ queryKey: ['prompts'] });
+        navigate(`/prompts/${encodeURIComponent(newId)}`);
+        return;
+      }
       await queryClient.invalidateQueries({ queryKey: ['versions', promptId] });
       await queryClient.invalidateQueries({ queryKey: ['prompt', promptId] });
-      navigate(`/prompts/${encodeURIComponent(promptId)}/versions/${created.version}`);
+      navigate(`/prompts/${encodeURIComponent(promptId)}/versions/${(created as Version).version}`);
     },
   });
   const error = create.error instanceof ApiError ? create.error : null;
@@ -59,8 +80,22 @@ export function VersionEditor({ promptId, base }: { promptId: string; base: Vers
   const setMessage = (i: number, change: Partial<ChatMessage>) => setMessages(messages.map((m, j) => (j === i ? { ...m, ...change } : m)));
   return (
     <section aria-labelledby="editor-title">
-      <h2 id="editor-title">New version</h2>
+      <h2 id="editor-title">{isNewPrompt ? 'New prompt' : 'New version'}</h2>
       <form onSubmit={submit} noValidate>
+        {isNewPrompt && (
+          <>
+            <label htmlFor="new-prompt-id">Prompt id</label>
+            <input id="new-prompt-id" value={newId} onChange={(e) => setNewId(e.target.value)} placeholder="letters, digits, _ . -" />
+            <FieldError message={error?.forField('prompt_id')} />
+            <label htmlFor="new-prompt-description">Description</label>
+            <input id="new-prompt-description" value={description} onChange={(e) => setDescription(e.target.value)} />
+            <FieldError message={error?.forField('description')} />
+            <label className="inline">
+              <input type="checkbox" checked={production} onChange={(e) => setProduction(e.target.checked)} /> Label version 1 production (callers are served
+              it)
+            </label>
+          </>
+        )}
         <fieldset className="inline">
           <legend>Kind</legend>
           {(['text', 'chat'] as const).map((kind) => (
@@ -129,7 +164,7 @@ export function VersionEditor({ promptId, base }: { promptId: string; base: Vers
           </p>
         )}
         <button type="submit" disabled={create.isPending}>
-          Create version
+          {isNewPrompt ? 'Create prompt' : 'Create version'}
         </button>
       </form>
     </section>
