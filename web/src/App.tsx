@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
 import { session } from './lib/session';
+import { ExperimentPage } from './pages/ExperimentPage';
+import { ExperimentsPage } from './pages/ExperimentsPage';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
 import { SignInPage } from './pages/SignInPage';
@@ -64,6 +66,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
         </Link>
         <nav aria-label="Main">
           <Link href="/prompts">Prompts</Link>
+          <Link href="/experiments">Experiments</Link>
         </nav>
         <span className="role" title="what this key may do">
           {role === 'admin' ? 'admin key' : 'read-only key'}
@@ -79,6 +82,10 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           </Route>
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
           <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>
+          <Route path="/experiments">
+            <ExperimentsPage role={role} />
+          </Route>
+          <Route path="/experiments/:id">{(params) => <ExperimentPage experimentId={params.id} role={role} />}</Route>
           <Route>
             <Redirect to="/prompts" />
           </Route>
