@@ -8,6 +8,13 @@ const PALETTE = ['#4a5568', '#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280
 
 const DAY = 86_400;
 
+/** The days shown: all of them, and a day either side of a single one (uPlot would otherwise span years). */
+const xRange = (x: number[]): [number, number] => {
+  const lo = x[0] ?? 0;
+  const hi = x[x.length - 1] ?? lo;
+  return lo === hi ? [lo - DAY, hi + DAY] : [lo, hi];
+};
+
 type Series = { label: string; values: Array<number | null>; colour: string; dash?: number[] };
 
 /** Exposures against the split, and the cumulative primary metric, per day (uPlot, loaded on first use). */
@@ -71,8 +78,10 @@ function Chart({ title, x, series }: { title: string; x: number[]; series: Serie
               })),
             ],
             axes: [{}, {}],
+            // Days are UTC days, as the API counts them, whatever the browser's time zone.
+            tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
             // One day of data is a point: give it a day either side rather than uPlot's years.
-            scales: { x: { time: true, range: (_u: unknown, min: number, max: number) => (min === max ? [min - DAY, max + DAY] : [min, max]) } },
+            scales: { x: { time: true, auto: false, range: xRange(x) } },
           },
           [x, ...series.map((s) => s.values)] as never,
           box.current,
