@@ -3,8 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
 import { session } from './lib/session';
-import { ExperimentPage } from './pages/ExperimentPage';
-import { ExperimentsPage } from './pages/ExperimentsPage';
+import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
 import { SignInPage } from './pages/SignInPage';
@@ -83,9 +82,9 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
           <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>
           <Route path="/experiments">
-            <ExperimentsPage role={role} />
+            <ExperimentsRoute role={role} />
           </Route>
-          <Route path="/experiments/:id">{(params) => <ExperimentPage experimentId={params.id} role={role} />}</Route>
+          <Route path="/experiments/:id">{(params) => <ExperimentRoute experimentId={params.id} role={role} />}</Route>
           <Route>
             <Redirect to="/prompts" />
           </Route>
