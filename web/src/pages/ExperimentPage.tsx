@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { api, type Role } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { pct } from '../lib/numbers';
-import { DEFAULT_TOGGLES, resultsPath } from '../lib/results';
+import { parseToggles, resultsPath } from '../lib/results';
 import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
 import { Results } from './experiment/Results';
@@ -14,6 +14,13 @@ import './experiments.css';
 export function ExperimentPage({ experimentId, role }: { experimentId: string; role: Role }) {
   const path = `/experiments/${encodeURIComponent(experimentId)}`;
   const experiment = useQuery({ queryKey: ['experiment', experimentId], queryFn: () => api<ExperimentDetail>('GET', path) });
+  // Asked for at once, alongside the experiment: on a large experiment the results take longest.
+  const resultsUrl = resultsPath(experimentId, parseToggles(useSearch()));
+  const results = useQuery({
+    queryKey: ['results', experimentId, resultsUrl],
+    queryFn: () => api<ExperimentResults>('GET', resultsUrl),
+    placeholderData: (previous) => previous,
+  });
   if (experiment.isError) return <ErrorNote error={experiment.error} />;
   if (experiment.isPending) return <p className="loading">Loading…</p>;
   const e = experiment.data;
@@ -97,20 +104,9 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
           ))}
         </ul>
       )}
-      {role === 'admin' && <ActionsWithSuggestion experiment={e} />}
-      <Results experiment={e} />
+      {/* The winner offered first when shipping: the variant these results say to ship, if any. */}
+      {role === 'admin' && <Actions experiment={e} suggested={results.data?.decisions.find((d) => d.decision === 'ship')?.variant} />}
+      <Results experiment={e} results={results} />
     </section>
   );
-}
-
-/** The winner offered first when shipping: the variant the results say to ship, if any. */
-function ActionsWithSuggestion({ experiment }: { experiment: ExperimentDetail }) {
-  const suggestion = useQuery({
-    // The same query as the results without toggles: one request when the page has none.
-    queryKey: ['results', experiment.experiment_id, resultsPath(experiment.experiment_id, DEFAULT_TOGGLES)],
-    enabled: experiment.status !== 'stopped' && experiment.status !== 'draft',
-    queryFn: () => api<ExperimentResults>('GET', resultsPath(experiment.experiment_id, DEFAULT_TOGGLES)),
-  });
-  const suggested = suggestion.data?.decisions.find((d) => d.decision === 'ship')?.variant;
-  return <Actions experiment={experiment} suggested={suggested} />;
 }

@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { fixed, pct, pValue } from '../../lib/numbers';
@@ -12,14 +11,12 @@ import { ErrorNote } from '../parts';
 import { Charts } from './Charts';
 import { Scorecard } from './Scorecard';
 
-/** The results of an experiment, as GET /experiments/{id}/results answers them with the page's toggles. */
-export function Results({ experiment }: { experiment: ExperimentDetail }) {
+/** The results of an experiment, as GET /experiments/{id}/results answers them with the page's toggles (asked for by the page). */
+export function Results({ experiment, results }: { experiment: ExperimentDetail; results: UseQueryResult<ExperimentResults> }) {
   const search = useSearch();
   const [, navigate] = useLocation();
   const toggles = parseToggles(search);
   const id = experiment.experiment_id;
-  const path = resultsPath(id, toggles);
-  const results = useQuery({ queryKey: ['results', id, path], queryFn: () => api<ExperimentResults>('GET', path), placeholderData: (previous) => previous });
   const setToggles = (next: Toggles) => {
     const query = togglesQuery(next);
     navigate(`/experiments/${encodeURIComponent(id)}${query === '' ? '' : `?${query}`}`, { replace: true });
