@@ -3,18 +3,10 @@ import { createResultsService } from '../modules/results/results.service.js';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
 import type { WithProjectStore } from './experimentsCommands.js';
+import { dash, fixed, pct, pValue, range, relPct, usd } from './numbers.js';
 import { formatTable } from './table.js';
 
 type Format = 'table' | 'json' | 'csv';
-type Interval = number[] | null;
-
-const dash = '-';
-const fixed = (x: number | null, digits = 4) => (x === null ? dash : Number.isInteger(x) ? String(x) : x.toFixed(digits));
-const pct = (x: number | null, signed = false) => (x === null ? dash : `${signed && x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
-const pValue = (p: number | null | undefined) => (p === null || p === undefined ? dash : p < 0.0001 ? '<0.0001' : p.toFixed(4));
-const range = (ci: Interval | undefined, f: (x: number) => string) => (ci ? `[${f(ci[0]!)}, ${f(ci[1]!)}]` : dash);
-const relPct = (x: number) => pct(x, true);
-const usd = (x: number | null) => (x === null ? dash : String(x));
 
 /** The readable report the CLI prints; every number comes from the same document the API answers. */
 export function formatResults(r: ExperimentResults): string {

@@ -4,6 +4,7 @@ import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
 import { session } from './lib/session';
 import { KeysPage } from './pages/KeysPage';
+import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
 import { RunPage } from './pages/RunPage';
@@ -67,6 +68,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
         </Link>
         <nav aria-label="Main">
           <Link href="/prompts">Prompts</Link>
+          <Link href="/experiments">Experiments</Link>
           <Link href="/runs">Runs</Link>
           {role === 'admin' && <Link href="/keys">Keys</Link>}
         </nav>
@@ -84,6 +86,10 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           </Route>
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
           <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>
+          <Route path="/experiments">
+            <ExperimentsRoute role={role} />
+          </Route>
+          <Route path="/experiments/:id">{(params) => <ExperimentRoute experimentId={params.id} role={role} />}</Route>
           <Route path="/runs">
             <RunsPage />
           </Route>

@@ -39,3 +39,113 @@ export interface Page<T> {
   data: T[];
   next_cursor: string | null;
 }
+
+// ---- Experiments and results (console-experiments) ----
+
+export type ExperimentStatus = Experiment['status'];
+export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'cost_usd' | 'error_rate' | 'total_tokens';
+export type Direction = 'higher' | 'lower';
+
+export interface MetricDef {
+  name: string;
+  source: 'outcomes' | 'runs';
+  event_type: string | null;
+  kind: MetricKind;
+  role: 'primary' | 'secondary' | 'guardrail';
+  direction: Direction;
+  cap: number | { percentile: number } | null;
+}
+
+export interface ExperimentDetail extends Experiment {
+  hypothesis: string | null;
+  variants: Array<{ key: string; version: number; weight: number }>;
+  control: string;
+  coverage: number;
+  seed: string;
+  metrics: MetricDef[];
+  target_mde: number;
+  cuped: boolean;
+  cuped_days: number;
+  winner: string | null;
+  shipped_version: number | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  stopped_at: string | null;
+}
+
+type Num = number | null;
+type Ci = [number, number] | null;
+export type Verdict = 'not_enough_data' | 'no_detectable_difference' | 'better' | 'worse';
+
+export interface Comparison {
+  variant: string;
+  control: string;
+  absolute: { lift: Num; se: Num; ci: Ci; p_value: Num; df: Num };
+  relative: { lift: Num; se: Num; ci: Ci; p_value: Num; df: Num };
+  p_value_adjusted: Num;
+  p_value_worse?: Num;
+  bayes: { chance_to_win: Num; ci: Ci };
+  sequential?: { ci: Ci; p_value: Num };
+  enough_data: boolean;
+  reason?: string;
+  verdict: Verdict;
+  verdict_text: string;
+  unadjusted?: { relative: { lift: Num; ci: Ci } };
+}
+
+export interface MetricResult {
+  name: string;
+  source: 'outcomes' | 'runs';
+  event_type: string | null;
+  kind: MetricKind;
+  role: 'primary' | 'secondary' | 'guardrail' | 'exploratory';
+  direction: Direction;
+  primary: boolean;
+  cuped: { applied: boolean; variance_reduction: Num; users_with_pre_data: number; days: number } | null;
+  variants: Array<{ key: string; users: number; users_with_event: number; value: Num; adjusted_value?: number; n: number; sum: Num }>;
+  comparisons: Comparison[];
+}
+
+export interface Decision {
+  variant: string;
+  decision: 'ship' | 'rollback' | 'keep_running' | 'unhealthy';
+  reason: string;
+  users_needed: number | null;
+  days_needed: number | null;
+}
+
+export interface ResultsOptions {
+  sequential: boolean;
+  prior: 'flat' | 'proper';
+  alpha: number;
+  explore: boolean;
+  cuped: boolean;
+  target_mde: number;
+}
+
+export interface TimeseriesPoint {
+  date: string;
+  variants: Record<string, { exposures: number; cumulative_exposures: number; cumulative_value: number | null }>;
+}
+
+export interface ExperimentResults {
+  experiment_id: string;
+  prompt_id: string;
+  status: ExperimentStatus;
+  control: string;
+  decisions: Decision[];
+  generated_at: string;
+  options: ResultsOptions;
+  variants: Array<{ key: string; version: number; weight: number; users: number; runs: number; errored_runs: number }>;
+  metrics: MetricResult[];
+  guardrails: MetricResult[];
+  exploratory: MetricResult[];
+  primary: { name: string; event_type: string | null; kind: MetricKind; mde_relative: Num } | null;
+  health: {
+    srm: { chi_square: number; df: number; p_value: number; checked: boolean; flagged: boolean };
+    users_in_multiple_variants: number;
+    unattributed_outcomes: number;
+  };
+  timeseries: TimeseriesPoint[];
+}

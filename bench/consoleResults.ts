@@ -1,0 +1,118 @@
+/**
+ * The console's results page at scale: the experiment of bench/results.ts (100 000 exposed users,
+ * 1 000 000 outcomes, 200 000 runs; two goal metrics, a cost guardrail, CUPED on) opened in
+ * Chromium against the built server. Reports the time from navigation to the scorecard being
+ * visible, and how much of it is the results API call. Not part of `npm run bench` or the tests.
+ *
+ *   npm run build && node dist/bench/consoleResults.js
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { startPromptlineProcess } from './processes.js';
+import { seed } from './results.js';
+
+const ADMIN_KEY = 'pl_a_bench-console-results-admin-key-00000';
+const CHROMIUM = '/usr/bin/chromium';
+const LOADS = Number(process.env.BENCH_LOADS ?? 7);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * Runs in the page (a function, not a string: the console's CSP forbids eval): the page's clock,
+ * which counts from the start of the navigation, at the first frame the scorecard has a size.
+ * This file has no DOM types, hence the casts.
+ */
+function scorecardVisibleAt(): number | false {
+  const page = globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { height: number } } | null } };
+  const table = page.document.querySelector('table.scorecard');
+  return table !== null && table.getBoundingClientRect().height > 0 ? performance.now() : false;
+}
+
+/** The experiment and its population, written with the app itself, which is then closed. */
+async function seeded(dataDir: string): Promise<string> {
+  const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+  if (config === null) throw new Error(errors.join('; '));
+  const app = await buildApp(config);
+  try {
+    await app.bootstrap();
+    const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
+    const request = async (method: 'POST', url: string, payload?: object) => {
+      const res = await app.app.inject({ method, url, headers: { 'x-api-key': ADMIN_KEY }, ...(payload === undefined ? {} : { payload }) });
+      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+      return res.json() as Record<string, unknown>;
+    };
+    await request('POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
+    await request('POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
+    await request('POST', '/experiments', {
+      experiment_id: 'bench-results',
+      prompt_id: 'bench',
+      variants: [
+        { key: 'control', version: 1 },
+        { key: 'treatment', version: 2 },
+      ],
+      metrics: [
+        { event_type: 'click', kind: 'success_rate', role: 'primary' },
+        { event_type: 'rating', kind: 'mean', role: 'secondary', cap: { percentile: 0.99 } },
+        { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
+      ],
+      cuped: true,
+    });
+    const startedAt = (await request('POST', '/experiments/bench-results/start')).started_at as string;
+    const seeding = performance.now();
+    seed(app.store.db, projectId, 'bench-results', startedAt);
+    console.log(`console results bench: 100000 users seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
+    return 'bench-results';
+  } finally {
+    await app.close();
+  }
+}
+
+export async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-console-'));
+  const server = await (async () => {
+    const experimentId = await seeded(dataDir);
+    const child = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
+    return { child, experimentId };
+  })();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  try {
+    const context = await browser.newContext();
+    // Signed in as the console signs in: the key in this tab's sessionStorage.
+    await context.addInitScript({ content: `sessionStorage.setItem('promptline.apiKey', ${JSON.stringify(ADMIN_KEY)})` });
+    const url = `${server.child.origin}/ui/experiments/${server.experimentId}`;
+    const totals: number[] = [];
+    const apis: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: 'commit' });
+      const visible = await (await page.waitForFunction(scorecardVisibleAt, undefined, { polling: 'raf', timeout: 120_000 })).jsonValue();
+      const api = (await page.evaluate(
+        "performance.getEntriesByType('resource').filter((e) => /\\/experiments\\/[^/]+\\/results/.test(e.name)).map((e) => e.responseEnd - e.startTime)",
+      )) as number[];
+      totals.push(visible as number);
+      apis.push(Math.max(...api));
+      console.log(
+        `  load ${i + 1}: scorecard visible after ${(visible as number).toFixed(0)} ms, results API call ${Math.max(...api).toFixed(0)} ms (${api.length} call)`,
+      );
+      await page.close();
+    }
+    const warm = totals.slice(1);
+    const warmApi = apis.slice(1);
+    console.log(
+      `first load ${totals[0]!.toFixed(0)} ms (API ${apis[0]!.toFixed(0)} ms); median of the ${warm.length} later loads ${median(warm).toFixed(0)} ms, of which the API call ${median(warmApi).toFixed(0)} ms (${((median(warmApi) / median(warm)) * 100).toFixed(0)}%)`,
+    );
+  } finally {
+    await browser.close();
+    await server.child.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import * as cli from '../../../src/cli/numbers.js';
+import * as web from '../../../web/src/lib/numbers.js';
+import {
+  barDomain,
+  barGeometry,
+  chartData,
+  csvFilename,
+  DEFAULT_TOGGLES,
+  parseToggles,
+  resultsPath,
+  scoreRows,
+  toneOf,
+  togglesQuery,
+} from '../../../web/src/lib/results.js';
+import type { Comparison, MetricResult } from '../../../web/src/lib/types.js';
+
+const VALUES: Array<number | null> = [null, 0, 1, -1, 42, 0.5, 0.123456, -0.00004, 0.99995, 1e-9, 12.3456789, -3.75, 0.05, 0.0001, 0.00009999, 2 / 3, -2 / 3];
+
+describe('the console writes numbers as the CLI does', () => {
+  it.each(VALUES.map((v) => [v]))('fixed, pct, pValue of %s agree', (v) => {
+    expect(web.fixed(v)).toBe(cli.fixed(v));
+    expect(web.fixed(v, 2)).toBe(cli.fixed(v, 2));
+    expect(web.pct(v)).toBe(cli.pct(v));
+    expect(web.pct(v, true)).toBe(cli.pct(v, true));
+    expect(web.pValue(v)).toBe(cli.pValue(v));
+  });
+
+  it.each<[number[] | null]>([[null], [[-0.1, 0.2]], [[-1, 3.5]], [[0, 0]], [[0.00001, 0.123456]]])('range(%j) agrees', (ci) => {
+    expect(web.range(ci, web.relPct)).toBe(cli.range(ci, cli.relPct));
+  });
+
+  it.each<[number | null, string, string, string]>([
+    [0.1234, '0.1234', '+12.3%', '0.1234'],
+    [0.05, '0.0500', '+5.0%', '0.0500'],
+    [0.2, '0.2000', '+20.0%', '0.2000'],
+    [-0.2, '-0.2000', '-20.0%', '<0.0001'], // never a p-value; pValue only reads small numbers as small
+    [0.00001, '0.0000', '+0.0%', '<0.0001'],
+    [null, '-', '-', '-'],
+  ])('%s → fixed %s, signed pct %s, p %s', (v, f, p, pv) => {
+    expect([web.fixed(v), web.pct(v, true), web.pValue(v)]).toEqual([f, p, pv]);
+  });
+});
+
+describe('toggles in the URL', () => {
+  it.each<[string, ReturnType<typeof parseToggles>, string]>([
+    ['', DEFAULT_TOGGLES, ''],
+    ['?sequential=true', { sequential: true, cuped: null, prior: 'flat' }, 'sequential=true'],
+    ['cuped=false', { sequential: false, cuped: false, prior: 'flat' }, 'cuped=false'],
+    ['?cuped=true&prior=proper&sequential=true', { sequential: true, cuped: true, prior: 'proper' }, 'sequential=true&cuped=true&prior=proper'],
+    ['?prior=weird&sequential=yes&cuped=1', DEFAULT_TOGGLES, ''],
+  ])('%j → %j → %j', (search, toggles, query) => {
+    expect(parseToggles(search)).toEqual(toggles);
+    expect(togglesQuery(toggles)).toBe(query);
+    expect(parseToggles(togglesQuery(toggles))).toEqual(toggles);
+  });
+
+  it('passes the same toggles to the API, with format for the CSV', () => {
+    expect(resultsPath('a b', DEFAULT_TOGGLES)).toBe('/experiments/a%20b/results');
+    expect(resultsPath('x', { sequential: true, cuped: false, prior: 'proper' }, 'csv')).toBe(
+      '/experiments/x/results?sequential=true&cuped=false&prior=proper&format=csv',
+    );
+  });
+
+  it.each<[string | null, string, string]>([
+    ['attachment; filename="warmth-results.csv"', 'warmth', 'warmth-results.csv'],
+    [null, 'a/b c', 'a_b_c-results.csv'],
+    ['attachment', 'x', 'x-results.csv'],
+  ])('csv filename from %j', (header, id, name) => {
+    expect(csvFilename(header, id)).toBe(name);
+  });
+});
+
+describe('the interval bar', () => {
+  it.each<[Array<[number, number] | null>, number]>([
+    [[], 0.011],
+    [[null], 0.011],
+    [[[-0.1, 0.2]], 0.22],
+    [
+      [
+        [-0.5, 0.1],
+        [0.05, 0.3],
+      ],
+      0.55,
+    ],
+    [[[-1, 40]], 2], // at most ±200%: a wider bar is clipped with an arrow
+  ])('domain of %j is ±%s', (intervals, domain) => {
+    expect(barDomain(intervals)).toBeCloseTo(domain, 10);
+  });
+
+  it.each<[[number, number], number | null, number, Partial<ReturnType<typeof barGeometry>>]>([
+    [[-0.1, 0.1], 0, 0.2, { zero: 50, x0: 25, x1: 75, point: 50, clippedLow: false, clippedHigh: false }],
+    [[0.1, 0.2], 0.15, 0.2, { zero: 50, x0: 75, x1: 100, point: 87.5 }],
+    [[-0.5, 0.1], null, 0.2, { x0: 0, x1: 75, point: null, clippedLow: true, clippedHigh: false }],
+    [[0, 3], 1, 2, { x0: 50, x1: 100, point: 75, clippedHigh: true }],
+  ])('interval %j, lift %s on ±%s over 100 px', (ci, lift, domain, expected) => {
+    expect(barGeometry(ci, lift, domain, 100)).toMatchObject(expected);
+  });
+
+  it.each<[Comparison['verdict'] | undefined, string]>([
+    ['better', 'good'],
+    ['worse', 'bad'],
+    ['no_detectable_difference', 'inconclusive'],
+    ['not_enough_data', 'inconclusive'],
+    [undefined, 'inconclusive'],
+  ])('verdict %s is coloured %s', (verdict, tone) => {
+    expect(toneOf(verdict)).toBe(tone);
+  });
+});
+
+const comparison = (over: Partial<Comparison>): Comparison => ({
+  variant: 'b',
+  control: 'a',
+  absolute: { lift: 0.05, se: 0.01, ci: [0.03, 0.07], p_value: 0.001, df: null },
+  relative: { lift: 0.25, se: 0.05, ci: [0.15, 0.35], p_value: 0.00001, df: null },
+  p_value_adjusted: 0.00002,
+  bayes: { chance_to_win: 0.9991, ci: [0.14, 0.36] },
+  sequential: { ci: [0.05, 0.45], p_value: 0.012 },
+  enough_data: true,
+  verdict: 'better',
+  verdict_text: 'b is better',
+  ...over,
+});
+
+const metric = (comparisons: Comparison[]): MetricResult => ({
+  name: 'signup:success_rate',
+  source: 'outcomes',
+  event_type: 'signup',
+  kind: 'success_rate',
+  role: 'primary',
+  direction: 'higher',
+  primary: true,
+  cuped: null,
+  variants: [
+    { key: 'a', users: 100, users_with_event: 20, value: 0.2, n: 100, sum: 20 },
+    { key: 'b', users: 100, users_with_event: 25, value: 0.25, n: 100, sum: 25 },
+  ],
+  comparisons,
+});
+
+describe('scorecard rows', () => {
+  it('formats each variant as the CLI does; the control has no comparison', () => {
+    const [a, b] = scoreRows(metric([comparison({})]), 'goal', false);
+    expect(a).toMatchObject({ variant: 'a', control: true, value: '0.2000', ratio: '20 / 100', lift: '(control)', intervalText: '', p: '' });
+    expect(b).toMatchObject({
+      variant: 'b',
+      value: '0.2500',
+      ratio: '25 / 100',
+      lift: '+25.0%',
+      interval: [0.15, 0.35],
+      intervalText: '[+15.0%, +35.0%]',
+      chanceToWin: '99.9%',
+      p: '<0.0001',
+      verdict: 'better',
+      tone: 'good',
+    });
+  });
+
+  it.each<['goal' | 'guardrail' | 'exploratory', boolean, string, string]>([
+    ['goal', false, '0.0020', '[+15.0%, +35.0%]'],
+    ['guardrail', false, '0.0300', '[+15.0%, +35.0%]'],
+    ['exploratory', false, '0.0100', '[+15.0%, +35.0%]'],
+    ['goal', true, '0.0120', '[+5.0%, +45.0%]'],
+  ])('section %s, sequential %s: p %s, interval %s', (section, sequential, p, interval) => {
+    const c = comparison({ p_value_adjusted: 0.002, p_value_worse: 0.03, relative: { lift: 0.25, se: 0.05, ci: [0.15, 0.35], p_value: 0.01, df: null } });
+    const row = scoreRows(metric([c]), section, sequential)[1]!;
+    expect([row.p, row.intervalText]).toEqual([p, interval]);
+  });
+});
+
+describe('chart series', () => {
+  it('turns the time series into shares against the split and cumulative values', () => {
+    const d = chartData(
+      [
+        { date: '2026-03-01', variants: { a: { exposures: 3, cumulative_exposures: 3, cumulative_value: 0 }, b: { exposures: 1, cumulative_exposures: 1, cumulative_value: null } } },
+        { date: '2026-03-02', variants: { a: { exposures: 1, cumulative_exposures: 4, cumulative_value: 0.25 }, b: { exposures: 3, cumulative_exposures: 4, cumulative_value: 0.5 } } },
+        { date: '2026-03-03', variants: { a: { exposures: 0, cumulative_exposures: 4, cumulative_value: 0.25 } } },
+      ],
+      [
+        { key: 'a', version: 1, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
+        { key: 'b', version: 2, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
+      ],
+    );
+    expect(d.x).toEqual([Date.UTC(2026, 2, 1) / 1000, Date.UTC(2026, 2, 2) / 1000, Date.UTC(2026, 2, 3) / 1000]);
+    expect(d.share).toEqual([
+      [75, 50, 100],
+      [25, 50, 0],
+    ]);
+    expect(d.expected).toEqual([50, 50]);
+    expect(d.value).toEqual([
+      [0, 0.25, 0.25],
+      [null, 0.5, null],
+    ]);
+    expect(d.hasValue).toBe(true);
+    expect(chartData([], []).hasValue).toBe(false);
+  });
+});
