@@ -6,6 +6,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
+COPY scripts ./scripts
 COPY bin ./bin
 COPY migrations ./migrations
 COPY web ./web
