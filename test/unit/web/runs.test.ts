@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd } from '../../../web/src/lib/format.js';
+import { formatCost, plainDecimal } from '../../../web/src/lib/format.js';
 import { isSignedInKey, keyState, rateLimitText } from '../../../web/src/lib/keys.js';
 import { filtersFromSearch, isoToUtcLocal, runsPath, searchFromFilters, utcLocalToIso, type RunFilters } from '../../../web/src/lib/runFilters.js';
-import { attemptStatus, costText, formatCost, inputText, modelShown, plainDecimal, promptShown, tokensText } from '../../../web/src/lib/runView.js';
+import { attemptStatus, costText, inputText, modelShown, promptShown, tokensText } from '../../../web/src/lib/runView.js';
 
 describe('run filters in the URL', () => {
   it.each<[string, RunFilters]>([
@@ -95,6 +95,7 @@ describe('costs without exponents and never a false $0', () => {
     [0, 3, '$0'],
     [0.000042, undefined, '$0.000042'],
     [3e-9, undefined, '$0.000000003'],
+    [2e-7, undefined, '$0.0000002'],
     [3e-9, 3, '$0.000000003'],
     [0.000123456, 3, '$0.000123'],
     [0.00001234567, undefined, '$0.00001234567'],
@@ -103,15 +104,6 @@ describe('costs without exponents and never a false $0', () => {
     [1234.5678, 3, '$1230'],
   ])('formatCost(%d, %s) → %s', (usd, significant, text) => {
     expect(formatCost(usd, significant)).toBe(text);
-  });
-
-  it.each<[number | null, string]>([
-    [null, '–'],
-    [0, '$0'],
-    [2e-7, '$0.0000002'],
-    [0.0123, '$0.0123'],
-  ])('formatUsd(%s) → %s (the playground)', (usd, text) => {
-    expect(formatUsd(usd)).toBe(text);
   });
 
   it.each<[number, boolean, string]>([

@@ -1,5 +1,3 @@
-import { formatCost } from './runView.js';
-
 /** Timestamps as the CLI prints them: UTC, to the second, without the T and the Z noise. */
 export function formatTime(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '–';
@@ -19,7 +17,31 @@ export function matches(search: string, ...fields: Array<string | null | undefin
   return needle === '' || fields.some((f) => f?.toLowerCase().includes(needle));
 }
 
-/** Dollars as the API gives them (the CLI prints the same digits), never rounded to zero, never 2e-7. */
-export function formatUsd(usd: number | null | undefined): string {
-  return formatCost(usd);
+/**
+ * A number's decimal digits without exponent notation: 1.5e-7 → "0.00000015", 2e21 → "2000000000000000000000".
+ * The digits are JavaScript's shortest round-trip ones, so nothing is rounded away.
+ */
+export function plainDecimal(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const text = String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (m === null) return text;
+  const [, sign, lead, rest = '', exp] = m;
+  const digits = `${lead}${rest}`;
+  const point = 1 + Number(exp); // where the decimal point goes, counted from the digits' start
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/**
+ * Dollars for people: exact digits by default; with `significant`, rounded to that many significant
+ * digits (trailing zeros dropped). Never exponent notation, and a nonzero cost never shows as $0.
+ */
+export function formatCost(usd: number | null | undefined, significant?: number): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '–';
+  if (usd === 0) return '$0';
+  const rounded = significant === undefined ? usd : Number(usd.toPrecision(significant));
+  const text = plainDecimal(Math.abs(rounded));
+  return `${usd < 0 ? '-' : ''}$${text}`;
 }

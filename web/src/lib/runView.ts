@@ -1,3 +1,4 @@
+import { formatCost } from './format.js';
 import type { ChatMessage } from './types.js';
 
 /** One call to a model for a run: the first model, then its retries and fallbacks. */
@@ -37,35 +38,6 @@ export interface Run {
   error: string | null;
   attempts: Attempt[];
   created_at: string;
-}
-
-/**
- * A number's decimal digits without exponent notation: 1.5e-7 → "0.00000015", 2e21 → "2000000000000000000000".
- * The digits are JavaScript's shortest round-trip ones, so nothing is rounded away.
- */
-export function plainDecimal(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  const text = String(n);
-  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (m === null) return text;
-  const [, sign, lead, rest = '', exp] = m;
-  const digits = `${lead}${rest}`;
-  const point = 1 + Number(exp); // where the decimal point goes, counted from the digits' start
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
-}
-
-/**
- * Dollars for people: exact digits by default; with `significant`, rounded to that many significant
- * digits (trailing zeros dropped). Never exponent notation, and a nonzero cost never shows as $0.
- */
-export function formatCost(usd: number | null | undefined, significant?: number): string {
-  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '–';
-  if (usd === 0) return '$0';
-  const rounded = significant === undefined ? usd : Number(usd.toPrecision(significant));
-  const text = plainDecimal(Math.abs(rounded));
-  return `${usd < 0 ? '-' : ''}$${text}`;
 }
 
 /** What the run sent: a text prompt (one user message, the rendered text) or its chat messages. */

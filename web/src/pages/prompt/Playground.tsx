@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api } from '../../lib/api';
-import { formatUsd } from '../../lib/format';
+import { formatCost } from '../../lib/format';
 import { ErrorNote } from '../parts';
 
 interface Rendered {
@@ -99,7 +99,7 @@ export function Playground({ promptId, variables }: { promptId: string; variable
               {run.data.prompt_tokens} in, {run.data.completion_tokens} out, {run.data.total_tokens} in all
             </dd>
             <dt>Cost</dt>
-            <dd>{formatUsd(run.data.token_cost_usd)}</dd>
+            <dd>{formatCost(run.data.token_cost_usd)}</dd>
             <dt>Latency</dt>
             <dd>{run.data.latency_ms} ms</dd>
             <dt>Stored run</dt>

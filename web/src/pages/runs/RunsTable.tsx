@@ -1,6 +1,7 @@
 import { Link } from 'wouter';
 import { formatTime } from '../../lib/format.js';
-import { formatCost, modelShown, type Run } from '../../lib/runView.js';
+import { formatCost } from '../../lib/format.js';
+import { modelShown, type Run } from '../../lib/runView.js';
 
 const enc = encodeURIComponent;
 
