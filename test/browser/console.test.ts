@@ -90,6 +90,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     const welcome = page.getByRole('row', { name: /welcome/ });
     await expect.poll(() => welcome.textContent()).toContain('Warmth test'); // the experiments arrive on their own
     expect(await welcome.textContent()).toContain('production → v1');
+    expect(await welcome.getByRole('link', { name: 'Warmth test' }).getAttribute('href')).toBe('/ui/experiments/warmth');
     await page.getByLabel('Search').fill('summ');
     await expect.poll(() => rows.count()).toBe(1);
     await screenshot(page, 'prompts');

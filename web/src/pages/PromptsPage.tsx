@@ -62,7 +62,13 @@ export function PromptsPage({ role }: { role: Role }) {
                     ))}
                   </td>
                   <td>{p.latest_version === null ? '–' : `v${p.latest_version}`}</td>
-                  <td>{experiment === undefined ? '–' : (experiment.name ?? experiment.experiment_id)}</td>
+                  <td>
+                    {experiment === undefined ? (
+                      '–'
+                    ) : (
+                      <Link href={`/experiments/${encodeURIComponent(experiment.experiment_id)}`}>{experiment.name ?? experiment.experiment_id}</Link>
+                    )}
+                  </td>
                 </tr>
               );
             })}
