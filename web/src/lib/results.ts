@@ -51,9 +51,10 @@ export function toneOf(verdict: Comparison['verdict'] | undefined): Tone {
   return verdict === 'better' ? 'good' : verdict === 'worse' ? 'bad' : 'inconclusive';
 }
 
-/** The interval drawn and printed: the always-valid one when sequential is on. */
+/** The interval drawn and printed (the always-valid one when sequential is on), as [low, high]. */
 export function shownInterval(c: Comparison, sequential: boolean): [number, number] | null {
-  return sequential ? (c.sequential?.ci ?? null) : c.relative.ci;
+  const ci = sequential ? (c.sequential?.ci ?? null) : c.relative.ci;
+  return ci === null || ci.length < 2 ? null : [ci[0]!, ci[1]!];
 }
 
 export type Section = 'goal' | 'guardrail' | 'exploratory';

@@ -75,7 +75,8 @@ export interface ExperimentDetail extends Experiment {
 }
 
 type Num = number | null;
-type Ci = [number, number] | null;
+/** An interval [low, high] as the API writes it (its schema says "array"), or null when the data leave it undefined. */
+type Ci = readonly number[] | null;
 export type Verdict = 'not_enough_data' | 'no_detectable_difference' | 'better' | 'worse';
 
 export interface Comparison {
