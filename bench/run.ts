@@ -222,3 +222,7 @@ if (!only || only === 'results') {
   const { main } = await import('./results.js');
   await main();
 }
+if (!only || only === 'console') {
+  const { main } = await import('./consoleResults.js');
+  await main();
+}
