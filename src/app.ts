@@ -49,6 +49,12 @@ export interface AppDeps {
   clock?: Clock;
   /** Tests pass their own gateway options; production builds one from the config. */
   gateway?: ModelGateway;
+  /**
+   * false: no timer sends webhook deliveries or checks experiment signals; the caller does
+   * (`webhooks.dispatcher.deliverDue()`, `webhooks.signals.checkOnce()`). Tests that step the queue
+   * by hand use it, so a slow machine cannot have a timer's pass race theirs.
+   */
+  webhookTimers?: boolean;
 }
 
 export interface PromptlineApp {
@@ -139,10 +145,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
 
   const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log });
   const signals = createExperimentSignalWatcher(store, (projectId, experimentId) => results.results(projectId, experimentId, {}));
-  const webhookTimers = [
-    setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
-    setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
-  ];
+  const webhookTimers =
+    deps.webhookTimers === false
+      ? []
+      : [
+          setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
+          setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
+        ];
   for (const timer of webhookTimers) timer.unref();
 
   const access = createAccessControl(keys, config.limits);

@@ -37,7 +37,7 @@ async function promptWithTwoVersions() {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' }, { clock });
+  t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' }, { clock, webhookTimers: false });
 });
 afterAll(async () => t.cleanup());
 beforeEach(async () => {

@@ -108,7 +108,7 @@ describe('managing webhook endpoints', () => {
 describe('destinations (server-side request forgery)', () => {
   let strict: TestApp;
   beforeAll(async () => {
-    strict = await startTestApp();
+    strict = await startTestApp({}, { webhookTimers: false });
   });
   afterAll(async () => strict.cleanup());
 
