@@ -15,7 +15,7 @@ export interface DemoClient {
 export const DEMO_PROMPT = 'welcome';
 export const DEMO_EXPERIMENT = 'welcome-warmth';
 
-async function call(client: DemoClient, method: string, path: string, body?: unknown, key = client.adminKey): Promise<any> {
+async function call(client: DemoClient, method: string, path: string, body?: unknown, key = client.adminKey): Promise<Record<string, unknown>> {
   const res = await fetch(`${client.origin}${path}`, {
     method,
     headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -23,7 +23,7 @@ async function call(client: DemoClient, method: string, path: string, body?: unk
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
-  return text === '' ? null : JSON.parse(text);
+  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
 /** The prompt with its two versions (v1 labelled production). */

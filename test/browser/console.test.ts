@@ -1,6 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, launchChromium, screenshot } from '../support/browser.js';
+import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 
 /**
@@ -13,28 +13,9 @@ const fx = processFixtures(ADMIN);
 
 let server: RunningServer;
 let browser: Browser;
-const api = async (method: string, path: string, body?: unknown, key = ADMIN) => {
-  const res = await fetch(`${server.origin}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-};
+const api = apiClient(() => server.origin, ADMIN);
 
-async function signedIn(key: string): Promise<Page> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(e.message));
-  (page as Page & { problems: string[] }).problems = problems;
-  await page.goto(`${server.origin}/ui/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
-  return page;
-}
-const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
+const signedIn = (key: string) => signedInPage(browser, server.origin, key);
 
 describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
   beforeAll(async () => {
@@ -116,7 +97,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await page.getByRole('heading', { name: 'welcome v2' }).waitFor();
     expect(await page.locator('pre.template').textContent()).toBe('Hello there, {{name}}!');
     await screenshot(page, 'version');
-    expect(problemsOf(page)).toEqual([]);
+    expect(page.problems).toEqual([]);
     await page.close();
   }, 60_000);
 
@@ -169,7 +150,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     expect((await api('GET', `/runs/${runId}`)).json).toMatchObject({ prompt_id: 'welcome', prompt_version: 1, inputs: { name: 'Ada <b>Lovelace</b>' } });
     expect(await page.locator('main b').count()).toBe(0);
     await screenshot(page, 'playground');
-    expect(problemsOf(page).filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
+    expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
   }, 60_000);
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pct, range, relPct } from '../../src/cli/numbers.js';
-import { browserMissing, launchChromium, screenshot } from '../support/browser.js';
+import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 
 /**
@@ -16,26 +16,9 @@ const fx = processFixtures(ADMIN);
 
 let server: RunningServer;
 let browser: Browser;
-const api = async (method: string, path: string, body?: unknown, key = ADMIN) => {
-  const res = await fetch(`${server.origin}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-};
+const api = apiClient(() => server.origin, ADMIN);
 
-async function signedIn(key: string): Promise<Page & { problems: string[] }> {
-  const page = (await browser.newPage()) as Page & { problems: string[] };
-  page.problems = [];
-  page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
-  page.on('pageerror', (e) => page.problems.push(e.message));
-  await page.goto(`${server.origin}/ui/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
-  return page;
-}
+const signedIn = (key: string) => signedInPage(browser, server.origin, key);
 
 async function twoVersions(promptId = 'welcome') {
   await api('POST', '/prompts', { prompt_id: promptId, template: 'Hello.', labels: ['production'] });

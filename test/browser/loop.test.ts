@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EXPERIMENT, DEMO_PROMPT, driveDemoTraffic } from '../../scripts/demoExperiment.js';
-import { browserMissing, launchChromium, screenshot } from '../support/browser.js';
+import { apiClient, browserMissing, launchChromium, screenshot, watchedPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 
 /**
@@ -18,14 +18,7 @@ const RESULTS = { timeout: 30_000 };
 
 let server: RunningServer;
 let browser: Browser;
-const api = async (method: string, path: string, body?: unknown, key = ADMIN) => {
-  const res = await fetch(`${server.origin}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-};
+const api = apiClient(() => server.origin, ADMIN);
 
 describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
   beforeAll(async () => {
@@ -35,9 +28,7 @@ describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip 
 
   it('edit → test → experiment → read → ship, in the browser only', async () => {
     server = await fx.serve();
-    const page: Page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
+    const page = await watchedPage(browser);
 
     // Sign in.
     await page.goto(`${server.origin}/`);
@@ -127,7 +118,8 @@ describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip 
       prompt_text: 'Write a warm, one-line welcome for Grace, who just joined Ops.',
     });
 
-    expect(problems).toEqual([]);
+    expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
+    expect(page.dialogs).toEqual([]);
     await page.close();
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserMissing, launchChromium, screenshot } from '../support/browser.js';
+import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 import { writeTempJson } from '../support/tempJson.js';
@@ -18,36 +18,9 @@ const EVIL = '<script>alert(1)</script><img src=x onerror=alert(1)>';
 let server: RunningServer;
 let browser: Browser;
 let fake: FakeOpenAI | null = null;
-const api = async (method: string, path: string, body?: unknown, key = ADMIN) => {
-  const res = await fetch(`${server.origin}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, json: (await res.json().catch(() => null)) as any };
-};
+const api = apiClient(() => server.origin, ADMIN);
 
-interface Watched extends Page {
-  problems: string[];
-  dialogs: string[];
-}
-
-async function signedIn(key: string): Promise<Watched> {
-  const page = (await browser.newPage()) as Watched;
-  page.problems = [];
-  page.dialogs = [];
-  page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
-  page.on('pageerror', (e) => page.problems.push(e.message));
-  page.on('dialog', (d) => {
-    page.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.goto(`${server.origin}/ui/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
-  return page;
-}
+const signedIn = (key: string) => signedInPage(browser, server.origin, key);
 
 /** A server with echo (the default model) and `fake/m`, priced at $0.01 / $0.02 per million tokens. */
 async function serveWithRuns() {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
 
@@ -22,4 +22,45 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = path.join(ROOT, 'test-results', 'screenshots');
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/** The public API as a browser test's setup calls it: status and JSON, never a throw. */
+export function apiClient(origin: () => string, adminKey: string) {
+  return async (method: string, path: string, body?: unknown, key = adminKey) => {
+    const res = await fetch(`${origin()}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json().catch(() => null)) as any };
+  };
+}
+
+/** A page that keeps what went wrong in it: console errors, uncaught exceptions, and dialogs (dismissed). */
+export interface WatchedPage extends Page {
+  problems: string[];
+  dialogs: string[];
+}
+
+export async function watchedPage(browser: Browser): Promise<WatchedPage> {
+  const page = (await browser.newPage()) as WatchedPage;
+  page.problems = [];
+  page.dialogs = [];
+  page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
+  page.on('pageerror', (e) => page.problems.push(e.message));
+  page.on('dialog', (d) => {
+    page.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  return page;
+}
+
+/** The console signed in with `key` through its sign-in form, on the Prompts page. */
+export async function signedInPage(browser: Browser, origin: string, key: string): Promise<WatchedPage> {
+  const page = await watchedPage(browser);
+  await page.goto(`${origin}/ui/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
+  return page;
 }
