@@ -29,6 +29,9 @@ describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip 
   it('edit → test → experiment → read → ship, in the browser only', async () => {
     server = await fx.serve();
     const page = await watchedPage(browser);
+    // Offline by construction: nothing the console loads or calls comes from another origin.
+    const elsewhere: string[] = [];
+    page.on('request', (r) => !r.url().startsWith(`${server.origin}/`) && !r.url().startsWith('data:') && elsewhere.push(r.url()));
 
     // Sign in.
     await page.goto(`${server.origin}/`);
@@ -120,6 +123,7 @@ describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip 
 
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     expect(page.dialogs).toEqual([]);
+    expect(elsewhere).toEqual([]);
     await page.close();
   }, 180_000);
 });
