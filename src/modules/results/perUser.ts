@@ -57,8 +57,8 @@ export function userValue(kind: OutcomeKind, success: number | null, total: numb
 }
 
 /**
- * CUPED's sums over one variant's users with a pre-exposure value x for the metric (column `at` of
- * preExposureRows: its event type's position), with y each user's post-exposure value (0 without one).
+ * CUPED's sums over one variant's users with a pre-exposure value x for the metric (its event type's
+ * position `at` in the covariate's types), with y each user's post-exposure value (0 without one).
  */
 export function cupedSums(
   kind: OutcomeKind,
@@ -71,8 +71,8 @@ export function cupedSums(
   const sums: CupedSums = { users_with_pre: 0, sum_x: 0, sum_x2: 0, sum_xy: 0 };
   for (const row of pre) {
     if (row[1] !== variant) continue;
-    const success = row[2 + 2 * at] as number | null;
-    const total = row[3 + 2 * at] as number | null;
+    const success = row[2][2 * at] ?? null;
+    const total = row[2][2 * at + 1] ?? null;
     if ((kind === 'success_rate' ? success : total) === null) continue;
     const x = userValue(kind, success, total, cap);
     sums.users_with_pre++;

@@ -6,6 +6,7 @@ import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
+import { covariate } from './covariate.js';
 import { aggregateJoined, aggregateUsers, cupedSums, userValue } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
@@ -94,9 +95,10 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     joined.set(checkedType, new Map(keys.map((k) => [k, aggregateJoined(joinedRows!.get(k)!, k, cap)])));
   }
 
-  // CUPED's covariate: one pass over every assigned user's pre-exposure window, for all declared event types at once.
-  const cupedTypes = options.cuped ? outcomeTypes : [];
-  const pre = cupedTypes.length === 0 ? [] : sources.preExposureRows(db, projectId, id, cupedTypes, e.cuped_days);
+  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
+  // seek per user whose assignment did not capture this window and these event types.
+  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
+  const pre = cov === null ? [] : sources.preExposureRows(db, projectId, id, cov);
 
   const measure = (m: MetricDef): Measured => {
     const cap = caps.get(m)!;
@@ -120,7 +122,7 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
         ? new Map(
             keys.map((k) => {
               const yOf = new Map(byUser.get(k)!.map(([user, success, total]) => [user, userValue(kind, success, total, cap)]));
-              return [k, cupedSums(kind, pre, cupedTypes.indexOf(t), k, yOf, cap)];
+              return [k, cupedSums(kind, pre, cov!.types.indexOf(t), k, yOf, cap)];
             }),
           )
         : null;

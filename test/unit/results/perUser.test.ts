@@ -49,10 +49,10 @@ describe('per-user sums', () => {
   it('cupedSums pairs each pre-exposure value with the same user’s value after, 0 without one', () => {
     // Columns: event type 0 (max is_success, Σ numeric), event type 1 (max is_success, Σ numeric).
     const pre: PreRow[] = [
-      ['u1', 'a', 1, 2, null, 8],
-      ['u2', 'a', 0, null, null, null],
-      ['u5', 'a', null, null, null, 20],
-      ['u9', 'b', 1, 4, 1, 1],
+      ['u1', 'a', [1, 2, null, 8]],
+      ['u2', 'a', [0, null, null, null]],
+      ['u5', 'a', [null, null, null, 20]],
+      ['u9', 'b', [1, 4, 1, 1]],
     ];
     const y = new Map([
       ['u1', 6],
