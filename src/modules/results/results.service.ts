@@ -7,7 +7,7 @@ import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '.
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
 import { covariate } from './covariate.js';
-import { aggregateJoined, aggregateUsers, cupedSums, userValue } from './perUser.js';
+import { aggregateJoined, aggregateUsers, cupedSums } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
@@ -117,15 +117,7 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     const plainAggs = byUser === null ? plainOf(t, cap) : null;
     const aggOf = (k: string) => plainAggs?.get(k) ?? aggregateUsers(byUser!.get(k)!, kind === 'mean' ? cap : null);
     const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggOf(k))]));
-    const cuped =
-      options.cuped && byUser !== null
-        ? new Map(
-            keys.map((k) => {
-              const yOf = new Map(byUser.get(k)!.map(([user, success, total]) => [user, userValue(kind, success, total, cap)]));
-              return [k, cupedSums(kind, pre, cov!.types.indexOf(t), k, yOf, cap)];
-            }),
-          )
-        : null;
+    const cuped = options.cuped && byUser !== null ? new Map(keys.map((k) => [k, cupedSums(kind, pre, cov!.types.indexOf(t), k, byUser.get(k)!, cap)])) : null;
     return { def: m, perVariant, cap, cuped };
   };
   const measured = declared.map(measure);
