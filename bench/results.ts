@@ -13,6 +13,8 @@ import path from 'node:path';
 import { buildApp, type PromptlineApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/open.js';
+import { insertAssignment, recordExposureCalls } from '../src/modules/experiments/experiments.repo.js';
+import { capturedCovariate, type Covariate } from '../src/modules/results/covariate.js';
 import { createResultsService } from '../src/modules/results/results.service.js';
 
 const USERS = 100_000;
@@ -37,11 +39,14 @@ const hexId = (prefix: string, n: number) => `${prefix}_${n.toString(16).padStar
 const userId = (i: number) => `user_${(Math.imul(i, 2654435761) >>> 0).toString(16).padStart(8, '0')}_${i}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function seed(db: Db, projectId: string, experimentId: string, startedAt: string): void {
+/**
+ * Seeds the experiment. Each user's assignment is written the way /get_prompt writes it
+ * (insertAssignment, capturing CUPED's covariate when `capture` is given) after their pre-exposure
+ * outcomes and before their outcomes after exposure, as the server would have stored them.
+ */
+export function seed(db: Db, projectId: string, experimentId: string, startedAt: string, capture: Covariate | null): void {
   const random = prng(42);
   const start = Date.parse(startedAt);
-  const assignment = db.prepare(`INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`);
   const run = db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
       model_requested, model_used, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, error, attempts, created_at)
     VALUES (?, ?, 'bench', ?, ?, ?, ?, '{}', '[]', 'openai/gpt-4o-mini', 'openai/gpt-4o-mini', ?, ?, ?, ?, ?, ?, ?, '[]', ?)`);
@@ -56,7 +61,7 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
       const variant = random() < 0.5 ? 'control' : 'treatment';
       const version = variant === 'control' ? 1 : 2;
       const seen = start + Math.floor((i / USERS) * DAYS * 86_400_000);
-      assignment.run(projectId, experimentId, user, variant, iso(seen), iso(seen + 60_000), 1 + Math.floor(random() * 5));
+      const calls = 1 + Math.floor(random() * 5);
       const runIds: string[] = [];
       for (let r = 0; r < RUNS_PER_USER; r++) {
         const id = hexId('run', ++runN);
@@ -88,6 +93,8 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
         outcome.run(hexId('out', ++outN), projectId, null, user, 'click', null, null, random() < 0.1 ? 1 : 0, null, null, 'none', null, before);
         outcome.run(hexId('out', ++outN), projectId, null, user, 'rating', null, 1 + Math.floor(random() * 5), null, null, null, 'none', null, before);
       }
+      insertAssignment(db, projectId, experimentId, user, variant, iso(seen), capture);
+      recordExposureCalls(db, projectId, experimentId, user, calls - 1, iso(seen + 60_000));
       for (let k = 0; k < OUTCOMES_PER_USER; k++) {
         const at = iso(seen + 3_600_000 + k * 1000);
         const byRun = k % 2 === 0;
@@ -268,7 +275,7 @@ export async function main(): Promise<void> {
     const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
 
     const seeding = performance.now();
-    seed(app.store.db, projectId, experimentId, startedAt);
+    seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
     const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
     console.log(
       `results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`,
@@ -288,6 +295,18 @@ export async function main(): Promise<void> {
     const url = `/experiments/${experimentId}/results`;
     await time('service.results (what the CLI runs): 2 goals, 1 guardrail, CUPED', 7, () => service.results(projectId, experimentId));
     await time('service.results without CUPED', 3, () => service.results(projectId, experimentId, { cuped: false }));
+    // The same report with no covariate captured (users assigned before migration 0011, or before
+    // cuped_days or the event types changed): one seek per user. Alternated with the captured one.
+    const captures = (sought: boolean) =>
+      app.store.db
+        .prepare(sought ? `UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL` : `UPDATE assignments SET pre_key = substr(pre_key, 2)`)
+        .run();
+    for (let round = 0; round < 2; round++) {
+      captures(true);
+      await time('service.results, CUPED, no covariate captured (seeks)', 3, () => service.results(projectId, experimentId));
+      captures(false);
+      await time('service.results, CUPED, every covariate captured', 3, () => service.results(projectId, experimentId));
+    }
     await time('service.results, ?sequential=true&prior=proper', 3, () => service.results(projectId, experimentId, { sequential: true, prior: 'proper' }));
     await time(`HTTP GET ${url}`, 5, () => request(app, 'GET', url));
     await time(`HTTP GET ${url}?format=csv`, 3, () => request(app, 'GET', `${url}?format=csv`));

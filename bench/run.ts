@@ -82,6 +82,12 @@ async function runtimeEndpoints(): Promise<void> {
         { key: 'a', version: 1 },
         { key: 'b', version: 2 },
       ],
+      // CUPED on with outcome metrics: each first assignment also captures the user's covariate (one index seek).
+      metrics: [
+        { event_type: 'click', kind: 'success_rate', role: 'primary' },
+        { event_type: 'rating', kind: 'mean', role: 'secondary' },
+      ],
+      cuped: true,
     });
     await admin(pl.origin, 'POST', '/experiments/bench/start');
 

@@ -5,6 +5,7 @@ import type { ExperimentRouter, VariantAssignment } from '../prompts/serving.js'
 import { assignFromRanges, bucketRanges, type BucketRange } from './assignment.js';
 import type { VariantDef } from './experiments.schemas.js';
 import * as repo from './experiments.repo.js';
+import { capturedCovariate, type Covariate } from '../results/covariate.js';
 import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
 
 interface RunningExperiment {
@@ -19,6 +20,8 @@ interface RunningExperiment {
    * stored; only this process assigns, and other processes' commits clear the whole cache).
    */
   assigned: Map<string, string | null>;
+  /** CUPED's covariate each first assignment captures (null: CUPED off or no outcome metric declared). */
+  capture: Covariate | null;
   /** First assignments being committed, so concurrent first calls of one user share one write. */
   inFlight: Map<string, Promise<string>>;
 }
@@ -61,6 +64,7 @@ export function createExperimentRouter(
         variants: new Map(order.map((v) => [v.key, v])),
         order,
         assigned: new Map(),
+        capture: capturedCovariate(row),
         inFlight: new Map(),
       };
     }
@@ -150,7 +154,7 @@ export function createExperimentRouter(
       if (write === undefined) {
         const variant = state.order[index]!.key;
         // ON CONFLICT keeps the first stored variant, so the database decides stickiness even across caches.
-        write = store.writer.write((db) => repo.insertAssignment(db, projectId, state.id, userId, variant, isoNow(store.clock)));
+        write = store.writer.write((db) => repo.insertAssignment(db, projectId, state.id, userId, variant, isoNow(store.clock), state.capture));
         state.inFlight.set(userId, write);
         write.then(
           (committed) => {

@@ -3,6 +3,7 @@ import type { Db } from '../../db/open.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
 import type { MetricDef } from './metrics.js';
+import { covariateParams, covariateSql, type Covariate } from '../results/covariate.js';
 
 /** A stored experiment, its JSON columns decoded (this file is the only one that knows they are JSON). */
 export interface ExperimentRecord {
@@ -141,13 +142,36 @@ export function assignedCountsByVariant(db: Db, projectId: string, experimentId:
   return new Map(rows.map((r) => [r.variant, r.n]));
 }
 
-/** First write wins: a concurrent second assignment of the same user keeps the stored variant. */
-export function insertAssignment(db: Db, projectId: string, experimentId: string, userId: string, variant: string, at: string): string {
-  prepared(
-    db,
-    `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
-    VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,
-  ).run(projectId, experimentId, userId, variant, at, at);
+/**
+ * First write wins: a concurrent second assignment of the same user keeps the stored variant. With
+ * a covariate (CUPED on, outcome metrics declared) the row also captures the user's pre-exposure
+ * outcomes: `at` is the time of this write, so every outcome before it is already stored (outcomes
+ * are timestamped when written, on the same writer) and the capture is final (covariate.ts). One
+ * index seek on outcomes_person, in the write's own transaction.
+ */
+export function insertAssignment(
+  db: Db,
+  projectId: string,
+  experimentId: string,
+  userId: string,
+  variant: string,
+  at: string,
+  capture: Covariate | null = null,
+): string {
+  if (capture === null) {
+    prepared(
+      db,
+      `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
+      VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,
+    ).run(projectId, experimentId, userId, variant, at, at);
+  } else {
+    prepared(
+      db,
+      `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls, pre_key, pre)
+      VALUES (@project, @experiment, @user, @variant, @at, @at, 1, @key, ${covariateSql(capture, '@project', '@user', '@at')})
+      ON CONFLICT DO NOTHING`,
+    ).run({ project: projectId, experiment: experimentId, user: userId, variant, at, key: capture.key, ...covariateParams(capture) });
+  }
   return findAssignment(db, projectId, experimentId, userId)!;
 }
 

@@ -1,6 +1,7 @@
 import { jsonRows, prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import type { RunKind } from '../experiments/metrics.js';
+import { covariateParams, covariateSql, type Covariate } from './covariate.js';
 
 /**
  * The SQL behind declared metrics beyond plain outcome aggregates: per-user run metrics (latency,
@@ -50,39 +51,32 @@ export function runsUserValues(db: Db, projectId: string, experimentId: string, 
   ).map(([value]) => value);
 }
 
-/** One user's pre-exposure values: [user, variant, then max(is_success) and Σ numeric_value per event type asked]. */
-export type PreRow = [user: string, variant: string, ...values: Array<number | null>];
+/** One user's pre-exposure values: [user, variant, [max(is_success), Σ numeric_value] per event type of the covariate]. */
+export type PreRow = [user: string, variant: string, values: Array<number | null>];
 
 /**
- * CUPED's covariate for every assigned user with any outcome of the given event types in the `days`
- * before first exposure. One seek per assigned user on outcomes_person, whose key puts each
- * person's outcomes in time order: the seek reads exactly the pre-exposure window, for every event
- * type at once. A person is the experiment's unit (attributed_user) or, for outcomes attributed to
- * no experiment, external_user_id: an outcome before exposure cannot belong to this experiment.
- * The GROUP BY follows the primary key, so assignments come in user order and the seeks walk
- * outcomes_person forward: in any other order (assignments_variant_day, say) they cost three times as much.
+ * CUPED's covariate for every assigned user with any outcome of the covariate's event types in the
+ * window before first exposure, in user order. A user whose assignment captured this very covariate
+ * (pre_key, written with the assignment: covariate.ts) costs nothing but their row; every other
+ * user (assigned before the capture existed, or while CUPED was off, or before the window or the
+ * declared event types changed) costs one seek on outcomes_person, as every user did before.
+ * The scan follows the primary key, so assignments come in user order and the seeks walk
+ * outcomes_person forward: in any other order (assignments_variant_day, say) they cost three times
+ * as much. The captured JSON is handed over as it was written, so its numbers reach JavaScript
+ * exactly as a seek's would.
  */
-export function preExposureRows(db: Db, projectId: string, experimentId: string, eventTypes: readonly string[], days: number): PreRow[] {
-  const values = eventTypes.map((_, i) => `s${i}, n${i}`).join(', ');
-  const columns = eventTypes
-    .map((_, i) => `max(h.is_success) FILTER (WHERE h.event_type = @t${i}) AS s${i}, sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i}) AS n${i}`)
-    .join(', ');
-  const types = Object.fromEntries(eventTypes.map((t, i) => [`t${i}`, t]));
+export function preExposureRows(db: Db, projectId: string, experimentId: string, c: Covariate): PreRow[] {
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
-  // first_seen is always an ISO-8601 instant from toISOString (YYYY-MM-DDTHH:MM:SS.sssZ), so the
-  // window starts at the same time of day `days` dates earlier: date() on the 10-character date is
-  // about four times cheaper than strftime() on the whole instant, once per assigned user
-  // (test/integration/results/preExposureWindow.test.ts holds the two to the same rows).
   return jsonRows<PreRow>(
     db,
-    `user, variant, ${values}`,
-    `SELECT a.external_user_id AS user, a.variant AS variant, ${columns}
-    FROM assignments a JOIN outcomes h INDEXED BY outcomes_person
-      ON h.project_id = a.project_id AND coalesce(h.attributed_user, h.external_user_id) = +a.external_user_id
-        AND h.created_at >= date(substr(a.first_seen, 1, 10), @window) || substr(a.first_seen, 11) AND h.created_at < a.first_seen
-        AND h.event_type IN (${eventTypes.map((_, i) => `@t${i}`).join(', ')})
-    WHERE a.project_id = @project AND a.experiment_id = @experiment
-    GROUP BY a.external_user_id`,
-    { project: projectId, experiment: experimentId, window: `-${days} days`, ...types },
+    'user, variant, json(pre)',
+    `SELECT user, variant, pre FROM (
+      SELECT a.external_user_id AS user, a.variant AS variant,
+        CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
+      FROM assignments a
+      WHERE a.project_id = @project AND a.experiment_id = @experiment
+      ORDER BY a.external_user_id)
+    WHERE pre IS NOT NULL`,
+    { project: projectId, experiment: experimentId, key: c.key, ...covariateParams(c) },
   );
 }

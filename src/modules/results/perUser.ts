@@ -56,29 +56,52 @@ export function userValue(kind: OutcomeKind, success: number | null, total: numb
   return kind === 'success_rate' ? (success ?? 0) : capped(total ?? 0, cap);
 }
 
+/** Whether rows are in strictly ascending order of their first column, as JavaScript compares strings. */
+function ascending(rows: ReadonlyArray<readonly [string, ...unknown[]]>): boolean {
+  for (let i = 1; i < rows.length; i++) if (!(rows[i - 1]![0] < rows[i]![0])) return false;
+  return true;
+}
+
 /**
- * CUPED's sums over one variant's users with a pre-exposure value x for the metric (column `at` of
- * preExposureRows: its event type's position), with y each user's post-exposure value (0 without one).
+ * CUPED's sums over one variant's users with a pre-exposure value x for the metric (its event type's
+ * position `at` in the covariate's types), with y each user's post-exposure value (0 without one):
+ * Σx and Σx² over the pre rows, Σxy over the users in both `pre` and `ys` (the variant's per-user
+ * rows: a user without a pre-exposure value adds nothing, as a user without a y adds x·0 = 0).
+ * Both lists come from SQLite in user order, so Σxy is a merge of the two, adding the products in
+ * the same order as walking the pre rows would (the same double to the last bit), without hashing
+ * a single id. SQLite orders by UTF-8 bytes and JavaScript by UTF-16 units, which differ for ids
+ * with characters beyond U+FFFF: when either list is not ascending as JavaScript sees it, Σxy is
+ * taken with a map instead, in the same order.
  */
-export function cupedSums(
-  kind: OutcomeKind,
-  pre: readonly PreRow[],
-  at: number,
-  variant: string,
-  yOf: ReadonlyMap<string, number>,
-  cap: number | null,
-): CupedSums {
+export function cupedSums(kind: OutcomeKind, pre: readonly PreRow[], at: number, variant: string, ys: readonly UserRow[], cap: number | null): CupedSums {
   const sums: CupedSums = { users_with_pre: 0, sum_x: 0, sum_x2: 0, sum_xy: 0 };
+  const xOf = (row: PreRow): number | null => {
+    const success = row[2][2 * at] ?? null;
+    const total = row[2][2 * at + 1] ?? null;
+    return (kind === 'success_rate' ? success : total) === null ? null : userValue(kind, success, total, cap);
+  };
   for (const row of pre) {
     if (row[1] !== variant) continue;
-    const success = row[2 + 2 * at] as number | null;
-    const total = row[3 + 2 * at] as number | null;
-    if ((kind === 'success_rate' ? success : total) === null) continue;
-    const x = userValue(kind, success, total, cap);
+    const x = xOf(row);
+    if (x === null) continue;
     sums.users_with_pre++;
     sums.sum_x += x;
     sums.sum_x2 += x * x;
-    sums.sum_xy += x * (yOf.get(row[0]) ?? 0);
+  }
+  const add = (row: PreRow | undefined, y: UserRow) => {
+    if (row === undefined || row[1] !== variant) return;
+    const x = xOf(row);
+    if (x !== null) sums.sum_xy += x * userValue(kind, y[1], y[2], cap);
+  };
+  if (ascending(pre) && ascending(ys)) {
+    let i = 0;
+    for (const y of ys) {
+      while (i < pre.length && pre[i]![0] < y[0]) i++;
+      if (i < pre.length && pre[i]![0] === y[0]) add(pre[i], y);
+    }
+  } else {
+    const byUser = new Map(pre.map((row) => [row[0], row]));
+    for (const y of ys) add(byUser.get(y[0]), y);
   }
   return sums;
 }

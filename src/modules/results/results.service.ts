@@ -6,7 +6,8 @@ import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
-import { aggregateJoined, aggregateUsers, cupedSums, userValue } from './perUser.js';
+import { covariate } from './covariate.js';
+import { aggregateJoined, aggregateUsers, cupedSums } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
@@ -94,9 +95,10 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     joined.set(checkedType, new Map(keys.map((k) => [k, aggregateJoined(joinedRows!.get(k)!, k, cap)])));
   }
 
-  // CUPED's covariate: one pass over every assigned user's pre-exposure window, for all declared event types at once.
-  const cupedTypes = options.cuped ? outcomeTypes : [];
-  const pre = cupedTypes.length === 0 ? [] : sources.preExposureRows(db, projectId, id, cupedTypes, e.cuped_days);
+  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
+  // seek per user whose assignment did not capture this window and these event types.
+  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
+  const pre = cov === null ? [] : sources.preExposureRows(db, projectId, id, cov);
 
   const measure = (m: MetricDef): Measured => {
     const cap = caps.get(m)!;
@@ -115,15 +117,7 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     const plainAggs = byUser === null ? plainOf(t, cap) : null;
     const aggOf = (k: string) => plainAggs?.get(k) ?? aggregateUsers(byUser!.get(k)!, kind === 'mean' ? cap : null);
     const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggOf(k))]));
-    const cuped =
-      options.cuped && byUser !== null
-        ? new Map(
-            keys.map((k) => {
-              const yOf = new Map(byUser.get(k)!.map(([user, success, total]) => [user, userValue(kind, success, total, cap)]));
-              return [k, cupedSums(kind, pre, cupedTypes.indexOf(t), k, yOf, cap)];
-            }),
-          )
-        : null;
+    const cuped = options.cuped && byUser !== null ? new Map(keys.map((k) => [k, cupedSums(kind, pre, cov!.types.indexOf(t), k, byUser.get(k)!, cap)])) : null;
     return { def: m, perVariant, cap, cuped };
   };
   const measured = declared.map(measure);

@@ -44,9 +44,11 @@ export function eraseUser(db: Db, projectId: string, userId: string, alias: stri
       attributed_user = CASE WHEN attributed_user = @user THEN @alias ELSE attributed_user END
     WHERE project_id = @project AND id IN (SELECT value FROM json_each(@outcomes))`,
   ).run({ ...params, outcomes });
-  const assignments = prepared(db, 'UPDATE assignments SET external_user_id = @alias WHERE project_id = @project AND external_user_id = @user').run(
-    params,
-  ).changes;
+  // CUPED's captured covariate goes too (migrations/0011): results seek the alias's window instead.
+  const assignments = prepared(
+    db,
+    'UPDATE assignments SET external_user_id = @alias, pre_key = NULL, pre = NULL WHERE project_id = @project AND external_user_id = @user',
+  ).run(params).changes;
   const idempotency = prepared(
     db,
     `DELETE FROM idempotency_keys WHERE project_id = @project

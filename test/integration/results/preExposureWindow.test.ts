@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
 import { openStore } from '../../../src/db/store.js';
+import { insertAssignment } from '../../../src/modules/experiments/experiments.repo.js';
+import { covariate } from '../../../src/modules/results/covariate.js';
 import { preExposureRows } from '../../../src/modules/results/metricSources.repo.js';
 import { mulberry32 } from '../../support/prng.js';
 
@@ -16,6 +18,8 @@ import { mulberry32 } from '../../support/prng.js';
 const P = 'prj_window';
 const OTHER = 'prj_other';
 const EXP = 'exp_window';
+/** The same users assigned at the same instants with the covariate captured (insertAssignment, as /get_prompt writes it). */
+const CAPTURED = 'exp_captured';
 
 const WINDOWS = [1, 2, 5, 14, 15, 30, 90];
 /** Users with a random first exposure, per window length. */
@@ -42,6 +46,38 @@ function reference(projectId: string, experimentId: string, eventTypes: readonly
     .raw()
     .all({ project: projectId, experiment: experimentId, window: `-${days} days`, ...Object.fromEntries(eventTypes.map((t, i) => [`t${i}`, t])) });
 }
+
+/**
+ * preExposureRows flattened to [user, variant, then max(is_success) and Σ numeric_value per event
+ * type in the order asked], the reference's columns (the covariate orders its values by event type).
+ */
+function rows(experimentId: string, eventTypes: readonly string[], days: number): Array<[user: string, variant: string, ...values: unknown[]]> {
+  const c = covariate(days, eventTypes)!;
+  return preExposureRows(db, P, experimentId, c).map(([user, variant, values]): [string, string, ...unknown[]] => [
+    user,
+    variant,
+    ...eventTypes.flatMap((t) => [values[2 * c.types.indexOf(t)], values[2 * c.types.indexOf(t) + 1]]),
+  ]);
+}
+
+/** Re-assigns every user of EXP in CAPTURED at the same first exposure, capturing the covariate of `days` and `eventTypes`. */
+function captureAll(eventTypes: readonly string[], days: number): void {
+  const c = covariate(days, eventTypes)!;
+  db.transaction(() => {
+    db.prepare('DELETE FROM assignments WHERE project_id = ? AND experiment_id = ?').run(P, CAPTURED);
+    const assigned = db
+      .prepare('SELECT external_user_id, variant, first_seen FROM assignments WHERE project_id = ? AND experiment_id = ?')
+      .all(P, EXP) as Array<{
+      external_user_id: string;
+      variant: string;
+      first_seen: string;
+    }>;
+    for (const a of assigned) insertAssignment(db, P, CAPTURED, a.external_user_id, a.variant, a.first_seen, c);
+  })();
+}
+
+const capturedCount = (key: string) =>
+  db.prepare('SELECT count(*) FROM assignments WHERE project_id = ? AND experiment_id = ? AND pre_key = ?').pluck().get(P, CAPTURED, key) as number;
 
 let outcomeN = 0;
 function outcome(o: {
@@ -112,6 +148,9 @@ function seed(): void {
   assign('att', 'b', '2025-03-10T00:00:00.000Z');
   outcome({ user: 'alias', attributed: 'att', value: 7, at: '2025-03-05T00:00:00.000Z' });
   outcome({ user: 'att', attributed: 'somebody', value: 70, at: '2025-03-05T00:00:00.000Z' });
+  // float: sums that are not exact in binary (0.1 + 0.2 + 1/3), which a capture must hand over bit for bit.
+  assign('float', 'b', '2025-03-15T10:00:00.000Z');
+  for (const value of [0.1, 0.2, 1 / 3, 1e-7]) outcome({ user: 'float', value, at: '2025-03-14T10:00:00.000Z' });
   // Windows across a year end, a leap day and the end of February, and midnight exactly.
   assign('newyear', 'a', '2025-01-05T23:59:59.999Z');
   outcome({ user: 'newyear', value: 3, at: '2024-12-22T23:59:59.999Z' });
@@ -148,7 +187,7 @@ function seed(): void {
 
 describe("CUPED's pre-exposure window", () => {
   it('takes outcomes from exactly the window start up to, not including, first exposure, matched by person', () => {
-    expect(preExposureRows(db, P, EXP, ['spend', 'click'], 14).filter(([user]) => !user.startsWith('r'))).toEqual([
+    expect(rows(EXP, ['spend', 'click'], 14).filter(([user]) => !user.startsWith('r') && user !== 'float')).toEqual([
       ['att', 'b', null, 7, null, null],
       ['edge', 'a', 1, 21, null, null],
       ['ext', 'a', 0, 2, 1, null],
@@ -159,12 +198,35 @@ describe("CUPED's pre-exposure window", () => {
   });
 
   it.each(WINDOWS)('agrees with the query as first written over a %i-day window', (days) => {
-    const rows = preExposureRows(db, P, EXP, ['spend'], days);
-    const own = rows.filter(([user]) => user.startsWith('r') && WINDOWS[Number(user.slice(1)) % WINDOWS.length] === days);
+    const own = rows(EXP, ['spend'], days).filter(([user]) => user.startsWith('r') && WINDOWS[Number(user.slice(1)) % WINDOWS.length] === days);
     expect(own).toHaveLength(RANDOM_USERS);
     for (const row of own) expect(row[3]).toBe(110);
     for (const types of [['spend'], ['spend', 'click'], ['click', 'spend', 'none']]) {
-      expect(preExposureRows(db, P, EXP, types, days)).toEqual(reference(P, EXP, types, days));
+      expect(rows(EXP, types, days)).toEqual(reference(P, EXP, types, days));
     }
+  });
+
+  it.each(WINDOWS)('captured at first assignment, gives the same rows as the seeks over a %i-day window', (days) => {
+    for (const types of [['spend'], ['spend', 'click'], ['click', 'spend', 'none']]) {
+      captureAll(types, days);
+      const users = db.prepare('SELECT count(*) FROM assignments WHERE project_id = ? AND experiment_id = ?').pluck().get(P, EXP);
+      expect(capturedCount(covariate(days, types)!.key)).toBe(users);
+      expect(rows(CAPTURED, types, days)).toEqual(reference(P, EXP, types, days));
+      // A capture of another window or other event types is not used: those users are sought.
+      const other = days === 90 ? 89 : days + 1;
+      expect(rows(CAPTURED, types, other)).toEqual(reference(P, EXP, types, other));
+      expect(rows(CAPTURED, ['spend', 'click', 'other'], days)).toEqual(reference(P, EXP, ['spend', 'click', 'other'], days));
+    }
+  });
+
+  it('mixes captured and sought users in user order', () => {
+    captureAll(['spend'], 14);
+    // Every other user loses their capture (as if assigned before migrations/0011).
+    db.prepare(
+      `UPDATE assignments SET pre_key = NULL, pre = NULL WHERE project_id = ? AND experiment_id = ?
+        AND length(external_user_id) % 2 = 0`,
+    ).run(P, CAPTURED);
+    expect(capturedCount(covariate(14, ['spend'])!.key)).toBeGreaterThan(0);
+    expect(rows(CAPTURED, ['spend'], 14)).toEqual(reference(P, EXP, ['spend'], 14));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PreRow } from '../../../src/modules/results/metricSources.repo.js';
 import { aggregateJoined, aggregateUsers, cupedSums, userValue } from '../../../src/modules/results/perUser.js';
+import { mulberry32 } from '../../support/prng.js';
 import type { JoinedRow, UserRow } from '../../../src/modules/results/results.repo.js';
 
 // u1: success, total 5; u2: failure only; u3: total 100 (a whale), no success data; u4: success, total -2.
@@ -49,17 +50,60 @@ describe('per-user sums', () => {
   it('cupedSums pairs each pre-exposure value with the same user’s value after, 0 without one', () => {
     // Columns: event type 0 (max is_success, Σ numeric), event type 1 (max is_success, Σ numeric).
     const pre: PreRow[] = [
-      ['u1', 'a', 1, 2, null, 8],
-      ['u2', 'a', 0, null, null, null],
-      ['u5', 'a', null, null, null, 20],
-      ['u9', 'b', 1, 4, 1, 1],
+      ['u1', 'a', [1, 2, null, 8]],
+      ['u2', 'a', [0, null, null, null]],
+      ['u5', 'a', [null, null, null, 20]],
+      ['u9', 'b', [1, 4, 1, 1]],
     ];
-    const y = new Map([
-      ['u1', 6],
-      ['u5', 3],
-    ]);
-    expect(cupedSums('mean', pre, 1, 'a', y, 10)).toEqual({ users_with_pre: 2, sum_x: 18, sum_x2: 64 + 100, sum_xy: 8 * 6 + 10 * 3 });
-    expect(cupedSums('success_rate', pre, 0, 'a', y, null)).toEqual({ users_with_pre: 2, sum_x: 1, sum_x2: 1, sum_xy: 6 });
-    expect(cupedSums('success_rate', pre, 0, 'b', y, null)).toEqual({ users_with_pre: 1, sum_x: 1, sum_x2: 1, sum_xy: 0 });
+    // Each user's row after exposure (y: success for a rate, the capped total for a mean); u3 has no pre-exposure value.
+    const ys: UserRow[] = [
+      ['u1', 1, 6],
+      ['u3', 1, 50],
+      ['u5', null, 3],
+    ];
+    expect(cupedSums('mean', pre, 1, 'a', ys, 10)).toEqual({ users_with_pre: 2, sum_x: 18, sum_x2: 64 + 100, sum_xy: 8 * 6 + 10 * 3 });
+    expect(cupedSums('success_rate', pre, 0, 'a', ys, null)).toEqual({ users_with_pre: 2, sum_x: 1, sum_x2: 1, sum_xy: 1 });
+    expect(cupedSums('success_rate', pre, 0, 'b', ys, null)).toEqual({ users_with_pre: 1, sum_x: 1, sum_x2: 1, sum_xy: 0 });
+  });
+
+  it('cupedSums gives, to the last bit, the sums of walking the pre rows with a map of y (users in the same order in both lists)', () => {
+    const random = mulberry32(11);
+    const value = () => (random() < 0.2 ? null : Math.round(random() * 1e6) / 7);
+    const users = Array.from({ length: 2000 }, (_, i) => `user-${i}`).sort();
+    const pre: PreRow[] = users
+      .filter(() => random() < 0.6)
+      .map((u) => [u, random() < 0.5 ? 'a' : 'b', [random() < 0.5 ? null : random() < 0.3 ? 1 : 0, value(), null, value()]]);
+    const ys: UserRow[] = users.filter(() => random() < 0.7).map((u) => [u, random() < 0.4 ? null : random() < 0.5 ? 1 : 0, value()]);
+    for (const kind of ['mean', 'success_rate'] as const) {
+      for (const at of [0, 1]) {
+        for (const cap of [null, 50_000]) {
+          const yOf = new Map(ys.map(([u, success, total]) => [u, userValue(kind, success, total, cap)]));
+          for (const variant of ['a', 'b']) {
+            const expected = { users_with_pre: 0, sum_x: 0, sum_x2: 0, sum_xy: 0 };
+            for (const [u, v, values] of pre) {
+              const [success, total] = [values[2 * at] ?? null, values[2 * at + 1] ?? null];
+              if (v !== variant || (kind === 'success_rate' ? success : total) === null) continue;
+              const x = userValue(kind, success, total, cap);
+              expected.users_with_pre++;
+              expected.sum_x += x;
+              expected.sum_x2 += x * x;
+              expected.sum_xy += x * (yOf.get(u) ?? 0);
+            }
+            expect(cupedSums(kind, pre, at, variant, ys, cap)).toEqual(expected);
+            // Ids JavaScript orders differently from SQLite (UTF-16 units against UTF-8 bytes) take the map.
+            const odd = (rows: Array<[string, ...unknown[]]>) => rows.map(([u, ...rest]) => [u === users[7] ? '\u{1F600}' : u === users[8] ? '\uFFFF' : u, ...rest]);
+            const [preOdd, ysOdd] = [odd(pre) as PreRow[], odd(ys) as UserRow[]];
+            const oddY = new Map(ysOdd.map(([u, success, total]) => [u, userValue(kind, success, total, cap)]));
+            const oddExpected = { ...expected, sum_xy: 0 };
+            for (const [u, v, values] of preOdd) {
+              const [success, total] = [values[2 * at] ?? null, values[2 * at + 1] ?? null];
+              if (v !== variant || (kind === 'success_rate' ? success : total) === null) continue;
+              oddExpected.sum_xy += userValue(kind, success, total, cap) * (oddY.get(u) ?? 0);
+            }
+            expect(cupedSums(kind, preOdd, at, variant, ysOdd, cap)).toEqual(oddExpected);
+          }
+        }
+      }
+    }
   });
 });
