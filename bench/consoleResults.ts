@@ -13,7 +13,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.js';
 import { startPromptlineProcess } from './processes.js';
-import { seed } from './results.js';
+import { seededExperiment } from './results.js';
 
 const ADMIN_KEY = 'pl_a_bench-console-results-admin-key-00000';
 const TARGET_MS = 2000;
@@ -43,32 +43,10 @@ async function seeded(dataDir: string): Promise<string> {
   try {
     await app.bootstrap();
     const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
-    const request = async (method: 'POST', url: string, payload?: object) => {
-      const res = await app.app.inject({ method, url, headers: { 'x-api-key': ADMIN_KEY }, ...(payload === undefined ? {} : { payload }) });
-      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-      return res.json() as Record<string, unknown>;
-    };
-    await request('POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
-    await request('POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
-    await request('POST', '/experiments', {
-      experiment_id: 'bench-results',
-      prompt_id: 'bench',
-      variants: [
-        { key: 'control', version: 1 },
-        { key: 'treatment', version: 2 },
-      ],
-      metrics: [
-        { event_type: 'click', kind: 'success_rate', role: 'primary' },
-        { event_type: 'rating', kind: 'mean', role: 'secondary', cap: { percentile: 0.99 } },
-        { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
-      ],
-      cuped: true,
-    });
-    const startedAt = (await request('POST', '/experiments/bench-results/start')).started_at as string;
     const seeding = performance.now();
-    seed(app.store.db, projectId, 'bench-results', startedAt);
+    const experimentId = await seededExperiment(app, projectId);
     console.log(`console results bench: 100000 users seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
-    return 'bench-results';
+    return experimentId;
   } finally {
     await app.close();
   }

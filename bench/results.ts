@@ -247,6 +247,34 @@ async function listPages(app: PromptlineApp, experimentId: string): Promise<void
   }
 }
 
+/**
+ * The benchmark's experiment, made through the API (two versions; a primary and a capped secondary
+ * outcome metric, a cost guardrail, CUPED on) and started, with its population seeded. Shared with
+ * the console's results-page benchmark.
+ */
+export async function seededExperiment(app: PromptlineApp, projectId: string): Promise<string> {
+  await request(app, 'POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
+  await request(app, 'POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
+  const created = await request(app, 'POST', '/experiments', {
+    experiment_id: 'bench-results',
+    prompt_id: 'bench',
+    variants: [
+      { key: 'control', version: 1 },
+      { key: 'treatment', version: 2 },
+    ],
+    metrics: [
+      { event_type: 'click', kind: 'success_rate', role: 'primary' },
+      { event_type: 'rating', kind: 'mean', role: 'secondary', cap: { percentile: 0.99 } },
+      { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
+    ],
+    cuped: true,
+  });
+  const experimentId = created.json().experiment_id as string;
+  const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
+  seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
+  return experimentId;
+}
+
 export async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
   const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
@@ -255,27 +283,8 @@ export async function main(): Promise<void> {
   try {
     await app.bootstrap();
     const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
-    await request(app, 'POST', '/prompts', { prompt_id: 'bench', template: 'v1 {{q}}' });
-    await request(app, 'POST', '/prompts/bench/versions', { template: 'v2 {{q}}' });
-    const created = await request(app, 'POST', '/experiments', {
-      experiment_id: 'bench-results',
-      prompt_id: 'bench',
-      variants: [
-        { key: 'control', version: 1 },
-        { key: 'treatment', version: 2 },
-      ],
-      metrics: [
-        { event_type: 'click', kind: 'success_rate', role: 'primary' },
-        { event_type: 'rating', kind: 'mean', role: 'secondary', cap: { percentile: 0.99 } },
-        { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
-      ],
-      cuped: true,
-    });
-    const experimentId = created.json().experiment_id as string;
-    const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
-
     const seeding = performance.now();
-    seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
+    const experimentId = await seededExperiment(app, projectId);
     const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
     console.log(
       `results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`,
