@@ -54,29 +54,44 @@ export function runsUserValues(db: Db, projectId: string, experimentId: string, 
 /** One user's pre-exposure values: [user, variant, [max(is_success), Σ numeric_value] per event type of the covariate]. */
 export type PreRow = [user: string, variant: string, values: Array<number | null>];
 
+/** One assignment with its covariate: [user, variant, UTC day of first exposure, values as in PreRow or null (no pre-exposure outcome)]. */
+export type AssignedRow = [user: string, variant: string, day: string, values: Array<number | null> | null];
+
 /**
- * CUPED's covariate for every assigned user with any outcome of the covariate's event types in the
- * window before first exposure, in user order. A user whose assignment captured this very covariate
- * (pre_key, written with the assignment: covariate.ts) costs nothing but their row; every other
- * user (assigned before the capture existed, or while CUPED was off, or before the window or the
+ * Every assignment of the experiment in user order, with CUPED's covariate: the results read the
+ * assignments once, for both CUPED and the check of outcomes against assignments (merged with the
+ * per-user rows in perUser.ts instead of one primary-key seek per user, which cost as much as the
+ * scan of the outcomes itself). A user whose assignment captured this very covariate (pre_key,
+ * written with the assignment: covariate.ts) costs nothing but their row; every other user
+ * (assigned before the capture existed, or while CUPED was off, or before the window or the
  * declared event types changed) costs one seek on outcomes_person, as every user did before.
  * The scan follows the primary key, so assignments come in user order and the seeks walk
  * outcomes_person forward: in any other order (assignments_variant_day, say) they cost three times
  * as much. The captured JSON is handed over as it was written, so its numbers reach JavaScript
  * exactly as a seek's would.
  */
-export function preExposureRows(db: Db, projectId: string, experimentId: string, c: Covariate): PreRow[] {
+export function assignedRows(db: Db, projectId: string, experimentId: string, c: Covariate): AssignedRow[] {
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
-  return jsonRows<PreRow>(
+  return jsonRows<AssignedRow>(
     db,
-    'user, variant, json(pre)',
-    `SELECT user, variant, pre FROM (
-      SELECT a.external_user_id AS user, a.variant AS variant,
-        CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
-      FROM assignments a
-      WHERE a.project_id = @project AND a.experiment_id = @experiment
-      ORDER BY a.external_user_id)
-    WHERE pre IS NOT NULL`,
+    'user, variant, day, json(pre)',
+    `SELECT a.external_user_id AS user, a.variant AS variant, substr(a.first_seen, 1, 10) AS day,
+      CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
+    FROM assignments a
+    WHERE a.project_id = @project AND a.experiment_id = @experiment
+    ORDER BY a.external_user_id`,
     { project: projectId, experiment: experimentId, key: c.key, ...covariateParams(c) },
   );
+}
+
+/** CUPED's covariate of the assigned users with any outcome of its event types in the window before first exposure, in user order. */
+export function preRows(assigned: readonly AssignedRow[]): PreRow[] {
+  const rows: PreRow[] = [];
+  for (const [user, variant, , values] of assigned) if (values !== null) rows.push([user, variant, values]);
+  return rows;
+}
+
+/** preRows of assignedRows. */
+export function preExposureRows(db: Db, projectId: string, experimentId: string, c: Covariate): PreRow[] {
+  return preRows(assignedRows(db, projectId, experimentId, c));
 }

@@ -1,5 +1,5 @@
 import type { OutcomeKind } from '../experiments/metrics.js';
-import type { PreRow } from './metricSources.repo.js';
+import type { AssignedRow, PreRow } from './metricSources.repo.js';
 import type { CupedSums } from './measured.js';
 import type { JoinedAgg, JoinedRow, MetricAgg, UserRow } from './results.repo.js';
 
@@ -104,4 +104,27 @@ export function cupedSums(kind: OutcomeKind, pre: readonly PreRow[], at: number,
     for (const y of ys) add(byUser.get(y[0]), y);
   }
   return sums;
+}
+
+/**
+ * One variant's per-user rows checked against the users' assignments (every assignment, in user
+ * order): the JoinedRows that joinedRows reads with one seek per user, as a merge of two lists
+ * already in user order. When either is not ascending as JavaScript compares strings (ids with
+ * characters beyond U+FFFF: see cupedSums), the assignments are looked up in a map instead.
+ */
+export function withAssignments(rows: readonly UserRow[], assigned: readonly AssignedRow[]): JoinedRow[] {
+  const joined: JoinedRow[] = new Array(rows.length);
+  const row = (y: UserRow, a: AssignedRow | undefined): JoinedRow => [y[0], y[1], y[2], a === undefined ? null : a[2], a === undefined ? null : a[1]];
+  if (ascending(rows) && ascending(assigned)) {
+    let i = 0;
+    for (let r = 0; r < rows.length; r++) {
+      const y = rows[r]!;
+      while (i < assigned.length && assigned[i]![0] < y[0]) i++;
+      joined[r] = row(y, i < assigned.length && assigned[i]![0] === y[0] ? assigned[i] : undefined);
+    }
+  } else {
+    const byUser = new Map(assigned.map((a) => [a[0], a]));
+    for (let r = 0; r < rows.length; r++) joined[r] = row(rows[r]!, byUser.get(rows[r]![0]));
+  }
+  return joined;
 }

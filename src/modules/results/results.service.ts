@@ -7,7 +7,7 @@ import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '.
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
 import { covariate } from './covariate.js';
-import { aggregateJoined, aggregateUsers, cupedSums } from './perUser.js';
+import { aggregateJoined, aggregateUsers, cupedSums, withAssignments } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
@@ -69,7 +69,17 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
   // most users have, else (nothing declared) the widest of all.
   const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
   const checkedType = primaryOutcome?.event_type ?? widest(declared.length === 0 ? seen : outcomeTypes);
-  const joinedRows = checkedType == null ? null : new Map(keys.map((k) => [k, repo.joinedRows(db, projectId, id, checkedType, k)]));
+
+  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
+  // seek per user whose assignment did not capture this window and these event types. That scan of
+  // every assignment in user order also checks the outcomes against assignments, by a merge; without
+  // CUPED, one seek per user with outcomes does (cheaper when few of the exposed have any).
+  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
+  const assigned = cov === null ? null : sources.assignedRows(db, projectId, id, cov);
+  const pre = assigned === null ? [] : sources.preRows(assigned);
+  const joinedOf = (t: string, k: string) =>
+    assigned === null ? repo.joinedRows(db, projectId, id, t, k) : withAssignments(repo.userRows(db, projectId, id, t, k), assigned);
+  const joinedRows = checkedType == null ? null : new Map(keys.map((k) => [k, joinedOf(checkedType, k)]));
 
   // Per-user rows where the statistics need each user's value: a percentile cap, CUPED's Σxy.
   const perUser = (m: MetricDef) => m.source === 'outcomes' && (options.cuped || (m.cap !== null && typeof m.cap === 'object'));
@@ -94,11 +104,6 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     const cap = checkedType === primaryOutcome?.event_type && primaryOutcome.kind === 'mean' ? primaryCap : null;
     joined.set(checkedType, new Map(keys.map((k) => [k, aggregateJoined(joinedRows!.get(k)!, k, cap)])));
   }
-
-  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
-  // seek per user whose assignment did not capture this window and these event types.
-  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
-  const pre = cov === null ? [] : sources.preExposureRows(db, projectId, id, cov);
 
   const measure = (m: MetricDef): Measured => {
     const cap = caps.get(m)!;

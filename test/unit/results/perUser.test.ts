@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PreRow } from '../../../src/modules/results/metricSources.repo.js';
-import { aggregateJoined, aggregateUsers, cupedSums, userValue } from '../../../src/modules/results/perUser.js';
+import type { AssignedRow, PreRow } from '../../../src/modules/results/metricSources.repo.js';
+import { aggregateJoined, aggregateUsers, cupedSums, userValue, withAssignments } from '../../../src/modules/results/perUser.js';
 import { mulberry32 } from '../../support/prng.js';
 import type { JoinedRow, UserRow } from '../../../src/modules/results/results.repo.js';
 
@@ -105,5 +105,46 @@ describe('per-user sums', () => {
         }
       }
     }
+  });
+});
+
+describe('withAssignments', () => {
+  // Sorted as SQLite sorts them (UTF-8 bytes): '\uFFFF' before '\u{1F600}', the other way round in JavaScript.
+  const assigned: AssignedRow[] = [
+    ['a', 'control', '2026-01-01', null],
+    ['c', 'treatment', '2026-01-02', [1, 2]],
+    ['d', 'control', '2026-01-03', null],
+    ['\uFFFF', 'control', '2026-01-04', null],
+    ['\u{1F600}', 'treatment', '2026-01-05', null],
+  ];
+  const ys: UserRow[] = [
+    ['b', 1, null],
+    ['c', 0, 3],
+    ['d', null, 4],
+    ['e', 1, 1],
+  ];
+
+  it('joins each per-user row to its assignment as the seek does: day and variant, or nulls without one', () => {
+    expect(withAssignments(ys, assigned.slice(0, 3))).toEqual([
+      ['b', 1, null, null, null],
+      ['c', 0, 3, '2026-01-02', 'treatment'],
+      ['d', null, 4, '2026-01-03', 'control'],
+      ['e', 1, 1, null, null],
+    ]);
+    expect(withAssignments([], assigned)).toEqual([]);
+    expect(withAssignments(ys, [])).toEqual(ys.map((y) => [...y, null, null]));
+  });
+
+  it('takes a map when JavaScript orders the ids differently from SQLite', () => {
+    const odd: UserRow[] = [
+      ['a', 1, null],
+      ['\uFFFF', 0, 2],
+      ['\u{1F600}', 1, 5],
+    ];
+    expect(withAssignments(odd, assigned)).toEqual([
+      ['a', 1, null, '2026-01-01', 'control'],
+      ['\uFFFF', 0, 2, '2026-01-04', 'control'],
+      ['\u{1F600}', 1, 5, '2026-01-05', 'treatment'],
+    ]);
   });
 });
