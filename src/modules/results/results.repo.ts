@@ -143,14 +143,22 @@ export function successfulUsers(db: Db, projectId: string, experimentId: string)
   ).all(projectId, experimentId) as Array<{ variant: string; users: number }>;
 }
 
-/** Outcome counts per label, from the partial index of labelled outcomes. */
-export function labelCounts(db: Db, projectId: string, experimentId: string): Array<{ event_type: string; variant: string; label: string; n: number }> {
+/**
+ * Outcome counts per label of one event type, from the partial index of labelled outcomes: asked
+ * only for the event types the report shows, so labelled outcomes of other types are not read.
+ */
+export function labelCounts(
+  db: Db,
+  projectId: string,
+  experimentId: string,
+  eventType: string,
+): Array<{ event_type: string; variant: string; label: string; n: number }> {
   return prepared(
     db,
     `SELECT event_type, variant, label, count(*) AS n FROM outcomes
-    WHERE project_id = ? AND experiment_id = ? AND label IS NOT NULL AND variant IS NOT NULL
+    WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND label IS NOT NULL AND variant IS NOT NULL
     GROUP BY event_type, variant, label`,
-  ).all(projectId, experimentId) as Array<{ event_type: string; variant: string; label: string; n: number }>;
+  ).all(projectId, experimentId, eventType) as Array<{ event_type: string; variant: string; label: string; n: number }>;
 }
 
 export function runAggregates(db: Db, projectId: string, experimentId: string): RunAgg[] {

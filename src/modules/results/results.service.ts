@@ -170,7 +170,8 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     measured,
     explored,
     joined,
-    labels: repo.labelCounts(db, projectId, id),
+    // Labels are shown on metric views only: the declared event types, and every one when exploring.
+    labels: [...new Set([...outcomeTypes, ...(options.explore ? seen : [])])].flatMap((t) => repo.labelCounts(db, projectId, id, t)),
     successfulUsers: successful,
     unattributedOutcomes: e.started_at === null ? 0 : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at),
   };
