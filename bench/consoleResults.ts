@@ -13,9 +13,8 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.js';
 import { startPromptlineProcess } from './processes.js';
-import { seededExperiment } from './results.js';
+import { ADMIN_KEY, seededExperiment } from './results.js';
 
-const ADMIN_KEY = 'pl_a_bench-console-results-admin-key-00000';
 const TARGET_MS = 2000;
 const LOADS = Number(process.env.BENCH_LOADS ?? 7);
 

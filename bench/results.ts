@@ -22,7 +22,7 @@ const OUTCOMES_PER_USER = 10;
 const RUNS_PER_USER = 2;
 const DAYS = 14;
 const TARGET_MS = 1000;
-const ADMIN_KEY = 'pl_a_bench-results-admin-key-0000000000000';
+export const ADMIN_KEY = 'pl_a_bench-results-admin-key-0000000000000';
 
 /** mulberry32: a small deterministic PRNG, so every run of the bench measures the same data. */
 function prng(seed: number): () => number {
