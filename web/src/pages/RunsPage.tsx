@@ -5,7 +5,7 @@ import { ApiError } from '../lib/errors';
 import { filtersFromSearch, runsPath, searchFromFilters, type RunFilters } from '../lib/runFilters.js';
 import type { Run } from '../lib/runView.js';
 import type { Page, Prompt } from '../lib/types';
-import { ErrorNote } from './parts';
+import { GeneralErrors } from './parts';
 import { FilterForm, FILTER_FIELDS } from './runs/FilterForm';
 import { RunsTable } from './runs/RunsTable';
 import './runs.css';
@@ -36,7 +36,7 @@ export function RunsPage() {
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
       <FilterForm key={canonical} filters={filters} error={error} promptIds={(prompts.data?.data ?? []).map((p) => p.prompt_id)} onApply={apply} />
-      {error === null ? <ErrorNote error={runs.error} /> : <GeneralErrors error={error} />}
+      <GeneralErrors error={runs.error} fields={FILTER_FIELDS} />
       {runs.isPending ? (
         <p className="loading">Loading…</p>
       ) : list.length === 0 ? (
@@ -59,18 +59,5 @@ export function RunsPage() {
         </button>
       )}
     </section>
-  );
-}
-
-/** The API's messages that no filter control shows (those are shown under their control). */
-function GeneralErrors({ error }: { error: ApiError }) {
-  const messages = error.general(FILTER_FIELDS);
-  if (messages.length === 0) return null;
-  return (
-    <div role="alert" className="error">
-      {messages.map((m) => (
-        <p key={m}>{m}</p>
-      ))}
-    </div>
   );
 }

@@ -22,3 +22,19 @@ export function FieldError({ message }: { message: string | undefined | null }) 
     </p>
   );
 }
+
+/**
+ * The messages of a failed submit that no control shows: the API's items about fields other than
+ * `fields` (those are shown under their control), or the error itself when it is not the API's.
+ */
+export function GeneralErrors({ error, fields }: { error: Error | null; fields: readonly string[] }) {
+  const messages = error === null ? [] : error instanceof ApiError ? error.general(fields) : [error.message];
+  if (messages.length === 0) return null;
+  return (
+    <div role="alert" className="error">
+      {messages.map((m) => (
+        <p key={m}>{m}</p>
+      ))}
+    </div>
+  );
+}

@@ -6,7 +6,7 @@ import { ApiError } from '../../lib/errors';
 import { type ExperimentForm, formFields, initialForm, normalisedWeights, requestBody } from '../../lib/experimentForm';
 import { pct } from '../../lib/numbers';
 import type { ExperimentDetail, Page, Prompt, Version } from '../../lib/types';
-import { ErrorNote, FieldError } from '../parts';
+import { ErrorNote, FieldError, GeneralErrors } from '../parts';
 import { MetricRows } from './MetricRows';
 
 /** The "New experiment" form (admin): first the prompt, then its variants and metrics. */
@@ -70,14 +70,7 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
 
   return (
     <form onSubmit={submit} aria-label="New experiment" noValidate>
-      {error !== null && error.general(formFields(form)).length > 0 && (
-        <div role="alert" className="error">
-          {error.general(formFields(form)).map((m) => (
-            <p key={m}>{m}</p>
-          ))}
-        </div>
-      )}
-      {create.error !== null && error === null && <ErrorNote error={create.error} />}
+      <GeneralErrors error={create.error} fields={formFields(form)} />
       <div className="pair">
         <label htmlFor="new-id">Experiment id (optional)</label>
         <input id="new-id" value={form.experiment_id} onChange={(e) => set({ experiment_id: e.target.value })} placeholder="generated when empty" />

@@ -4,7 +4,7 @@ import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
 import type { CreatedKey } from '../../lib/keys.js';
 import { utcLocalToIso } from '../../lib/runFilters.js';
-import { FieldError } from '../parts';
+import { FieldError, GeneralErrors } from '../parts';
 
 const FIELDS = ['name', 'role', 'expires_at', 'rate_limit_per_minute'] as const;
 
@@ -35,7 +35,6 @@ export function CreateKey() {
     create.mutate();
   };
   const error = create.error instanceof ApiError ? create.error : null;
-  const general = error === null ? (create.error === null ? [] : [create.error.message]) : error.general(FIELDS);
 
   return (
     <section aria-labelledby="create-key-title">
@@ -87,13 +86,7 @@ export function CreateKey() {
           Empty: the server default; 0: no limit.
         </p>
         <FieldError message={error?.forField('rate_limit_per_minute')} />
-        {general.length > 0 && (
-          <div role="alert" className="error">
-            {general.map((m) => (
-              <p key={m}>{m}</p>
-            ))}
-          </div>
-        )}
+        <GeneralErrors error={create.error} fields={FIELDS} />
         <button type="submit" disabled={create.isPending}>
           Create key
         </button>

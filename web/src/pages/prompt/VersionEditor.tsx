@@ -5,7 +5,7 @@ import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
 import type { ChatMessage, Version } from '../../lib/types';
 import { templateVariables } from '../../lib/variables';
-import { FieldError } from '../parts';
+import { FieldError, GeneralErrors } from '../parts';
 
 const ROLES = ['system', 'user', 'assistant'];
 const FIELDS = ['prompt_id', 'description', 'template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
@@ -153,16 +153,7 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
         <label htmlFor="commit-message">Commit message</label>
         <input id="commit-message" value={commitMessage} onChange={(e) => setCommitMessage(e.target.value)} />
         <FieldError message={error?.forField('commit_message')} />
-        {error?.general(FIELDS).map((m) => (
-          <p key={m} role="alert" className="error">
-            {m}
-          </p>
-        ))}
-        {create.error !== null && error === null && (
-          <p role="alert" className="error">
-            {create.error.message}
-          </p>
-        )}
+        <GeneralErrors error={create.error} fields={FIELDS} />
         <button type="submit" disabled={create.isPending}>
           {isNewPrompt ? 'Create prompt' : 'Create version'}
         </button>
