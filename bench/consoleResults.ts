@@ -9,11 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.js';
 import { startPromptlineProcess } from './processes.js';
-import { ADMIN_KEY, seededExperiment } from './results.js';
+import { ADMIN_KEY, benchApp, seededExperiment } from './results.js';
 
 const TARGET_MS = 2000;
 const LOADS = Number(process.env.BENCH_LOADS ?? 7);
@@ -36,12 +34,8 @@ function scorecardVisibleAt(): number | false {
 
 /** The experiment and its population, written with the app itself, which is then closed. */
 async function seeded(dataDir: string): Promise<string> {
-  const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
-  if (config === null) throw new Error(errors.join('; '));
-  const app = await buildApp(config);
+  const { app, projectId } = await benchApp(dataDir);
   try {
-    await app.bootstrap();
-    const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
     const seeding = performance.now();
     const experimentId = await seededExperiment(app, projectId);
     console.log(`console results bench: 100000 users seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
@@ -58,17 +52,14 @@ export async function main(): Promise<void> {
     return;
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-console-'));
-  const server = await (async () => {
-    const experimentId = await seeded(dataDir);
-    const child = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
-    return { child, experimentId };
-  })();
+  const experimentId = await seeded(dataDir);
+  const child = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
   const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     // Signed in as the console signs in: the key in this tab's sessionStorage.
     await context.addInitScript({ content: `sessionStorage.setItem('promptline.apiKey', ${JSON.stringify(ADMIN_KEY)})` });
-    const url = `${server.child.origin}/ui/experiments/${server.experimentId}`;
+    const url = `${child.origin}/ui/experiments/${experimentId}`;
     const totals: number[] = [];
     const apis: number[] = [];
     for (let i = 0; i < LOADS; i++) {
@@ -93,7 +84,7 @@ export async function main(): Promise<void> {
     console.log(`median page ${(median(warm) / TARGET_MS).toFixed(2)} of the 2 s target (must stay below 1.00)`);
   } finally {
     await browser.close();
-    await server.child.stop();
+    await child.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -275,14 +275,19 @@ export async function seededExperiment(app: PromptlineApp, projectId: string): P
   return experimentId;
 }
 
-export async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
+/** The app on a fresh data directory, bootstrapped with the benchmark's admin key, and that key's project. */
+export async function benchApp(dataDir: string): Promise<{ app: PromptlineApp; projectId: string }> {
   const { config, errors } = loadConfig({ PROMPTLINE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY });
   if (config === null) throw new Error(errors.join('; '));
   const app = await buildApp(config);
+  await app.bootstrap();
+  return { app, projectId: app.keys.authenticate(ADMIN_KEY)!.projectId };
+}
+
+export async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-results-'));
+  const { app, projectId } = await benchApp(dataDir);
   try {
-    await app.bootstrap();
-    const projectId = app.keys.authenticate(ADMIN_KEY)!.projectId;
     const seeding = performance.now();
     const experimentId = await seededExperiment(app, projectId);
     const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
