@@ -13,6 +13,7 @@ import path from 'node:path';
 import { buildApp, type PromptlineApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/open.js';
+import { sqliteSql } from '../src/db/sql.js';
 import { insertAssignment, recordExposureCalls } from '../src/modules/experiments/experiments.repo.js';
 import { capturedCovariate, type Covariate } from '../src/modules/results/covariate.js';
 import { createResultsService } from '../src/modules/results/results.service.js';
@@ -44,7 +45,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * (insertAssignment, capturing CUPED's covariate when `capture` is given) after their pre-exposure
  * outcomes and before their outcomes after exposure, as the server would have stored them.
  */
-export function seed(db: Db, projectId: string, experimentId: string, startedAt: string, capture: Covariate | null): void {
+export async function seed(db: Db, projectId: string, experimentId: string, startedAt: string, capture: Covariate | null): Promise<void> {
+  const sql = sqliteSql(db);
   const random = prng(42);
   const start = Date.parse(startedAt);
   const run = db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
@@ -55,100 +57,101 @@ export function seed(db: Db, projectId: string, experimentId: string, startedAt:
     VALUES (?, ?, 'bench', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   let runN = 0;
   let outN = 0;
-  db.transaction(() => {
-    for (let i = 0; i < USERS; i++) {
-      const user = userId(i);
-      const variant = random() < 0.5 ? 'control' : 'treatment';
-      const version = variant === 'control' ? 1 : 2;
-      const seen = start + Math.floor((i / USERS) * DAYS * 86_400_000);
-      const calls = 1 + Math.floor(random() * 5);
-      const runIds: string[] = [];
-      for (let r = 0; r < RUNS_PER_USER; r++) {
-        const id = hexId('run', ++runN);
-        runIds.push(id);
-        const failed = random() < 0.02;
-        const promptTokens = 200 + Math.floor(random() * 300);
-        const completionTokens = failed ? 0 : 50 + Math.floor(random() * 200);
-        run.run(
-          id,
-          projectId,
-          version,
+  // One transaction; the repository calls resolve at once on SQLite, so it holds no other work.
+  db.exec('BEGIN');
+  for (let i = 0; i < USERS; i++) {
+    const user = userId(i);
+    const variant = random() < 0.5 ? 'control' : 'treatment';
+    const version = variant === 'control' ? 1 : 2;
+    const seen = start + Math.floor((i / USERS) * DAYS * 86_400_000);
+    const calls = 1 + Math.floor(random() * 5);
+    const runIds: string[] = [];
+    for (let r = 0; r < RUNS_PER_USER; r++) {
+      const id = hexId('run', ++runN);
+      runIds.push(id);
+      const failed = random() < 0.02;
+      const promptTokens = 200 + Math.floor(random() * 300);
+      const completionTokens = failed ? 0 : 50 + Math.floor(random() * 200);
+      run.run(
+        id,
+        projectId,
+        version,
+        experimentId,
+        variant,
+        user,
+        promptTokens,
+        completionTokens,
+        promptTokens + completionTokens,
+        failed ? 0 : promptTokens * 150 + completionTokens * 600,
+        150 + Math.floor(random() * 1800),
+        failed ? 'error' : 'ok',
+        failed ? 'timeout' : null,
+        iso(seen + r * 1000),
+      );
+    }
+    const rate = variant === 'control' ? 0.1 : 0.115;
+    // Half the users were active in the week before their first exposure: CUPED's covariate.
+    if (i % 2 === 0) {
+      const before = iso(seen - 3 * 86_400_000);
+      outcome.run(hexId('out', ++outN), projectId, null, user, 'click', null, null, random() < 0.1 ? 1 : 0, null, null, 'none', null, before);
+      outcome.run(hexId('out', ++outN), projectId, null, user, 'rating', null, 1 + Math.floor(random() * 5), null, null, null, 'none', null, before);
+    }
+    await insertAssignment(sql, projectId, experimentId, user, variant, iso(seen), capture);
+    await recordExposureCalls(sql, projectId, experimentId, user, calls - 1, iso(seen + 60_000));
+    for (let k = 0; k < OUTCOMES_PER_USER; k++) {
+      const at = iso(seen + 3_600_000 + k * 1000);
+      const byRun = k % 2 === 0;
+      const common = [projectId, byRun ? runIds[k % RUNS_PER_USER]! : null, user] as const;
+      if (k < 4) {
+        outcome.run(
+          hexId('out', ++outN),
+          ...common,
+          'click',
+          null,
+          null,
+          random() < rate ? 1 : 0,
           experimentId,
           variant,
+          byRun ? 'run' : 'assignment',
           user,
-          promptTokens,
-          completionTokens,
-          promptTokens + completionTokens,
-          failed ? 0 : promptTokens * 150 + completionTokens * 600,
-          150 + Math.floor(random() * 1800),
-          failed ? 'error' : 'ok',
-          failed ? 'timeout' : null,
-          iso(seen + r * 1000),
+          at,
+        );
+      } else if (k < 8) {
+        outcome.run(
+          hexId('out', ++outN),
+          ...common,
+          'rating',
+          null,
+          1 + Math.floor(random() * 5),
+          null,
+          experimentId,
+          variant,
+          byRun ? 'run' : 'assignment',
+          user,
+          at,
+        );
+      } else {
+        const up = random() < 0.6;
+        outcome.run(
+          hexId('out', ++outN),
+          ...common,
+          'feedback',
+          up ? 'thumbs_up' : 'thumbs_down',
+          null,
+          up ? 1 : 0,
+          experimentId,
+          variant,
+          byRun ? 'run' : 'assignment',
+          user,
+          at,
         );
       }
-      const rate = variant === 'control' ? 0.1 : 0.115;
-      // Half the users were active in the week before their first exposure: CUPED's covariate.
-      if (i % 2 === 0) {
-        const before = iso(seen - 3 * 86_400_000);
-        outcome.run(hexId('out', ++outN), projectId, null, user, 'click', null, null, random() < 0.1 ? 1 : 0, null, null, 'none', null, before);
-        outcome.run(hexId('out', ++outN), projectId, null, user, 'rating', null, 1 + Math.floor(random() * 5), null, null, null, 'none', null, before);
-      }
-      insertAssignment(db, projectId, experimentId, user, variant, iso(seen), capture);
-      recordExposureCalls(db, projectId, experimentId, user, calls - 1, iso(seen + 60_000));
-      for (let k = 0; k < OUTCOMES_PER_USER; k++) {
-        const at = iso(seen + 3_600_000 + k * 1000);
-        const byRun = k % 2 === 0;
-        const common = [projectId, byRun ? runIds[k % RUNS_PER_USER]! : null, user] as const;
-        if (k < 4) {
-          outcome.run(
-            hexId('out', ++outN),
-            ...common,
-            'click',
-            null,
-            null,
-            random() < rate ? 1 : 0,
-            experimentId,
-            variant,
-            byRun ? 'run' : 'assignment',
-            user,
-            at,
-          );
-        } else if (k < 8) {
-          outcome.run(
-            hexId('out', ++outN),
-            ...common,
-            'rating',
-            null,
-            1 + Math.floor(random() * 5),
-            null,
-            experimentId,
-            variant,
-            byRun ? 'run' : 'assignment',
-            user,
-            at,
-          );
-        } else {
-          const up = random() < 0.6;
-          outcome.run(
-            hexId('out', ++outN),
-            ...common,
-            'feedback',
-            up ? 'thumbs_up' : 'thumbs_down',
-            null,
-            up ? 1 : 0,
-            experimentId,
-            variant,
-            byRun ? 'run' : 'assignment',
-            user,
-            at,
-          );
-        }
-      }
     }
-    for (let k = 0; k < 500; k++) {
-      outcome.run(hexId('out', ++outN), projectId, null, null, 'click', null, null, 1, null, null, 'none', null, iso(start + k * 1000));
-    }
-  })();
+  }
+  for (let k = 0; k < 500; k++) {
+    outcome.run(hexId('out', ++outN), projectId, null, null, 'click', null, null, 1, null, null, 'none', null, iso(start + k * 1000));
+  }
+  db.exec('COMMIT');
 }
 
 function stats(samples: number[]): { median: number; max: number } {
@@ -271,7 +274,7 @@ export async function seededExperiment(app: PromptlineApp, projectId: string): P
   });
   const experimentId = created.json().experiment_id as string;
   const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
-  seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
+  await seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
   return experimentId;
 }
 
@@ -281,7 +284,7 @@ export async function benchApp(dataDir: string): Promise<{ app: PromptlineApp; p
   if (config === null) throw new Error(errors.join('; '));
   const app = await buildApp(config);
   await app.bootstrap();
-  return { app, projectId: app.keys.authenticate(ADMIN_KEY)!.projectId };
+  return { app, projectId: (await app.keys.authenticate(ADMIN_KEY))!.projectId };
 }
 
 export async function main(): Promise<void> {

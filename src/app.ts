@@ -78,7 +78,7 @@ export interface PromptlineApp {
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<PromptlineApp> {
   // The gauges read the database at scrape time; `store` exists by then.
-  const metrics = config.metrics.enabled || config.metrics.port !== null ? createMetrics(() => runningExperimentsHealth(store.db)) : null;
+  const metrics = config.metrics.enabled || config.metrics.port !== null ? createMetrics(() => runningExperimentsHealth(store.sql)) : null;
   const telemetry = metrics?.telemetry ?? noTelemetry;
   const store = openStore(config.dataDir, config.durability, deps.clock, telemetry);
   const { db } = store;
@@ -88,7 +88,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const renderLimits = { maxBytes: config.limits.renderMaxBytes, maxSteps: config.limits.renderMaxSteps };
 
   const keys = createKeyService(store, telemetry);
-  const promptCache = createPromptCache(db, telemetry);
+  const promptCache = createPromptCache(store.sql, telemetry);
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
   const router = createExperimentRouter(store, telemetry);
   const serving = createServingService(promptCache, router, renderLimits);
@@ -205,7 +205,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('flushing the writer', () => store.writer.flush());
       await step('closing provider connections', () => gateway.close());
       await step('checkpointing the WAL', () => db.pragma('wal_checkpoint(TRUNCATE)'));
-      db.close();
+      store.close();
     },
   };
 }

@@ -22,7 +22,7 @@ export function addDbCommands(program: Command, config: () => Config): void {
       const { dataDir, durability } = config();
       const facts = await restoreDatabase(file, dataDir, { force: opts.force ?? false });
       // Opening the store applies the migrations a copy from an older Promptline lacks.
-      openStore(dataDir, durability).db.close();
+      openStore(dataDir, durability).close();
       console.log(`restored ${file} (schema version ${facts.schemaVersion}) into ${databasePath(dataDir)}`);
     });
 }

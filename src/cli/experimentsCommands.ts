@@ -76,7 +76,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
         const all: ExperimentView[] = [];
         let cursor: string | undefined;
         do {
-          const page = service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
+          const page = await service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
           all.push(...page.data);
           cursor = page.next_cursor ?? undefined;
         } while (cursor !== undefined);
@@ -89,7 +89,7 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option(...projectOption)
     .action((id: string, opts: { project: string }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        const e = service(store).get(projectId, id);
+        const e = await service(store).get(projectId, id);
         printExperiments([e]);
         console.log(
           `\n${formatTable(

@@ -32,8 +32,8 @@ function configOrExit(): Config {
 function services(store: ReturnType<typeof openStore>) {
   const projects = createProjectService(store);
   const keys = createKeyService(store);
-  const projectId = (name: string) => {
-    const project = projects.findByName(name);
+  const projectId = async (name: string) => {
+    const project = await projects.findByName(name);
     if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
     return project.id;
   };
@@ -54,7 +54,7 @@ function withStore<T>(action: (services: Services) => Promise<T>, options: { cre
     return Promise.reject(new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`));
   }
   const store = openStore(config.dataDir, config.durability);
-  return action(services(store)).finally(() => store.db.close());
+  return action(services(store)).finally(() => store.close());
 }
 
 const ROLES: Role[] = ['runtime', 'read', 'admin'];
@@ -117,7 +117,7 @@ function buildCli(): Command {
   projects
     .command('list')
     .description('list projects')
-    .action(() => withStore(async ({ projects: p }) => console.log(formatTable(p.list(), ['id', 'name', 'created_at']))));
+    .action(() => withStore(async ({ projects: p }) => console.log(formatTable(await p.list(), ['id', 'name', 'created_at']))));
 
   const keys = program.command('keys').description('manage API keys');
   keys
@@ -129,7 +129,11 @@ function buildCli(): Command {
     .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
     .action((opts: { project: string; role: Role; name: string; rateLimit?: number | null }) =>
       withStore(async ({ keys: k, projectId }) => {
-        const created = await k.create(projectId(opts.project), { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null }, CLI_ACTOR);
+        const created = await k.create(
+          await projectId(opts.project),
+          { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null },
+          CLI_ACTOR,
+        );
         console.log(formatTable([created], KEY_COLUMNS));
         console.log(`\nkey (shown only this once): ${created.key}`);
       }),
@@ -141,7 +145,15 @@ function buildCli(): Command {
     .action((opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) =>
         console.log(
-          formatTable(k.list(projectId(opts.project)), ['key_id', 'name', 'role', 'key_prefix', 'rate_limit_per_minute', 'created_at', 'revoked_at']),
+          formatTable(await k.list(await projectId(opts.project)), [
+            'key_id',
+            'name',
+            'role',
+            'key_prefix',
+            'rate_limit_per_minute',
+            'created_at',
+            'revoked_at',
+          ]),
         ),
       ),
     );
@@ -157,7 +169,7 @@ function buildCli(): Command {
           ...(opts.name !== undefined ? { name: opts.name } : {}),
           ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}),
         };
-        console.log(formatTable([await k.update(projectId(opts.project), keyId, changes, CLI_ACTOR)], KEY_COLUMNS));
+        console.log(formatTable([await k.update(await projectId(opts.project), keyId, changes, CLI_ACTOR)], KEY_COLUMNS));
       }),
     );
   keys
@@ -166,7 +178,7 @@ function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .action((keyId: string, opts: { project: string }) =>
       withStore(async ({ keys: k, projectId }) => {
-        await k.revoke(projectId(opts.project), keyId, CLI_ACTOR);
+        await k.revoke(await projectId(opts.project), keyId, CLI_ACTOR);
         console.log(`revoked ${keyId}`);
       }),
     );
@@ -178,7 +190,7 @@ function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
       withStore(async ({ store, projectId }) => {
-        const forgotten = await createUserService(store, () => undefined).forget(projectId(opts.project), userId, CLI_ACTOR);
+        const forgotten = await createUserService(store, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );
@@ -200,7 +212,7 @@ function buildCli(): Command {
     )
     .action((opts: { project: string; action?: string; targetType?: 'prompt' | 'experiment' | 'key' | 'user'; target?: string; limit: number }) =>
       withStore(async ({ store, projectId }) => {
-        const page = createAuditService(store).list(projectId(opts.project), {
+        const page = await createAuditService(store).list(await projectId(opts.project), {
           action: opts.action,
           target_type: opts.targetType,
           target_id: opts.target,
@@ -209,7 +221,7 @@ function buildCli(): Command {
         console.log(formatTable(page.data, ['created_at', 'key_name', 'action', 'target_type', 'target_id']));
       }),
     );
-  addExperimentCommands(program, (project, action) => withStore(({ store, projectId }) => action(store, projectId(project))));
+  addExperimentCommands(program, (project, action) => withStore(async ({ store, projectId }) => action(store, await projectId(project))));
   addDbCommands(program, configOrExit);
   return program;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './open.js';
+import type { Sql } from './sql.js';
 
 const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
@@ -57,7 +58,7 @@ export function latestVersion(migrations: readonly Migration[]): number {
   return Math.max(0, ...migrations.map((m) => m.version));
 }
 
-export function pendingMigrations(db: Db, migrations: Migration[]): number {
-  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+export async function pendingMigrations(db: Sql, migrations: readonly Migration[]): Promise<number> {
+  const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
   return migrations.filter((m) => !applied.has(m.version)).length;
 }

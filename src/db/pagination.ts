@@ -1,6 +1,5 @@
 import { invalid } from '../lib/errors.js';
-import { prepared } from './prepared.js';
-import type { Db } from './open.js';
+import type { Sql } from './sql.js';
 
 /**
  * Newest-first, cursor-paginated lists whose cost is bounded by the page, not by the history.
@@ -75,7 +74,7 @@ export interface ListStatements {
   /** null when the cursor is absent. */
   cursor: { sql: string; args: unknown[] } | null;
   /** The rows of the page directly (no further filter), or the index scan that checks further filters. */
-  page: { sql: string; args: unknown[]; scanned: boolean };
+  page: { sql: string; args: unknown[]; scanned: boolean; budgetEnd?: { sql: string; args: unknown[] } };
   /** One full row of a scanned page, by id (a unique-key seek). */
   fetch: { sql: string; args: unknown[] };
 }
@@ -116,11 +115,18 @@ export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStat
   const page =
     residual.length === 0
       ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
-      : {
-          sql: `SELECT ${key} AS id, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`,
-          args: [...residual.map((f) => f.value), ...args, SCAN_BUDGET],
-          scanned: true,
-        };
+      : (() => {
+          const scan = `SELECT ${key} AS id, created_at, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`;
+          const scanArgs = [...residual.map((f) => f.value), ...args, SCAN_BUDGET];
+          return {
+            // The hits of at most SCAN_BUDGET index entries, up to one past the page.
+            sql: `SELECT id FROM (${scan}) WHERE hit ${order.replace(key, 'id')} LIMIT ?`,
+            args: [...scanArgs, req.limit + 1],
+            scanned: true,
+            // The last entry the budget reaches, if it reaches that far: where a short page goes on from.
+            budgetEnd: { sql: `SELECT id FROM (${scan}) ${order.replace(key, 'id')} LIMIT 1 OFFSET ${SCAN_BUDGET - 1}`, args: scanArgs },
+          };
+        })();
   return {
     cursor:
       req.cursor === undefined ? null : { sql: `SELECT created_at FROM ${req.table} WHERE project_id = ? AND ${key} = ?`, args: [req.projectId, req.cursor] },
@@ -129,33 +135,29 @@ export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStat
   };
 }
 
-export function listNewestFirst<Row>(db: Db, req: ListRequest): ListPage<Row> {
+export async function listNewestFirst<Row>(db: Sql, req: ListRequest): Promise<ListPage<Row>> {
   let cursorCreatedAt = '';
   if (req.cursor !== undefined) {
-    const at = prepared(db, listStatements(req).cursor!.sql).pluck().get(req.projectId, req.cursor);
+    const at = await db.value(listStatements(req).cursor!.sql, [req.projectId, req.cursor]);
     if (typeof at !== 'string') throw invalid('query', ['cursor'], 'invalid cursor');
     cursorCreatedAt = at;
   }
   const { page, fetch } = listStatements(req, cursorCreatedAt);
   if (!page.scanned) {
-    const rows = prepared(db, page.sql).all(...page.args) as Array<Row & Record<string, unknown>>;
+    const rows = await db.all<Row & Record<string, unknown>>(page.sql, page.args);
     const last = rows[req.limit - 1];
     return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? String(last![req.key ?? 'id']) : null };
   }
-  const ids: string[] = [];
-  let scanned = 0;
-  let lastScanned: string | null = null;
-  for (const row of prepared(db, page.sql).iterate(...page.args) as Iterable<{ id: string; hit: number }>) {
-    scanned++;
-    lastScanned = row.id;
-    if (row.hit === 1) ids.push(row.id);
-    if (ids.length > req.limit) break;
-  }
+  const ids = await db.column<string>(page.sql, page.args);
   let nextCursor: string | null = null;
   if (ids.length > req.limit) nextCursor = ids[req.limit - 1]!;
-  else if (scanned === SCAN_BUDGET) nextCursor = lastScanned;
-  const byId = prepared(db, fetch.sql);
-  return { rows: ids.slice(0, req.limit).map((id) => byId.get(req.projectId, id) as Row), nextCursor };
+  else {
+    // Fewer hits than a page: either the scan reached the end, or the budget ran out first.
+    nextCursor = (await db.value<string>(page.budgetEnd!.sql, page.budgetEnd!.args)) ?? null;
+  }
+  const rows: Row[] = [];
+  for (const id of ids.slice(0, req.limit)) rows.push((await db.get<Row>(fetch.sql, [req.projectId, id]))!);
+  return { rows, nextCursor };
 }
 
 /** A list as the API answers it: one page of views and the cursor of the next. */

@@ -3,17 +3,22 @@ import type { Db } from './open.js';
 
 const cache = new WeakMap<Db, Map<string, Statement>>();
 
-/** Prepared statements are compiled once per connection and SQL text; preparing costs more than running. */
-export function prepared(db: Db, sql: string): Statement {
+/**
+ * Prepared statements are compiled once per connection, SQL text and mode (whole rows, or the
+ * first column only: `pluck`); preparing costs more than running.
+ */
+export function prepared(db: Db, sql: string, pluck = false): Statement {
   let statements = cache.get(db);
   if (statements === undefined) {
     statements = new Map();
     cache.set(db, statements);
   }
-  let statement = statements.get(sql);
+  const key = pluck ? `\u0000${sql}` : sql;
+  let statement = statements.get(key);
   if (statement === undefined) {
     statement = db.prepare(sql);
-    statements.set(sql, statement);
+    if (pluck) statement.pluck();
+    statements.set(key, statement);
   }
   return statement;
 }

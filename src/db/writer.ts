@@ -1,8 +1,11 @@
 import type { Db } from './open.js';
+import { prepared } from './prepared.js';
+import { type Sql, sqliteSql } from './sql.js';
 import { isStorageFailure } from './storageErrors.js';
 import { noTelemetry, type Telemetry } from '../lib/telemetry.js';
 
-export type WriteOp<T> = (db: Db) => T;
+/** A change: runs inside a transaction on `tx`, and may read it (it sees its batch's earlier ops). */
+export type WriteOp<T> = (tx: Sql) => Promise<T> | T;
 
 interface Pending {
   op: WriteOp<unknown>;
@@ -14,72 +17,139 @@ export interface GroupCommitWriter {
   /** Runs `op` inside the next group transaction; resolves only once that transaction committed. */
   write<T>(op: WriteOp<T>): Promise<T>;
   /** Commits whatever is queued now (used at shutdown). */
-  flush(): void;
+  flush(): Promise<void>;
   readonly batches: number;
   /** The storage error of the last batch (a full disk), or null once a batch commits cleanly again. */
   readonly storageFailure: Error | null;
 }
 
 /**
- * Group commit (design.md §2): every write arriving in the same turn of the event loop joins one
- * transaction, so one fsync acknowledges hundreds of requests. Each op runs in its own savepoint:
- * an op that throws rolls back alone and rejects its own caller; the others still commit — unless
- * the storage itself failed, which fails the whole batch.
+ * The writer's connection: the transaction's statements (`sql`) and its control. The writer is the
+ * only code that begins, savepoints and commits, so a dialect brings just these.
  */
-export function createGroupCommitWriter(db: Db, options: { maxBatch?: number; telemetry?: Telemetry } = {}): GroupCommitWriter {
+export interface TransactionalConnection {
+  readonly sql: Sql;
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  /** Rolls the whole transaction back, if one is open. */
+  rollback(): Promise<void>;
+  savepoint(): Promise<void>;
+  release(): Promise<void>;
+  rollbackToSavepoint(): Promise<void>;
+  /** False once the storage itself aborted the transaction (SQLite does on a full disk). */
+  readonly inTransaction: boolean;
+  isStorageFailure(error: unknown): boolean;
+}
+
+/** SQLite's transaction control on one better-sqlite3 connection (the writer's). */
+export function sqliteConnection(db: Db): TransactionalConnection {
+  const exec = (statement: string) => async () => {
+    prepared(db, statement).run();
+  };
+  return {
+    sql: sqliteSql(db),
+    begin: exec('BEGIN'),
+    commit: exec('COMMIT'),
+    async rollback() {
+      if (db.inTransaction) prepared(db, 'ROLLBACK').run();
+    },
+    savepoint: exec('SAVEPOINT op'),
+    release: exec('RELEASE op'),
+    async rollbackToSavepoint() {
+      prepared(db, 'ROLLBACK TO op').run();
+      prepared(db, 'RELEASE op').run();
+    },
+    get inTransaction() {
+      return db.inTransaction;
+    },
+    isStorageFailure,
+  };
+}
+
+type Outcome = { ok: boolean; value: unknown };
+
+/**
+ * Group commit (design.md §2): every write arriving in the same turn of the event loop joins one
+ * transaction, so one commit (one fsync) acknowledges hundreds of requests. Each op runs in its own
+ * savepoint: an op that throws rolls back alone and rejects its own caller; the others still
+ * commit — unless the storage itself failed, which fails the whole batch. Ops run one after the
+ * other; writes that arrive while a batch runs form the next one.
+ */
+export function createGroupCommitWriter(connection: TransactionalConnection, options: { maxBatch?: number; telemetry?: Telemetry } = {}): GroupCommitWriter {
   const maxBatch = options.maxBatch ?? 1000;
   const telemetry = options.telemetry ?? noTelemetry;
   let queue: Pending[] = [];
-  let scheduled = false;
+  let flushing: Promise<void> | null = null;
   let batches = 0;
   let storageFailure: Error | null = null;
 
-  const runBatch = db.transaction((batch: Pending[], results: Array<{ ok: boolean; value: unknown }>) => {
-    for (const item of batch) {
-      try {
-        results.push({ ok: true, value: db.transaction(item.op)(db) });
-      } catch (error) {
-        // A full disk (or failing I/O) makes SQLite roll back the whole transaction, not just this
-        // op's savepoint: nothing of the batch will commit, so every caller gets this error.
-        if (isStorageFailure(error) || !db.inTransaction) throw error;
-        results.push({ ok: false, value: error });
-      }
+  async function runOp(item: Pending): Promise<Outcome> {
+    await connection.savepoint();
+    try {
+      const value = await item.op(connection.sql);
+      await connection.release();
+      return { ok: true, value };
+    } catch (error) {
+      // A full disk (or failing I/O) makes SQLite roll back the whole transaction, not just this
+      // op's savepoint: nothing of the batch will commit, so every caller gets this error.
+      if (connection.isStorageFailure(error) || !connection.inTransaction) throw error;
+      await connection.rollbackToSavepoint();
+      return { ok: false, value: error };
     }
-  });
+  }
 
-  function flush(): void {
-    scheduled = false;
+  async function runBatch(batch: Pending[]): Promise<Outcome[]> {
+    await connection.begin();
+    try {
+      const outcomes: Outcome[] = [];
+      for (const item of batch) outcomes.push(await runOp(item));
+      await connection.commit();
+      return outcomes;
+    } catch (error) {
+      await connection.rollback().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async function drain(): Promise<void> {
     while (queue.length > 0) {
       const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
       if (batch === queue) queue = [];
-      const results: Array<{ ok: boolean; value: unknown }> = [];
       const started = performance.now();
+      let outcomes: Outcome[];
       try {
-        runBatch(batch, results);
+        outcomes = await runBatch(batch);
         batches += 1;
         telemetry.commit(batch.length, (performance.now() - started) / 1000);
       } catch (commitError) {
-        if (isStorageFailure(commitError)) storageFailure = commitError as Error;
+        if (connection.isStorageFailure(commitError)) storageFailure = commitError as Error;
         for (const item of batch) item.reject(commitError);
         continue;
       }
       storageFailure = null;
       batch.forEach((item, i) => {
-        const result = results[i]!;
-        if (result.ok) item.resolve(result.value);
-        else item.reject(result.value);
+        const outcome = outcomes[i]!;
+        if (outcome.ok) item.resolve(outcome.value);
+        else item.reject(outcome.value);
       });
     }
+  }
+
+  function flush(): Promise<void> {
+    flushing ??= drain().finally(() => {
+      flushing = null;
+      // A write that arrived after the last batch ended but before this ran found `flushing` set.
+      if (queue.length > 0) setImmediate(flush);
+    });
+    return flushing;
   }
 
   return {
     write<T>(op: WriteOp<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ op, resolve: resolve as (v: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        // The first write of a turn schedules the batch; the rest of the turn joins it.
+        if (queue.length === 1 && flushing === null) setImmediate(flush);
       });
     },
     flush,

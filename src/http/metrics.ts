@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ModelAttemptOutcome, Telemetry } from '../lib/telemetry.js';
 
 /** What the metrics need to read at scrape time: the running experiments and which of them fail the sample-ratio check. */
-export type ExperimentGauges = () => { running: number; srmFlagged: number };
+export type ExperimentGauges = () => Promise<{ running: number; srmFlagged: number }>;
 
 export interface Metrics {
   telemetry: Telemetry;
@@ -73,7 +73,7 @@ export function createMetrics(experiments: ExperimentGauges): Metrics {
     labelNames: ['cache', 'result'],
     ...on,
   });
-  let gauges: { running: number; srmFlagged: number } | null = null;
+  let gauges: Promise<{ running: number; srmFlagged: number }> | null = null;
   const readGauges = () => {
     gauges ??= experiments();
     return gauges;
@@ -81,16 +81,16 @@ export function createMetrics(experiments: ExperimentGauges): Metrics {
   new Gauge({
     name: 'promptline_experiments_running',
     help: 'Experiments running now',
-    collect() {
-      this.set(readGauges().running);
+    async collect() {
+      this.set((await readGauges()).running);
     },
     ...on,
   });
   new Gauge({
     name: 'promptline_experiments_srm_flagged',
     help: 'Running experiments whose exposures do not follow their weights (sample-ratio mismatch, p < 0.001)',
-    collect() {
-      this.set(readGauges().srmFlagged);
+    async collect() {
+      this.set((await readGauges()).srmFlagged);
     },
     ...on,
   });

@@ -8,7 +8,7 @@ import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.j
 
 /** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
 export interface AccessCheck {
-  check(apiKey: string, clientAddress: string): AccessDecision;
+  check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
 }
 
 export interface RouteResult {
@@ -200,8 +200,13 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     done();
   }
 
-  function authorize(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  function authorize(req: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     const decision = access.check(firstApiKey(req) ?? '', req.ip);
+    if (decision instanceof Promise) decision.then((settled) => decide(req, reply, settled, done), done);
+    else decide(req, reply, decision, done);
+  }
+
+  function decide(req: FastifyRequest, reply: FastifyReply, decision: AccessDecision, done: () => void): void {
     if (!decision.ok) {
       denied(reply, decision);
       return;

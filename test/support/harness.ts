@@ -77,7 +77,7 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
       const cacheKey = `${project}/${role}`;
       const cached = keyCache.get(cacheKey);
       if (cached) return cached;
-      const row = projects.findByName(project) ?? (await projects.create(project));
+      const row = (await projects.findByName(project)) ?? (await projects.create(project));
       const created = await service.keys.create(row.id, { name: `test-${role}`, role });
       keyCache.set(cacheKey, created.key);
       return created.key;

@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type PageBounds } from '../../db/pagination.js';
 
 export interface AuditRecord {
@@ -19,8 +18,8 @@ type AuditRow = Omit<AuditRecord, 'before' | 'after'> & { before: string | null;
 const COLUMNS = ['id', 'created_at', 'key_id', 'key_name', 'action', 'target_type', 'target_id', 'before', 'after'];
 const SELECT = COLUMNS.join(', ');
 
-export function insertAudit(db: Db, projectId: string, record: AuditRecord): void {
-  prepared(db, `INSERT INTO audit_log (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+export async function insertAudit(db: Sql, projectId: string, record: AuditRecord): Promise<void> {
+  await db.run(`INSERT INTO audit_log (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`, {
     ...record,
     project_id: projectId,
     before: record.before === undefined || record.before === null ? null : JSON.stringify(record.before),
@@ -35,9 +34,9 @@ export interface AuditListQuery extends PageBounds {
   key_id?: string | undefined;
 }
 
-export function listAudit(db: Db, projectId: string, q: AuditListQuery): ListPage<AuditRecord> {
+export async function listAudit(db: Sql, projectId: string, q: AuditListQuery): Promise<ListPage<AuditRecord>> {
   return mapPage(
-    listNewestFirst<AuditRow>(db, {
+    await listNewestFirst<AuditRow>(db, {
       table: 'audit_log',
       index: 'audit_created',
       columns: SELECT,

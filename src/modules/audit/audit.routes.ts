@@ -14,6 +14,6 @@ export function registerAuditRoutes(app: FastifyInstance, access: AccessCheck, a
     strict: true,
     query: ListAuditQuery,
     response: { 200: AuditPageSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: audit.list(auth.projectId, query) }),
+    handler: async ({ query, auth }) => ({ status: 200, body: await audit.list(auth.projectId, query) }),
   });
 }

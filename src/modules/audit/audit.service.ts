@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
@@ -29,9 +29,9 @@ export interface Change {
  * Records one management change. Call it inside the write that makes the change, so both commit
  * or neither does: the log never says something happened that did not, nor misses what did.
  */
-export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clock, change: Change): void {
+export async function recordChange(db: Sql, projectId: string, actor: Actor, clock: Clock, change: Change): Promise<void> {
   const createdAt = isoNow(clock);
-  repo.insertAudit(db, projectId, {
+  await repo.insertAudit(db, projectId, {
     id: newId('aud'),
     created_at: createdAt,
     key_id: actor.keyId,
@@ -45,7 +45,7 @@ export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clo
   // A change that is also a webhook event (prompt.label_moved, experiment.started, …) is queued
   // for delivery here, in the same transaction, so no caller can record one and forget the other.
   if (isEventType(change.action)) {
-    enqueueEvent(db, projectId, {
+    await enqueueEvent(db, projectId, {
       type: change.action,
       created_at: createdAt,
       actor: { key_id: actor.keyId, key_name: actor.keyName },
@@ -58,9 +58,9 @@ export function recordChange(db: Db, projectId: string, actor: Actor, clock: Clo
 
 export function createAuditService(store: Store) {
   return {
-    list(projectId: string, query: ListAuditInput) {
+    async list(projectId: string, query: ListAuditInput) {
       const q = { ...query, since: timeBound('since', query.since), until: timeBound('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
-      return toPage(repo.listAudit(store.db, projectId, q), (r) => r);
+      return toPage(await repo.listAudit(store.sql, projectId, q), (r) => r);
     },
   };
 }

@@ -44,13 +44,16 @@ export function createExperimentRouter(
   // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
   const pendingCalls = new Map<string, { projectId: string; experimentId: string; users: Map<string, { calls: number; at: number }> }>();
   const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
+  // Bumped by every invalidation: a load that began before one must not store what it read.
+  let generation = 0;
 
-  function load(projectId: string, promptId: string): RunningExperiment | null {
+  async function load(projectId: string, promptId: string): Promise<RunningExperiment | null> {
     const key = keyOf(projectId, promptId);
     const cached = running.get(key);
     telemetry.cache('experiments', cached !== undefined);
     if (cached !== undefined) return cached;
-    const row = repo.findRunningExperiment(store.db, projectId, promptId);
+    const startedAt = generation;
+    const row = await repo.findRunningExperiment(store.sql, projectId, promptId);
     let state: RunningExperiment | null = null;
     if (row) {
       const order = row.variants;
@@ -68,15 +71,16 @@ export function createExperimentRouter(
         inFlight: new Map(),
       };
     }
-    running.set(key, state);
+    if (generation === startedAt) running.set(key, state);
     return state;
   }
 
-  function storedVariant(projectId: string, state: RunningExperiment, userId: string): string | null {
+  async function storedVariant(projectId: string, state: RunningExperiment, userId: string): Promise<string | null> {
     let variant = state.assigned.get(userId);
     if (variant === undefined) {
-      variant = repo.findAssignment(store.db, projectId, state.id, userId) ?? null;
-      state.assigned.set(userId, variant);
+      variant = (await repo.findAssignment(store.sql, projectId, state.id, userId)) ?? null;
+      // A first assignment committed while this read was under way has already said more.
+      if (!state.assigned.has(userId)) state.assigned.set(userId, variant);
     }
     return variant;
   }
@@ -116,9 +120,9 @@ export function createExperimentRouter(
       try {
         for (let i = 0; i < rows.length; i += EXPOSURE_CHUNK) {
           const chunk = rows.slice(i, i + EXPOSURE_CHUNK);
-          await store.writer.write((db) => {
+          await store.writer.write(async (db) => {
             for (const [projectId, experimentId, userId, calls, at] of chunk) {
-              repo.recordExposureCalls(db, projectId, experimentId, userId, calls, new Date(at).toISOString());
+              await repo.recordExposureCalls(db, projectId, experimentId, userId, calls, new Date(at).toISOString());
             }
           });
         }
@@ -139,14 +143,14 @@ export function createExperimentRouter(
   }
 
   return {
-    route(projectId, promptId, userId) {
-      const state = load(projectId, promptId);
+    async route(projectId, promptId, userId) {
+      const state = await load(projectId, promptId);
       if (state === null) return null;
       if (userId === null) throw userIdRequired(state.id, promptId);
-      const stored = storedVariant(projectId, state, userId);
+      const stored = await storedVariant(projectId, state, userId);
       if (stored !== null && state.variants.has(stored)) {
         countCall(projectId, state.id, userId);
-        return Promise.resolve(answer(state, stored));
+        return answer(state, stored);
       }
       const index = assignFromRanges(state.seed, userId, state.ranges);
       if (index === null) return null;
@@ -169,9 +173,11 @@ export function createExperimentRouter(
       return write.then((committed) => answer(state, committed));
     },
     invalidate(projectId, promptId) {
+      generation++;
       running.delete(keyOf(projectId, promptId));
     },
     clear() {
+      generation++;
       running.clear();
     },
     flushExposures,

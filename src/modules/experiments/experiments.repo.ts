@@ -1,5 +1,6 @@
-import { prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
+import { prepared } from '../../db/prepared.js';
+import type { Sql } from '../../db/sql.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
 import type { MetricDef } from './metrics.js';
@@ -78,21 +79,29 @@ const COLUMNS = [
 ];
 const SELECT = COLUMNS.join(', ');
 
-export function insertExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
-  prepared(db, `INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+export async function insertExperiment(db: Sql, projectId: string, record: ExperimentRecord): Promise<void> {
+  await db.run(`INSERT INTO experiments (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`, {
     ...encode(record),
     project_id: projectId,
   });
 }
 
-export function updateExperiment(db: Db, projectId: string, record: ExperimentRecord): void {
+export async function updateExperiment(db: Sql, projectId: string, record: ExperimentRecord): Promise<void> {
   const sets = COLUMNS.filter((c) => c !== 'id')
     .map((c) => `${c} = @${c}`)
     .join(', ');
-  prepared(db, `UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`).run({ ...encode(record), project_id: projectId });
+  await db.run(`UPDATE experiments SET ${sets} WHERE project_id = @project_id AND id = @id`, { ...encode(record), project_id: projectId });
 }
 
-export function findExperiment(db: Db, projectId: string, id: string): ExperimentRecord | undefined {
+export async function findExperiment(db: Sql, projectId: string, id: string): Promise<ExperimentRecord | undefined> {
+  return decodeIf(await db.get(`SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`, [projectId, id]));
+}
+
+/**
+ * The same read on a SQLite connection, synchronously: the results worker runs every read of one
+ * report inside one synchronous read transaction (one snapshot).
+ */
+export function findExperimentNow(db: Db, projectId: string, id: string): ExperimentRecord | undefined {
   return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id));
 }
 
@@ -101,8 +110,8 @@ export interface ExperimentListQuery extends PageBounds {
   status?: ExperimentStatus | undefined;
 }
 
-export function listExperiments(db: Db, projectId: string, q: ExperimentListQuery): ListPage<ExperimentRecord> {
-  return mapPage(listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q)), decode);
+export async function listExperiments(db: Sql, projectId: string, q: ExperimentListQuery): Promise<ListPage<ExperimentRecord>> {
+  return mapPage(await listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q)), decode);
 }
 
 export function experimentListRequest(projectId: string, q: ExperimentListQuery): ListRequest {
@@ -120,25 +129,27 @@ export function experimentListRequest(projectId: string, q: ExperimentListQuery)
   };
 }
 
-export function runningExperimentIds(db: Db, projectId: string): string[] {
-  return prepared(db, "SELECT id FROM experiments WHERE project_id = ? AND status = 'running' ORDER BY id").pluck().all(projectId) as string[];
+export async function runningExperimentIds(db: Sql, projectId: string): Promise<string[]> {
+  return db.column<string>("SELECT id FROM experiments WHERE project_id = ? AND status = 'running' ORDER BY id", [projectId]);
 }
 
-export function findRunningExperiment(db: Db, projectId: string, promptId: string): ExperimentRecord | undefined {
-  return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`).get(projectId, promptId));
+export async function findRunningExperiment(db: Sql, projectId: string, promptId: string): Promise<ExperimentRecord | undefined> {
+  return decodeIf(await db.get(`SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`, [projectId, promptId]));
 }
 
-export function findAssignment(db: Db, projectId: string, experimentId: string, userId: string): string | undefined {
-  return prepared(db, 'SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?')
-    .pluck()
-    .get(projectId, experimentId, userId) as string | undefined;
-}
-
-export function assignedCountsByVariant(db: Db, projectId: string, experimentId: string): Map<string, number> {
-  const rows = prepared(db, 'SELECT variant, count(*) AS n FROM assignments WHERE project_id = ? AND experiment_id = ? GROUP BY variant').all(
+export async function findAssignment(db: Sql, projectId: string, experimentId: string, userId: string): Promise<string | undefined> {
+  return db.value<string>('SELECT variant FROM assignments WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?', [
     projectId,
     experimentId,
-  ) as Array<{ variant: string; n: number }>;
+    userId,
+  ]);
+}
+
+export async function assignedCountsByVariant(db: Sql, projectId: string, experimentId: string): Promise<Map<string, number>> {
+  const rows = await db.all<{ variant: string; n: number }>(
+    'SELECT variant, count(*) AS n FROM assignments WHERE project_id = ? AND experiment_id = ? GROUP BY variant',
+    [projectId, experimentId],
+  );
   return new Map(rows.map((r) => [r.variant, r.n]));
 }
 
@@ -149,69 +160,72 @@ export function assignedCountsByVariant(db: Db, projectId: string, experimentId:
  * are timestamped when written, on the same writer) and the capture is final (covariate.ts). One
  * index seek on outcomes_person, in the write's own transaction.
  */
-export function insertAssignment(
-  db: Db,
+export async function insertAssignment(
+  db: Sql,
   projectId: string,
   experimentId: string,
   userId: string,
   variant: string,
   at: string,
   capture: Covariate | null = null,
-): string {
+): Promise<string> {
   if (capture === null) {
-    prepared(
-      db,
+    await db.run(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
       VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,
-    ).run(projectId, experimentId, userId, variant, at, at);
+      [projectId, experimentId, userId, variant, at, at],
+    );
   } else {
-    prepared(
-      db,
+    await db.run(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls, pre_key, pre)
       VALUES (@project, @experiment, @user, @variant, @at, @at, 1, @key, ${covariateSql(capture, '@project', '@user', '@at')})
       ON CONFLICT DO NOTHING`,
-    ).run({ project: projectId, experiment: experimentId, user: userId, variant, at, key: capture.key, ...covariateParams(capture) });
+      { project: projectId, experiment: experimentId, user: userId, variant, at, key: capture.key, ...covariateParams(capture) },
+    );
   }
-  return findAssignment(db, projectId, experimentId, userId)!;
+  return (await findAssignment(db, projectId, experimentId, userId))!;
 }
 
-export function recordExposureCalls(db: Db, projectId: string, experimentId: string, userId: string, calls: number, at: string): void {
-  prepared(
-    db,
+export async function recordExposureCalls(db: Sql, projectId: string, experimentId: string, userId: string, calls: number, at: string): Promise<void> {
+  await db.run(
     `UPDATE assignments SET calls = calls + ?, last_seen = max(last_seen, ?)
     WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?`,
-  ).run(calls, at, projectId, experimentId, userId);
+    [calls, at, projectId, experimentId, userId],
+  );
 }
 
 /**
  * Attribution of an outcome without a run (design.md §6): the user's assignment in the experiment
  * running on the prompt now, else the latest experiment on that prompt that assigned the user.
  */
-export function findAttributableAssignment(
-  db: Db,
+export async function findAttributableAssignment(
+  db: Sql,
   projectId: string,
   promptId: string,
   userId: string,
-): { experiment_id: string; variant: string } | undefined {
-  return prepared(
-    db,
+): Promise<{ experiment_id: string; variant: string } | undefined> {
+  return db.get<{ experiment_id: string; variant: string }>(
     `SELECT a.experiment_id, a.variant FROM assignments a
       JOIN experiments e ON e.project_id = a.project_id AND e.id = a.experiment_id
       WHERE a.project_id = ? AND a.external_user_id = ? AND e.prompt_id = ?
       ORDER BY (e.status = 'running') DESC, a.first_seen DESC LIMIT 1`,
-  ).get(projectId, userId, promptId) as { experiment_id: string; variant: string } | undefined;
+    [projectId, userId, promptId],
+  );
 }
 
 /**
  * Exposures per variant of every running experiment, across projects: the operator's gauges
  * (running experiments, sample-ratio mismatches) are about the whole service, not one project.
  */
-export function runningExposures(db: Db): Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }> {
-  return prepared(
-    db,
-    `SELECT e.project_id, e.id, e.variants, a.variant, count(a.external_user_id) AS n
+export async function runningExposures(db: Sql): Promise<Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }>> {
+  return db.all<{
+    project_id: string;
+    id: string;
+    variants: string;
+    variant: string | null;
+    n: number;
+  }>(`SELECT e.project_id, e.id, e.variants, a.variant, count(a.external_user_id) AS n
     FROM experiments e LEFT JOIN assignments a ON a.project_id = e.project_id AND a.experiment_id = e.id
     WHERE e.status = 'running'
-    GROUP BY e.project_id, e.id, a.variant`,
-  ).all() as Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }>;
+    GROUP BY e.project_id, e.id, a.variant`);
 }

@@ -36,7 +36,7 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     strict: true,
     query: ListExperimentsQuery,
     response: { 200: ExperimentListSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: experiments.list(auth.projectId, query) }),
+    handler: async ({ query, auth }) => ({ status: 200, body: await experiments.list(auth.projectId, query) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -47,7 +47,7 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     strict: true,
     params: ExperimentIdParams,
     response: { 200: ExperimentSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: experiments.get(auth.projectId, params.experiment_id) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await experiments.get(auth.projectId, params.experiment_id) }),
   });
   registerRoute(app, access, {
     method: 'PATCH',

@@ -1,5 +1,6 @@
 import type { Store } from '../../db/store.js';
 import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { conflict, Invalid, invalid, invalidIssue, notFound, type Issue } from '../../lib/errors.js';
@@ -15,25 +16,25 @@ const item = (path: (string | number)[], why: string): Issue => invalidIssue('bo
 
 /** What the experiments module needs to know of prompts, asked of the prompts service inside its writes. */
 export interface PromptFacts {
-  promptIsLive(db: Db, projectId: string, promptId: string): boolean;
-  versionExists(db: Db, projectId: string, promptId: string, version: number): boolean;
+  promptIsLive(db: Sql, projectId: string, promptId: string): Promise<boolean>;
+  versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean>;
   /** Points a label at a version (stop-and-ship moves `production`); answers the version it pointed at before. */
-  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): number | null;
+  moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null>;
 }
 
-/** One experiment as the API shows it, from any connection (the results worker has its own). */
-export function readExperiment(db: Db, projectId: string, id: string): ExperimentView | undefined {
-  const record = repo.findExperiment(db, projectId, id);
+/** One experiment as the API shows it, read synchronously inside the results worker's read transaction. */
+export function readExperimentNow(db: Db, projectId: string, id: string): ExperimentView | undefined {
+  const record = repo.findExperimentNow(db, projectId, id);
   return record === undefined ? undefined : toView(record);
 }
 
 /** The ids of a project's running experiments (for whoever watches them, like the webhook signals). */
-export const runningExperimentIds = (db: Db, projectId: string): string[] => repo.runningExperimentIds(db, projectId);
+export const runningExperimentIds = (db: Sql, projectId: string): Promise<string[]> => repo.runningExperimentIds(db, projectId);
 
 /** How many experiments run now, and how many of them fail the sample-ratio check (for the operator's metrics). */
-export function runningExperimentsHealth(db: Db): { running: number; srmFlagged: number } {
+export async function runningExperimentsHealth(db: Sql): Promise<{ running: number; srmFlagged: number }> {
   const byExperiment = new Map<string, { variants: VariantDef[]; counts: Map<string, number> }>();
-  for (const row of repo.runningExposures(db)) {
+  for (const row of await repo.runningExposures(db)) {
     const key = `${row.project_id}\u0000${row.id}`;
     const entry = byExperiment.get(key) ?? { variants: JSON.parse(row.variants) as VariantDef[], counts: new Map() };
     if (row.variant !== null) entry.counts.set(row.variant, row.n);
@@ -54,28 +55,28 @@ export function runningExperimentsHealth(db: Db): { running: number; srmFlagged:
 export type ExperimentChanged = (projectId: string, promptId: string) => void;
 
 export function createExperimentService(store: Store, prompts: PromptFacts, onChange: ExperimentChanged) {
-  function require(db: Db, projectId: string, id: string): repo.ExperimentRecord {
-    const row = repo.findExperiment(db, projectId, id);
+  async function require(db: Sql, projectId: string, id: string): Promise<repo.ExperimentRecord> {
+    const row = await repo.findExperiment(db, projectId, id);
     if (row === undefined) throw notFound(`Experiment '${id}' not found`);
     return row;
   }
 
   /** Variants must name versions of the experiment's prompt, with unique keys; control must be one of them. */
-  function checkVariants(
-    db: Db,
+  async function checkVariants(
+    db: Sql,
     projectId: string,
     promptId: string,
     variants: ReadonlyArray<{ key: string; version: number }>,
     control: string | undefined,
-  ): Issue[] {
+  ): Promise<Issue[]> {
     const errors: Issue[] = [];
     const seen = new Set<string>();
-    variants.forEach((v, i) => {
+    for (const [i, v] of variants.entries()) {
       if (seen.has(v.key)) errors.push(item(['variants', i, 'key'], `variant key '${v.key}' is used twice`));
       seen.add(v.key);
-      if (!prompts.versionExists(db, projectId, promptId, v.version))
+      if (!(await prompts.versionExists(db, projectId, promptId, v.version)))
         errors.push(item(['variants', i, 'version'], `prompt '${promptId}' has no version ${v.version}`));
-    });
+    }
     if (control !== undefined && !seen.has(control)) errors.push(item(['control'], `control '${control}' is not one of the variant keys`));
     return errors;
   }
@@ -92,7 +93,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     return { metrics: [...current], issues: [] };
   }
 
-  async function commit<T extends { prompt_id: string }>(projectId: string, work: (db: Db) => T): Promise<T> {
+  async function commit<T extends { prompt_id: string }>(projectId: string, work: (db: Sql) => Promise<T>): Promise<T> {
     const result = await store.writer.write(work);
     onChange(projectId, result.prompt_id);
     return result;
@@ -100,13 +101,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
 
   return {
     async create(projectId: string, input: CreateExperimentInput, actor: Actor = SYSTEM_ACTOR): Promise<ExperimentView> {
-      return commit(projectId, (db) => {
-        if (!prompts.promptIsLive(db, projectId, input.prompt_id)) throw notFound(`Prompt '${input.prompt_id}' not found`);
+      return commit(projectId, async (db) => {
+        if (!(await prompts.promptIsLive(db, projectId, input.prompt_id))) throw notFound(`Prompt '${input.prompt_id}' not found`);
         const { metrics, issues } = declaredMetrics(input, []);
-        const errors = [...checkVariants(db, projectId, input.prompt_id, input.variants, input.control), ...issues];
+        const errors = [...(await checkVariants(db, projectId, input.prompt_id, input.variants, input.control)), ...issues];
         if (errors.length > 0) throw new Invalid(errors);
         const id = input.experiment_id ?? newId('exp');
-        if (repo.findExperiment(db, projectId, id)) throw conflict(`Experiment '${id}' already exists`);
+        if (await repo.findExperiment(db, projectId, id)) throw conflict(`Experiment '${id}' already exists`);
         const now = isoNow(store.clock);
         const row: repo.ExperimentRecord = {
           id,
@@ -129,42 +130,42 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           started_at: null,
           stopped_at: null,
         };
-        repo.insertExperiment(db, projectId, row);
-        recordChange(db, projectId, actor, store.clock, { action: 'experiment.created', targetType: 'experiment', targetId: id, after: toView(row) });
+        await repo.insertExperiment(db, projectId, row);
+        await recordChange(db, projectId, actor, store.clock, { action: 'experiment.created', targetType: 'experiment', targetId: id, after: toView(row) });
         return toView(row);
       });
     },
 
-    get(projectId: string, id: string): ExperimentView {
-      return toView(require(store.db, projectId, id));
+    async get(projectId: string, id: string): Promise<ExperimentView> {
+      return toView(await require(store.sql, projectId, id));
     },
 
-    list(projectId: string, query: ListExperimentsInput) {
-      return toPage(repo.listExperiments(store.db, projectId, { ...query, cursor: query.cursor, limit: query.limit ?? 50 }), toView);
+    async list(projectId: string, query: ListExperimentsInput) {
+      return toPage(await repo.listExperiments(store.sql, projectId, { ...query, cursor: query.cursor, limit: query.limit ?? 50 }), toView);
     },
 
     /**
      * Attribution of an outcome without a run (design.md §6), inside the outcome's write: the
      * user's assignment in the experiment running on the prompt now, else the latest one.
      */
-    attributionFor(db: Db, projectId: string, promptId: string, userId: string): { experimentId: string; variant: string } | null {
-      const found = repo.findAttributableAssignment(db, projectId, promptId, userId);
+    async attributionFor(db: Sql, projectId: string, promptId: string, userId: string): Promise<{ experimentId: string; variant: string } | null> {
+      const found = await repo.findAttributableAssignment(db, projectId, promptId, userId);
       return found ? { experimentId: found.experiment_id, variant: found.variant } : null;
     },
 
     async patch(projectId: string, id: string, input: PatchExperimentInput, actor: Actor = SYSTEM_ACTOR): Promise<ExperimentView> {
-      return commit(projectId, (db) => {
-        const row = require(db, projectId, id);
+      return commit(projectId, async (db) => {
+        const row = await require(db, projectId, id);
         if (row.status !== 'draft' && row.status !== 'paused')
           throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
         const variants = input.variants ?? row.variants;
         const control = input.control ?? (variants.some((v) => v.key === row.control) ? row.control : variants[0]!.key);
         const { metrics, issues } = declaredMetrics(input, row.metrics);
-        const errors = [...checkVariants(db, projectId, row.prompt_id, variants, control), ...issues];
+        const errors = [...(await checkVariants(db, projectId, row.prompt_id, variants, control)), ...issues];
         if (input.variants) {
           // Sticky assignments must keep their variant: a key with assigned users cannot disappear.
           const kept = new Set(input.variants.map((v) => v.key));
-          for (const [key, users] of repo.assignedCountsByVariant(db, projectId, id)) {
+          for (const [key, users] of await repo.assignedCountsByVariant(db, projectId, id)) {
             if (!kept.has(key)) errors.push(item(['variants'], `variant '${key}' has ${users} assigned users and cannot be removed`));
           }
         }
@@ -183,8 +184,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           cuped_days: input.cuped_days ?? row.cuped_days,
           updated_at: isoNow(store.clock),
         };
-        repo.updateExperiment(db, projectId, updated);
-        recordChange(db, projectId, actor, store.clock, {
+        await repo.updateExperiment(db, projectId, updated);
+        await recordChange(db, projectId, actor, store.clock, {
           action: 'experiment.updated',
           targetType: 'experiment',
           targetId: id,
@@ -209,13 +210,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     ): Promise<ExperimentView> {
       const winner = stop.winner ?? null;
       if (stop.ship && winner === null) throw invalid('body', ['ship'], 'ship needs a winner: name the variant whose version goes to production');
-      return commit(projectId, (db) => {
-        const row = require(db, projectId, id);
+      return commit(projectId, async (db) => {
+        const row = await require(db, projectId, id);
         const rule = TRANSITIONS[action];
         if (!rule.from.includes(row.status)) throw conflict(`Experiment '${id}' is ${row.status}: cannot ${action}`);
         if (row.status === rule.to) return toView(row);
         if (action === 'start') {
-          const running = repo.findRunningExperiment(db, projectId, row.prompt_id);
+          const running = await repo.findRunningExperiment(db, projectId, row.prompt_id);
           if (running) throw conflict(`Experiment '${running.id}' is already running on prompt '${row.prompt_id}'`);
         }
         const won = winner === null ? undefined : row.variants.find((v) => v.key === winner);
@@ -223,8 +224,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
         const now = isoNow(store.clock);
         const shipped = action === 'stop' && stop.ship && won !== undefined ? won.version : null;
         if (shipped !== null) {
-          const before = prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
-          recordChange(db, projectId, actor, store.clock, {
+          const before = await prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
+          await recordChange(db, projectId, actor, store.clock, {
             action: 'prompt.label_moved',
             targetType: 'prompt',
             targetId: row.prompt_id,
@@ -241,8 +242,8 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           winner: action === 'stop' ? winner : row.winner,
           shipped_version: shipped ?? row.shipped_version,
         };
-        repo.updateExperiment(db, projectId, updated);
-        recordChange(db, projectId, actor, store.clock, {
+        await repo.updateExperiment(db, projectId, updated);
+        await recordChange(db, projectId, actor, store.clock, {
           action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
           targetType: 'experiment',
           targetId: id,

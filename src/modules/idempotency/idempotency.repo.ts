@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 
 export interface IdempotencyRow {
   endpoint: string;
@@ -10,27 +9,29 @@ export interface IdempotencyRow {
   created_at: string;
 }
 
-export function findIdempotencyRecord(db: Db, projectId: string, endpoint: string, key: string): IdempotencyRow | undefined {
-  return prepared(
-    db,
+export async function findIdempotencyRecord(db: Sql, projectId: string, endpoint: string, key: string): Promise<IdempotencyRow | undefined> {
+  return db.get<IdempotencyRow>(
     `SELECT endpoint, key, request_hash, status_code, response, created_at FROM idempotency_keys
     WHERE project_id = ? AND endpoint = ? AND key = ?`,
-  ).get(projectId, endpoint, key) as IdempotencyRow | undefined;
+    [projectId, endpoint, key],
+  );
 }
 
-export function insertIdempotencyRecord(db: Db, projectId: string, row: IdempotencyRow): void {
-  prepared(
-    db,
+export async function insertIdempotencyRecord(db: Sql, projectId: string, row: IdempotencyRow): Promise<void> {
+  await db.run(
     `INSERT INTO idempotency_keys (project_id, endpoint, key, request_hash, status_code, response, created_at)
     VALUES (@project_id, @endpoint, @key, @request_hash, @status_code, @response, @created_at)`,
-  ).run({ ...row, project_id: projectId });
+    { ...row, project_id: projectId },
+  );
 }
 
 /** Deletes up to `limit` stored answers of the project recorded before `before`; answers how many. */
-export function deleteIdempotencyRecordsBefore(db: Db, projectId: string, before: string, limit: number): number {
-  return prepared(
-    db,
-    `DELETE FROM idempotency_keys WHERE rowid IN (
+export async function deleteIdempotencyRecordsBefore(db: Sql, projectId: string, before: string, limit: number): Promise<number> {
+  return (
+    await db.run(
+      `DELETE FROM idempotency_keys WHERE rowid IN (
       SELECT rowid FROM idempotency_keys INDEXED BY idempotency_created WHERE project_id = ? AND created_at < ? LIMIT ?)`,
-  ).run(projectId, before, limit).changes;
+      [projectId, before, limit],
+    )
+  ).changes;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { invalid } from '../../lib/errors.js';
 import * as repo from './idempotency.repo.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency.repo.js';
@@ -27,8 +27,8 @@ export function idempotencyClaim(header: string | string[] | undefined, endpoint
 }
 
 /** The stored answer for this claim, or null; a different body under the same key is refused. */
-export function replay(db: Db, projectId: string, claim: IdempotencyClaim): unknown {
-  const row = findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
+export async function replay(db: Sql, projectId: string, claim: IdempotencyClaim): Promise<unknown> {
+  const row = await findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
   if (row === undefined) return null;
   if (row.request_hash !== claim.requestHash)
     throw invalid('header', ['idempotency-key'], 'this Idempotency-Key was already used with a different request body');
@@ -36,8 +36,8 @@ export function replay(db: Db, projectId: string, claim: IdempotencyClaim): unkn
 }
 
 /** Inside the write that acknowledges the request. A concurrent twin fails here on the primary key. */
-export function remember(db: Db, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): void {
-  insertIdempotencyRecord(db, projectId, {
+export async function remember(db: Sql, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): Promise<void> {
+  await insertIdempotencyRecord(db, projectId, {
     endpoint: claim.endpoint,
     key: claim.key,
     request_hash: claim.requestHash,
@@ -55,6 +55,6 @@ export function isDuplicateClaim(error: unknown): boolean {
  * Forgets stored answers older than `before` (run text retention: a /run_prompt answer holds the
  * output). A retry with such a key afterwards runs again, as a new request.
  */
-export function forgetAnswersBefore(db: Db, projectId: string, before: string, limit: number): number {
-  return repo.deleteIdempotencyRecordsBefore(db, projectId, before, limit);
+export async function forgetAnswersBefore(db: Sql, projectId: string, before: string, limit: number): Promise<number> {
+  return await repo.deleteIdempotencyRecordsBefore(db, projectId, before, limit);
 }

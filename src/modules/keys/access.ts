@@ -17,7 +17,7 @@ export interface AuthContext {
 
 /** What the access check needs of the key store: a full check, and a memory-only one. */
 export interface KeyAuthenticator {
-  authenticate(apiKey: string): AuthContext | null;
+  authenticate(apiKey: string): Promise<AuthContext | null>;
   authenticateCached(apiKey: string): AuthContext | null;
 }
 
@@ -49,36 +49,37 @@ export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits
   const failures = new TokenBuckets(MAX_TRACKED_ADDRESSES);
 
   /** A key this process has not seen valid: the client address's budget of failures applies. */
-  function firstSight(apiKey: string, clientAddress: string, at: number): AccessDecision {
+  async function firstSight(apiKey: string, clientAddress: string, at: number): Promise<AccessDecision> {
     if (limits.authFailuresPerMinute === 0) {
-      const auth = keys.authenticate(apiKey);
+      const auth = await keys.authenticate(apiKey);
       return auth === null ? { ok: false, reason: 'invalid_key' } : { ok: true, auth };
     }
     const address = addressGroup(clientAddress);
     const wait = failures.wait(address, limits.authFailuresPerMinute, at);
     if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
-    const auth = keys.authenticate(apiKey);
+    const auth = await keys.authenticate(apiKey);
     if (auth !== null) return { ok: true, auth };
     failures.take(address, limits.authFailuresPerMinute, at);
     return { ok: false, reason: 'invalid_key' };
   }
 
+  /** The key's own request budget. */
+  function withinRate(auth: AuthContext, at: number): AccessDecision {
+    const perMinute = auth.rateLimitPerMinute ?? limits.rateLimitPerMinute;
+    if (perMinute > 0) {
+      const wait = requests.take(auth.keyId, perMinute, at);
+      if (wait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(wait / 1000), limitPerMinute: perMinute };
+    }
+    return { ok: true, auth };
+  }
+
   return {
-    check(apiKey: string, clientAddress: string): AccessDecision {
+    /** Synchronous on the hot path (a key already seen valid costs one map lookup, whatever the address); a promise when storage must be asked. */
+    check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision> {
       const at = now();
-      // Hot path: a key already seen valid costs one map lookup, whatever the address.
-      let auth = keys.authenticateCached(apiKey);
-      if (auth === null) {
-        const decision = firstSight(apiKey, clientAddress, at);
-        if (!decision.ok) return decision;
-        auth = decision.auth;
-      }
-      const perMinute = auth.rateLimitPerMinute ?? limits.rateLimitPerMinute;
-      if (perMinute > 0) {
-        const wait = requests.take(auth.keyId, perMinute, at);
-        if (wait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(wait / 1000), limitPerMinute: perMinute };
-      }
-      return { ok: true, auth };
+      const cached = keys.authenticateCached(apiKey);
+      if (cached !== null) return withinRate(cached, at);
+      return firstSight(apiKey, clientAddress, at).then((decision) => (decision.ok ? withinRate(decision.auth, at) : decision));
     },
   };
 }

@@ -40,7 +40,7 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
     role: 'admin',
     strict: true,
     response: { 200: Type.Object({ data: Type.Array(PublicKeySchema) }), ...AUTH_ERRORS },
-    handler: ({ auth }) => ({ status: 200, body: { data: keys.list(auth.projectId) } }),
+    handler: async ({ auth }) => ({ status: 200, body: { data: await keys.list(auth.projectId) } }),
   });
 
   registerRoute(app, access, {

@@ -1,3 +1,4 @@
+import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -33,8 +34,15 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
   // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
   // time, so a flood of random keys cannot grow memory.
   const cache = new Map<string, CachedKey>();
+  // Bumped whenever the cache is dropped: a lookup that began before must not store what it read
+  // (the key may have been revoked between its read and now).
+  let generation = 0;
+  const drop = () => {
+    generation++;
+    cache.clear();
+  };
 
-  function insert(db: Store['db'], projectId: string, input: KeyInput, key: string): KeyRow {
+  async function insert(db: Sql, projectId: string, input: KeyInput, key: string): Promise<KeyRow> {
     const row: KeyRow = {
       id: newId('key'),
       project_id: projectId,
@@ -47,23 +55,24 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       revoked_at: null,
       rate_limit_per_minute: input.rate_limit_per_minute ?? null,
     };
-    insertKey(db, projectId, row);
+    await insertKey(db, projectId, row);
     return row;
   }
 
   return {
     /** Hot path: a memory lookup once warm. Revocation clears the cache, so it bites on the next request. */
-    authenticate(apiKey: string): AuthContext | null {
+    async authenticate(apiKey: string): Promise<AuthContext | null> {
       let entry = cache.get(apiKey);
       if (entry === undefined) {
+        const startedAt = generation;
         const hash = hashKey(apiKey);
-        const row = findKeyByHash(store.db, hash);
+        const row = await findKeyByHash(store.sql, hash);
         if (row === undefined || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) return null;
         entry = {
           auth: Object.freeze({ keyId: row.id, keyName: row.name, projectId: row.project_id, role: row.role, rateLimitPerMinute: row.rate_limit_per_minute }),
           expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
         };
-        cache.set(apiKey, entry);
+        if (generation === startedAt) cache.set(apiKey, entry);
       }
       if (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt) return null;
       return entry.auth;
@@ -81,7 +90,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
     },
 
     invalidate(): void {
-      cache.clear();
+      drop();
     },
 
     /** `expires_at` is any ISO-8601 date-time in the future; it is stored normalised to UTC. */
@@ -94,26 +103,26 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         expiresAt = new Date(ms).toISOString();
       }
       const key = generateKey(input.role);
-      const row = await store.writer.write((db) => {
-        const created = insert(db, projectId, { ...input, expires_at: expiresAt }, key);
+      const row = await store.writer.write(async (db) => {
+        const created = await insert(db, projectId, { ...input, expires_at: expiresAt }, key);
         // The public view only: the key itself is shown once, to its creator, and logged nowhere.
-        recordChange(db, projectId, actor, store.clock, { action: 'key.created', targetType: 'key', targetId: created.id, after: toPublic(created) });
+        await recordChange(db, projectId, actor, store.clock, { action: 'key.created', targetType: 'key', targetId: created.id, after: toPublic(created) });
         return created;
       });
       return { ...toPublic(row), key };
     },
 
     async update(projectId: string, keyId: string, changes: KeyPatch, actor: Actor = SYSTEM_ACTOR): Promise<PublicKey> {
-      const row = await store.writer.write((db) => {
-        const found = findKey(db, projectId, keyId);
+      const row = await store.writer.write(async (db) => {
+        const found = await findKey(db, projectId, keyId);
         if (found === undefined) throw notFound(`API key '${keyId}' not found`);
         const updated = {
           ...found,
           name: changes.name ?? found.name,
           rate_limit_per_minute: changes.rate_limit_per_minute !== undefined ? changes.rate_limit_per_minute : found.rate_limit_per_minute,
         };
-        updateKey(db, projectId, keyId, updated);
-        recordChange(db, projectId, actor, store.clock, {
+        await updateKey(db, projectId, keyId, updated);
+        await recordChange(db, projectId, actor, store.clock, {
           action: 'key.updated',
           targetType: 'key',
           targetId: keyId,
@@ -122,21 +131,21 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         });
         return updated;
       });
-      cache.clear();
+      drop();
       return toPublic(row);
     },
 
-    list(projectId: string): PublicKey[] {
-      return listKeys(store.db, projectId).map(toPublic);
+    async list(projectId: string): Promise<PublicKey[]> {
+      return (await listKeys(store.sql, projectId)).map(toPublic);
     },
 
     async revoke(projectId: string, keyId: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
-      await store.writer.write((db) => {
-        const found = findKey(db, projectId, keyId);
+      await store.writer.write(async (db) => {
+        const found = await findKey(db, projectId, keyId);
         if (found === undefined) throw notFound(`API key '${keyId}' not found`);
-        revokeKey(db, projectId, keyId, isoNow(store.clock));
-        const after = findKey(db, projectId, keyId)!;
-        recordChange(db, projectId, actor, store.clock, {
+        await revokeKey(db, projectId, keyId, isoNow(store.clock));
+        const after = (await findKey(db, projectId, keyId))!;
+        await recordChange(db, projectId, actor, store.clock, {
           action: 'key.revoked',
           targetType: 'key',
           targetId: keyId,
@@ -144,7 +153,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
           after: toPublic(after),
         });
       });
-      cache.clear();
+      drop();
     },
 
     /**
@@ -152,19 +161,19 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
      * `default`; without one, a brand-new database gets a generated admin key, returned once.
      */
     async bootstrap(configuredKey: string | null): Promise<{ printedKey: string | null }> {
-      return store.writer.write((db) => {
+      return store.writer.write(async (db) => {
         const now = isoNow(store.clock);
-        const { isNewDatabase, project } = defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
+        const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
         if (configuredKey !== null) {
           const hash = hashKey(configuredKey);
-          revokeOtherBootstrapKeys(db, project!.id, hash, now);
-          const existing = findKeyByHash(db, hash);
-          if (existing === undefined) insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
+          await revokeOtherBootstrapKeys(db, project!.id, hash, now);
+          const existing = await findKeyByHash(db, hash);
+          if (existing === undefined) await insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
           return { printedKey: null };
         }
         if (!isNewDatabase) return { printedKey: null };
         const key = generateKey('admin');
-        insert(db, project!.id, { name: 'initial-admin', role: 'admin' }, key);
+        await insert(db, project!.id, { name: 'initial-admin', role: 'admin' }, key);
         return { printedKey: key };
       });
     },

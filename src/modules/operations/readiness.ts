@@ -1,5 +1,4 @@
 import { pendingMigrations, type Migration } from '../../db/migrate.js';
-import { prepared } from '../../db/prepared.js';
 import { isStorageFull } from '../../db/storageErrors.js';
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
@@ -19,19 +18,19 @@ const PROBE_BYTES = 1_048_576;
 export function createReadinessCheck(store: Store, migrations: readonly Migration[]) {
   let lastProbe = -Infinity;
   return async (): Promise<Readiness> => {
-    prepared(store.db, 'SELECT 1').get();
-    const pending = pendingMigrations(store.db, [...migrations]);
+    await store.sql.get('SELECT 1');
+    const pending = await pendingMigrations(store.sql, migrations);
     if (pending > 0) return { ready: false, reason: `${pending} migrations pending` };
     if (store.writer.storageFailure !== null && performance.now() - lastProbe >= PROBE_INTERVAL_MS) {
       lastProbe = performance.now();
       await store.writer
-        .write((db) => {
-          prepared(
-            db,
+        .write(async (db) => {
+          await db.run(
             `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
             ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, room = excluded.room`,
-          ).run(isoNow(store.clock));
-          prepared(db, 'UPDATE storage_probe SET room = NULL WHERE id = 1').run();
+            [isoNow(store.clock)],
+          );
+          await db.run('UPDATE storage_probe SET room = NULL WHERE id = 1');
         })
         .catch(() => undefined);
     }

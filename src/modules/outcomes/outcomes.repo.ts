@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 
 /** A stored outcome, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
@@ -64,8 +63,8 @@ const COLUMNS = [
 ];
 const SELECT = COLUMNS.join(', ');
 
-export function insertOutcome(db: Db, projectId: string, outcome: OutcomeRecord): void {
-  prepared(db, `INSERT INTO outcomes (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+export async function insertOutcome(db: Sql, projectId: string, outcome: OutcomeRecord): Promise<void> {
+  await db.run(`INSERT INTO outcomes (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`, {
     ...encode(outcome),
     project_id: projectId,
   });
@@ -80,8 +79,8 @@ export interface OutcomeListQuery extends PageBounds {
   prompt_run_id?: string | undefined;
 }
 
-export function listOutcomes(db: Db, projectId: string, q: OutcomeListQuery): ListPage<OutcomeRecord> {
-  return mapPage(listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q)), decode);
+export async function listOutcomes(db: Sql, projectId: string, q: OutcomeListQuery): Promise<ListPage<OutcomeRecord>> {
+  return mapPage(await listNewestFirst<OutcomeRow>(db, outcomeListRequest(projectId, q)), decode);
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */

@@ -29,6 +29,6 @@ export function registerOutcomeRoutes(app: FastifyInstance, access: AccessCheck,
     strict: true,
     query: ListOutcomesQuery,
     response: { 200: OutcomePageSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: outcomes.list(auth.projectId, query) }),
+    handler: async ({ query, auth }) => ({ status: 200, body: await outcomes.list(auth.projectId, query) }),
   });
 }

@@ -1,5 +1,5 @@
 import type { Store } from '../../db/store.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { invalid, notFound } from '../../lib/errors.js';
@@ -13,15 +13,15 @@ import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../id
 export interface OutcomeDeps {
   store: Store;
   /** Throws the prompt's 404 when it does not exist (or is archived) in the project. */
-  requirePrompt(projectId: string, promptId: string): void;
+  requirePrompt(projectId: string, promptId: string): Promise<void>;
   /** The run an outcome names: its prompt and experiment. */
   runAttribution(
-    db: Db,
+    db: Sql,
     projectId: string,
     runId: string,
-  ): { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined;
+  ): Promise<{ prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined>;
   /** The stored assignment an outcome without a run belongs to (design.md §6). */
-  assignmentAttribution(db: Db, projectId: string, promptId: string, externalUserId: string): { experimentId: string; variant: string } | null;
+  assignmentAttribution(db: Sql, projectId: string, promptId: string, externalUserId: string): Promise<{ experimentId: string; variant: string } | null>;
 }
 
 function outcomeView(outcome: OutcomeRecord): OutcomeView {
@@ -33,13 +33,13 @@ export function createOutcomeService(deps: OutcomeDeps) {
   const { store } = deps;
 
   /** Inside the write transaction, so attribution sees exactly the state the outcome is stored against. */
-  function attribute(
-    db: Db,
+  async function attribute(
+    db: Sql,
     projectId: string,
     input: TrackOutcomeInput,
-  ): Pick<OutcomeRecord, 'experiment_id' | 'variant' | 'attributed_by' | 'attributed_user'> {
+  ): Promise<Pick<OutcomeRecord, 'experiment_id' | 'variant' | 'attributed_by' | 'attributed_user'>> {
     if (input.prompt_run_id != null) {
-      const run = deps.runAttribution(db, projectId, input.prompt_run_id);
+      const run = await deps.runAttribution(db, projectId, input.prompt_run_id);
       if (run === undefined) throw notFound(`Run '${input.prompt_run_id}' not found`);
       if (run.prompt_id !== input.prompt_id) {
         throw invalid('body', ['prompt_run_id'], `run ${input.prompt_run_id} belongs to prompt '${run.prompt_id}', not '${input.prompt_id}'`);
@@ -49,7 +49,7 @@ export function createOutcomeService(deps: OutcomeDeps) {
       }
     }
     if (input.external_user_id != null) {
-      const found = deps.assignmentAttribution(db, projectId, input.prompt_id, input.external_user_id);
+      const found = await deps.assignmentAttribution(db, projectId, input.prompt_id, input.external_user_id);
       if (found !== null) {
         return { experiment_id: found.experimentId, variant: found.variant, attributed_by: 'assignment', attributed_user: input.external_user_id };
       }
@@ -69,12 +69,12 @@ export function createOutcomeService(deps: OutcomeDeps) {
 
   return {
     async track(projectId: string, input: TrackOutcomeInput, claim: IdempotencyClaim | null = null): Promise<TrackOutcomeAnswer> {
-      const prior = claim && (replay(store.db, projectId, claim) as TrackOutcomeAnswer | null);
+      const prior = claim && ((await replay(store.sql, projectId, claim)) as TrackOutcomeAnswer | null);
       if (prior) return prior;
-      deps.requirePrompt(projectId, input.prompt_id);
+      await deps.requirePrompt(projectId, input.prompt_id);
       checkMetadata(input.metadata);
       try {
-        return await store.writer.write((db) => {
+        return await store.writer.write(async (db) => {
           const stored: OutcomeRecord = {
             id: newId('out'),
             prompt_id: input.prompt_id,
@@ -87,29 +87,29 @@ export function createOutcomeService(deps: OutcomeDeps) {
             is_success: input.is_success ?? null,
             source: input.source ?? null,
             metadata: input.metadata ?? null,
-            ...attribute(db, projectId, input),
+            ...(await attribute(db, projectId, input)),
             created_at: isoNow(store.clock),
           };
-          insertOutcome(db, projectId, stored);
+          await insertOutcome(db, projectId, stored);
           const answer: TrackOutcomeAnswer = {
             outcome_id: stored.id,
             status: 'recorded',
             experiment_id: stored.experiment_id,
             variant_assigned: stored.variant,
           };
-          if (claim) remember(db, projectId, claim, answer, stored.created_at);
+          if (claim) await remember(db, projectId, claim, answer, stored.created_at);
           return answer;
         });
       } catch (error) {
         // A concurrent twin with the same key committed first: answer what it answered.
-        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim) as TrackOutcomeAnswer;
+        if (claim && isDuplicateClaim(error)) return (await replay(store.sql, projectId, claim)) as TrackOutcomeAnswer;
         throw error;
       }
     },
 
-    list(projectId: string, query: ListOutcomesInput) {
+    async list(projectId: string, query: ListOutcomesInput) {
       const q = { ...query, since: timeBound('since', query.since), until: timeBound('until', query.until), cursor: query.cursor, limit: query.limit ?? 50 };
-      return toPage(listOutcomes(store.db, projectId, q), outcomeView);
+      return toPage(await listOutcomes(store.sql, projectId, q), outcomeView);
     },
   };
 }

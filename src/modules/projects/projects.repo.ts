@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 
 export interface ProjectRow {
   id: string;
@@ -7,18 +6,18 @@ export interface ProjectRow {
   created_at: string;
 }
 
-export function findProjectByName(db: Db, name: string): ProjectRow | undefined {
-  return prepared(db, 'SELECT id, name, created_at FROM projects WHERE name = ?').get(name) as ProjectRow | undefined;
+export async function findProjectByName(db: Sql, name: string): Promise<ProjectRow | undefined> {
+  return db.get<ProjectRow>('SELECT id, name, created_at FROM projects WHERE name = ?', [name]);
 }
 
-export function listProjects(db: Db): ProjectRow[] {
-  return prepared(db, 'SELECT id, name, created_at FROM projects ORDER BY created_at, id').all() as ProjectRow[];
+export async function listProjects(db: Sql): Promise<ProjectRow[]> {
+  return db.all<ProjectRow>('SELECT id, name, created_at FROM projects ORDER BY created_at, id');
 }
 
-export function countProjects(db: Db): number {
-  return prepared(db, 'SELECT count(*) FROM projects').pluck().get() as number;
+export async function countProjects(db: Sql): Promise<number> {
+  return (await db.value<number>('SELECT count(*) FROM projects')) ?? 0;
 }
 
-export function insertProject(db: Db, row: ProjectRow): void {
-  prepared(db, 'INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)').run(row);
+export async function insertProject(db: Sql, row: ProjectRow): Promise<void> {
+  await db.run('INSERT INTO projects (id, name, created_at) VALUES (@id, @name, @created_at)', row);
 }

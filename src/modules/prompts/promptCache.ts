@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { conflict } from '../../lib/errors.js';
 import { compileTemplate, TemplateError } from './template.js';
 import type { CompiledVersion } from './versionContent.js';
@@ -29,28 +29,32 @@ interface Entry {
  * Entries are dropped on every write to their prompt; the database stays the source of truth.
  * Unknown prompts are not cached, so random ids cannot grow memory.
  */
-export function createPromptCache(db: Db, telemetry: Telemetry = noTelemetry) {
+export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
   const entries = new Map<string, Entry>();
+  // Bumped by every invalidation: a load that began before one must not store what it read, since
+  // a change may have committed between its reads.
+  let generation = 0;
   const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
 
-  function load(projectId: string, promptId: string): Entry | null {
+  async function load(projectId: string, promptId: string): Promise<Entry | null> {
     const key = keyOf(projectId, promptId);
     const cached = entries.get(key);
     telemetry.cache('prompts', cached !== undefined);
     if (cached) return cached;
-    const prompt = findPrompt(db, projectId, promptId);
+    const startedAt = generation;
+    const prompt = await findPrompt(db, projectId, promptId);
     if (prompt === undefined || prompt.archived_at !== null) return null;
-    const production = listLabels(db, projectId, promptId).find((l) => l.label === 'production');
-    const latest = latestVersionNumber(db, projectId, promptId);
+    const production = (await listLabels(db, projectId, promptId)).find((l) => l.label === 'production');
+    const latest = await latestVersionNumber(db, projectId, promptId);
     const entry: Entry = { served: production?.version ?? (latest > 0 ? latest : null), versions: new Map() };
-    entries.set(key, entry);
+    if (generation === startedAt) entries.set(key, entry);
     return entry;
   }
 
-  function version(projectId: string, promptId: string, entry: Entry, number: number): CompiledVersion | null {
+  async function version(projectId: string, promptId: string, entry: Entry, number: number): Promise<CompiledVersion | null> {
     let compiled = entry.versions.get(number);
     if (compiled === undefined) {
-      const row = findVersion(db, projectId, promptId, number);
+      const row = await findVersion(db, projectId, promptId, number);
       if (row === undefined) return null;
       try {
         compiled = compileVersion(row);
@@ -66,20 +70,22 @@ export function createPromptCache(db: Db, telemetry: Telemetry = noTelemetry) {
 
   return {
     /** null: the prompt does not exist in this project, or is archived. */
-    exists(projectId: string, promptId: string): boolean {
-      return load(projectId, promptId) !== null;
+    async exists(projectId: string, promptId: string): Promise<boolean> {
+      return (await load(projectId, promptId)) !== null;
     },
     /** The version to serve; `number` overrides (an experiment's variant). Null when none exists. */
-    served(projectId: string, promptId: string, number?: number): CompiledVersion | null {
-      const entry = load(projectId, promptId);
+    async served(projectId: string, promptId: string, number?: number): Promise<CompiledVersion | null> {
+      const entry = await load(projectId, promptId);
       if (entry === null) return null;
       const wanted = number ?? entry.served;
       return wanted === null ? null : version(projectId, promptId, entry, wanted);
     },
     invalidate(projectId: string, promptId: string): void {
+      generation++;
       entries.delete(keyOf(projectId, promptId));
     },
     clear(): void {
+      generation++;
       entries.clear();
     },
   };

@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
 
@@ -53,14 +52,19 @@ function encodeVersion(record: VersionRecord): VersionRow {
   };
 }
 
-export function findPrompt(db: Db, projectId: string, promptId: string): PromptRow | undefined {
-  return prepared(db, 'SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?').get(projectId, promptId) as
-    | PromptRow
-    | undefined;
+export async function findPrompt(db: Sql, projectId: string, promptId: string): Promise<PromptRow | undefined> {
+  return await db.get<PromptRow>('SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?', [
+    projectId,
+    promptId,
+  ]);
 }
 
 /** Newest first, archived ones only when asked; paged by prompt_id (src/db/pagination.ts). */
-export function listPrompts(db: Db, projectId: string, q: { includeArchived: boolean; cursor: string | undefined; limit: number }): ListPage<PromptRow> {
+export async function listPrompts(
+  db: Sql,
+  projectId: string,
+  q: { includeArchived: boolean; cursor: string | undefined; limit: number },
+): Promise<ListPage<PromptRow>> {
   return listNewestFirst<PromptRow>(db, promptListRequest(projectId, q));
 }
 
@@ -77,71 +81,69 @@ export function promptListRequest(projectId: string, q: { includeArchived: boole
   };
 }
 
-export function insertPrompt(db: Db, projectId: string, row: PromptRow): void {
-  prepared(db, 'INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertPrompt(db: Sql, projectId: string, row: PromptRow): Promise<void> {
+  await db.run('INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES (?, ?, ?, ?, ?)', [
     projectId,
     row.prompt_id,
     row.description,
     row.created_at,
     row.archived_at,
-  );
+  ]);
 }
 
-export function archivePrompt(db: Db, projectId: string, promptId: string, at: string): void {
-  prepared(db, 'UPDATE prompts SET archived_at = ? WHERE project_id = ? AND prompt_id = ? AND archived_at IS NULL').run(at, projectId, promptId);
+export async function archivePrompt(db: Sql, projectId: string, promptId: string, at: string): Promise<void> {
+  await db.run('UPDATE prompts SET archived_at = ? WHERE project_id = ? AND prompt_id = ? AND archived_at IS NULL', [at, projectId, promptId]);
 }
 
-export function latestVersionNumber(db: Db, projectId: string, promptId: string): number {
-  return (
-    (prepared(db, 'SELECT max(version) FROM prompt_versions WHERE project_id = ? AND prompt_id = ?').pluck().get(projectId, promptId) as number | null) ?? 0
-  );
+export async function latestVersionNumber(db: Sql, projectId: string, promptId: string): Promise<number> {
+  return (await db.value<number | null>('SELECT max(version) FROM prompt_versions WHERE project_id = ? AND prompt_id = ?', [projectId, promptId])) ?? 0;
 }
 
-export function insertVersion(db: Db, projectId: string, record: VersionRecord): void {
-  prepared(
-    db,
+export async function insertVersion(db: Sql, projectId: string, record: VersionRecord): Promise<void> {
+  await db.run(
     `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
     VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at)`,
-  ).run({ ...encodeVersion(record), project_id: projectId });
+    { ...encodeVersion(record), project_id: projectId },
+  );
 }
 
-export function findVersion(db: Db, projectId: string, promptId: string, version: number): VersionRecord | undefined {
-  const row = prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`).get(
+export async function findVersion(db: Sql, projectId: string, promptId: string, version: number): Promise<VersionRecord | undefined> {
+  const row = await db.get<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?`, [
     projectId,
     promptId,
     version,
-  ) as VersionRow | undefined;
+  ]);
   return row === undefined ? undefined : decodeVersion(row);
 }
 
-export function versionExists(db: Db, projectId: string, promptId: string, version: number): boolean {
-  return prepared(db, 'SELECT 1 FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?').get(projectId, promptId, version) !== undefined;
+export async function versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean> {
+  return (await db.get('SELECT 1 FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?', [projectId, promptId, version])) !== undefined;
 }
 
-export function listVersions(db: Db, projectId: string, promptId: string): VersionRecord[] {
+export async function listVersions(db: Sql, projectId: string, promptId: string): Promise<VersionRecord[]> {
   return (
-    prepared(db, `SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`).all(
+    await db.all<VersionRow>(`SELECT ${VERSION_COLUMNS} FROM prompt_versions WHERE project_id = ? AND prompt_id = ? ORDER BY version DESC`, [
       projectId,
       promptId,
-    ) as VersionRow[]
+    ])
   ).map(decodeVersion);
 }
 
-export function listLabels(db: Db, projectId: string, promptId: string): Array<{ label: string; version: number }> {
-  return prepared(db, 'SELECT label, version FROM prompt_labels WHERE project_id = ? AND prompt_id = ? ORDER BY label').all(projectId, promptId) as Array<{
-    label: string;
-    version: number;
-  }>;
+export async function listLabels(db: Sql, projectId: string, promptId: string): Promise<Array<{ label: string; version: number }>> {
+  return db.all<{ label: string; version: number }>('SELECT label, version FROM prompt_labels WHERE project_id = ? AND prompt_id = ? ORDER BY label', [
+    projectId,
+    promptId,
+  ]);
 }
 
-export function upsertLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): void {
-  prepared(
-    db,
+export async function upsertLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<void> {
+  await db.run(
     `INSERT INTO prompt_labels (project_id, prompt_id, label, version, updated_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (project_id, prompt_id, label) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-  ).run(projectId, promptId, label, version, at);
+    [projectId, promptId, label, version, at],
+  );
 }
 
-export function deleteLabel(db: Db, projectId: string, promptId: string, label: string): boolean {
-  return prepared(db, 'DELETE FROM prompt_labels WHERE project_id = ? AND prompt_id = ? AND label = ?').run(projectId, promptId, label).changes > 0;
+export async function deleteLabel(db: Sql, projectId: string, promptId: string, label: string): Promise<boolean> {
+  return (await db.run('DELETE FROM prompt_labels WHERE project_id = ? AND prompt_id = ? AND label = ?', [projectId, promptId, label])).changes > 0;
 }

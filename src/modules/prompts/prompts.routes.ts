@@ -56,7 +56,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     strict: true,
     query: ListPromptsQuery,
     response: { 200: PromptPageSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: prompts.list(auth.projectId, query) }),
+    handler: async ({ query, auth }) => ({ status: 200, body: await prompts.list(auth.projectId, query) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -67,7 +67,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     strict: true,
     params: PromptIdParams,
     response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: prompts.get(auth.projectId, params.prompt_id) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await prompts.get(auth.projectId, params.prompt_id) }),
   });
   registerRoute(app, access, {
     method: 'DELETE',
@@ -104,7 +104,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     strict: true,
     params: PromptIdParams,
     response: { 200: VersionListSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: { data: prompts.listVersions(auth.projectId, params.prompt_id) } }),
+    handler: async ({ params, auth }) => ({ status: 200, body: { data: await prompts.listVersions(auth.projectId, params.prompt_id) } }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -115,7 +115,7 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     strict: true,
     params: VersionParams,
     response: { 200: VersionSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: prompts.getVersion(auth.projectId, params.prompt_id, params.version) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await prompts.getVersion(auth.projectId, params.prompt_id, params.version) }),
   });
   registerRoute(app, access, {
     method: 'PUT',

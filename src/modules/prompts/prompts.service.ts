@@ -1,3 +1,4 @@
+import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
@@ -9,35 +10,30 @@ import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
 import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
-type Db = Store['db'];
-
 /** What other modules may ask of prompts inside their own writes (an experiment naming versions). */
 export const promptFacts = {
-  promptIsLive(db: Db, projectId: string, promptId: string): boolean {
-    const prompt = repo.findPrompt(db, projectId, promptId);
+  async promptIsLive(db: Sql, projectId: string, promptId: string): Promise<boolean> {
+    const prompt = await repo.findPrompt(db, projectId, promptId);
     return prompt !== undefined && prompt.archived_at === null;
   },
-  versionExists: (db: Db, projectId: string, promptId: string, version: number): boolean => repo.versionExists(db, projectId, promptId, version),
+  versionExists: (db: Sql, projectId: string, promptId: string, version: number): Promise<boolean> => repo.versionExists(db, projectId, promptId, version),
   /** Points a label at a version; answers the version it pointed at before (null: a new label). */
-  moveLabel(db: Db, projectId: string, promptId: string, label: string, version: number, at: string): number | null {
-    const before = repo.listLabels(db, projectId, promptId).find((l) => l.label === label)?.version ?? null;
-    repo.upsertLabel(db, projectId, promptId, label, version, at);
+  async moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null> {
+    const before = (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version ?? null;
+    await repo.upsertLabel(db, projectId, promptId, label, version, at);
     return before;
   },
 };
 
 export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
-  function view(db: Db, projectId: string, row: repo.PromptRow): PromptView {
-    const labels = Object.fromEntries(repo.listLabels(db, projectId, row.prompt_id).map((l) => [l.label, l.version]));
-    const latest = repo.latestVersionNumber(db, projectId, row.prompt_id);
+  async function view(db: Sql, projectId: string, row: repo.PromptRow): Promise<PromptView> {
+    const labels = Object.fromEntries((await repo.listLabels(db, projectId, row.prompt_id)).map((l) => [l.label, l.version]));
+    const latest = await repo.latestVersionNumber(db, projectId, row.prompt_id);
     return { ...row, latest_version: latest > 0 ? latest : null, labels };
   }
 
-  function versionView(db: Db, projectId: string, record: repo.VersionRecord): VersionView {
-    const labels = repo
-      .listLabels(db, projectId, record.prompt_id)
-      .filter((l) => l.version === record.version)
-      .map((l) => l.label);
+  async function versionView(db: Sql, projectId: string, record: repo.VersionRecord): Promise<VersionView> {
+    const labels = (await repo.listLabels(db, projectId, record.prompt_id)).filter((l) => l.version === record.version).map((l) => l.label);
     return {
       prompt_id: record.prompt_id,
       version: record.version,
@@ -54,18 +50,24 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     };
   }
 
-  function requirePrompt(db: Db, projectId: string, promptId: string, options: { allowArchived: boolean }): repo.PromptRow {
-    const prompt = repo.findPrompt(db, projectId, promptId);
+  async function requirePrompt(db: Sql, projectId: string, promptId: string, options: { allowArchived: boolean }): Promise<repo.PromptRow> {
+    const prompt = await repo.findPrompt(db, projectId, promptId);
     if (prompt === undefined || (!options.allowArchived && prompt.archived_at !== null)) throw notFound(`Prompt '${promptId}' not found`);
     return prompt;
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  function addVersion(db: Db, projectId: string, promptId: string, input: VersionInput, checked: ReturnType<typeof checkVersionContent>): repo.VersionRecord {
+  async function addVersion(
+    db: Sql,
+    projectId: string,
+    promptId: string,
+    input: VersionInput,
+    checked: ReturnType<typeof checkVersionContent>,
+  ): Promise<repo.VersionRecord> {
     const now = isoNow(store.clock);
     const row: repo.VersionRecord = {
       prompt_id: promptId,
-      version: repo.latestVersionNumber(db, projectId, promptId) + 1,
+      version: (await repo.latestVersionNumber(db, projectId, promptId)) + 1,
       template: input.template ?? null,
       messages: input.messages ?? null,
       model: input.model ?? null,
@@ -75,8 +77,8 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
       commit_message: input.commit_message ?? null,
       created_at: now,
     };
-    repo.insertVersion(db, projectId, row);
-    for (const label of new Set(input.labels ?? [])) repo.upsertLabel(db, projectId, promptId, label, row.version, now);
+    await repo.insertVersion(db, projectId, row);
+    for (const label of new Set(input.labels ?? [])) await repo.upsertLabel(db, projectId, promptId, label, row.version, now);
     return row;
   }
 
@@ -86,69 +88,80 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
-      const result = await store.writer.write((db) => {
-        if (repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
+      const result = await store.writer.write(async (db) => {
+        if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
         const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
-        repo.insertPrompt(db, projectId, row);
-        const version = checked ? addVersion(db, projectId, input.prompt_id, input, checked) : null;
-        const created = { ...view(db, projectId, row), version: version ? versionView(db, projectId, version) : null };
-        recordChange(db, projectId, actor, store.clock, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
+        await repo.insertPrompt(db, projectId, row);
+        const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
+        const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
+        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
         return created;
       });
       cache.invalidate(projectId, input.prompt_id);
       return result;
     },
 
-    list(projectId: string, query: { limit?: number; cursor?: string; include_archived?: boolean }): { data: PromptView[]; next_cursor: string | null } {
-      const page = repo.listPrompts(store.db, projectId, { includeArchived: query.include_archived ?? false, cursor: query.cursor, limit: query.limit ?? 50 });
-      return toPage(page, (row) => view(store.db, projectId, row));
+    async list(
+      projectId: string,
+      query: { limit?: number; cursor?: string; include_archived?: boolean },
+    ): Promise<{ data: PromptView[]; next_cursor: string | null }> {
+      const page = await repo.listPrompts(store.sql, projectId, {
+        includeArchived: query.include_archived ?? false,
+        cursor: query.cursor,
+        limit: query.limit ?? 50,
+      });
+      const views: PromptView[] = [];
+      for (const row of page.rows) views.push(await view(store.sql, projectId, row));
+      return toPage({ rows: views, nextCursor: page.nextCursor }, (v) => v);
     },
 
-    get(projectId: string, promptId: string): PromptView {
-      return view(store.db, projectId, requirePrompt(store.db, projectId, promptId, { allowArchived: true }));
+    async get(projectId: string, promptId: string): Promise<PromptView> {
+      return view(store.sql, projectId, await requirePrompt(store.sql, projectId, promptId, { allowArchived: true }));
     },
 
     async archive(projectId: string, promptId: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
-      await store.writer.write((db) => {
-        const before = view(db, projectId, requirePrompt(db, projectId, promptId, { allowArchived: true }));
-        repo.archivePrompt(db, projectId, promptId, isoNow(store.clock));
-        const after = view(db, projectId, requirePrompt(db, projectId, promptId, { allowArchived: true }));
-        recordChange(db, projectId, actor, store.clock, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
+      await store.writer.write(async (db) => {
+        const before = await view(db, projectId, await requirePrompt(db, projectId, promptId, { allowArchived: true }));
+        await repo.archivePrompt(db, projectId, promptId, isoNow(store.clock));
+        const after = await view(db, projectId, await requirePrompt(db, projectId, promptId, { allowArchived: true }));
+        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
       });
       cache.invalidate(projectId, promptId);
     },
 
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
-      requirePrompt(store.db, projectId, promptId, { allowArchived: false });
+      await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
       const checked = checkVersionContent(input, isModelConfigured, limits);
-      const result = await store.writer.write((db) => {
-        requirePrompt(db, projectId, promptId, { allowArchived: false });
-        const created = versionView(db, projectId, addVersion(db, projectId, promptId, input, checked));
-        recordChange(db, projectId, actor, store.clock, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
+      const result = await store.writer.write(async (db) => {
+        await requirePrompt(db, projectId, promptId, { allowArchived: false });
+        const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
+        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
         return created;
       });
       cache.invalidate(projectId, promptId);
       return result;
     },
 
-    listVersions(projectId: string, promptId: string): VersionView[] {
-      requirePrompt(store.db, projectId, promptId, { allowArchived: true });
-      return repo.listVersions(store.db, projectId, promptId).map((r) => versionView(store.db, projectId, r));
+    async listVersions(projectId: string, promptId: string): Promise<VersionView[]> {
+      await requirePrompt(store.sql, projectId, promptId, { allowArchived: true });
+      const views: VersionView[] = [];
+      for (const row of await repo.listVersions(store.sql, projectId, promptId)) views.push(await versionView(store.sql, projectId, row));
+      return views;
     },
 
-    getVersion(projectId: string, promptId: string, version: number): VersionView {
-      requirePrompt(store.db, projectId, promptId, { allowArchived: true });
-      const row = repo.findVersion(store.db, projectId, promptId, version);
+    async getVersion(projectId: string, promptId: string, version: number): Promise<VersionView> {
+      await requirePrompt(store.sql, projectId, promptId, { allowArchived: true });
+      const row = await repo.findVersion(store.sql, projectId, promptId, version);
       if (row === undefined) throw notFound(`Version ${version} of prompt '${promptId}' not found`);
-      return versionView(store.db, projectId, row);
+      return versionView(store.sql, projectId, row);
     },
 
     async moveLabel(projectId: string, promptId: string, label: string, version: number, actor: Actor = SYSTEM_ACTOR): Promise<PromptView> {
-      const result = await store.writer.write((db) => {
-        const prompt = requirePrompt(db, projectId, promptId, { allowArchived: false });
-        if (!repo.versionExists(db, projectId, promptId, version)) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
-        const before = promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
-        recordChange(db, projectId, actor, store.clock, {
+      const result = await store.writer.write(async (db) => {
+        const prompt = await requirePrompt(db, projectId, promptId, { allowArchived: false });
+        if (!(await repo.versionExists(db, projectId, promptId, version))) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
+        const before = await promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
+        await recordChange(db, projectId, actor, store.clock, {
           action: 'prompt.label_moved',
           targetType: 'prompt',
           targetId: promptId,
@@ -162,11 +175,11 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
     },
 
     async deleteLabel(projectId: string, promptId: string, label: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
-      await store.writer.write((db) => {
-        requirePrompt(db, projectId, promptId, { allowArchived: false });
-        const version = repo.listLabels(db, projectId, promptId).find((l) => l.label === label)?.version;
-        if (!repo.deleteLabel(db, projectId, promptId, label)) throw notFound(`Label '${label}' not found on prompt '${promptId}'`);
-        recordChange(db, projectId, actor, store.clock, {
+      await store.writer.write(async (db) => {
+        await requirePrompt(db, projectId, promptId, { allowArchived: false });
+        const version = (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version;
+        if (!(await repo.deleteLabel(db, projectId, promptId, label))) throw notFound(`Label '${label}' not found on prompt '${promptId}'`);
+        await recordChange(db, projectId, actor, store.clock, {
           action: 'prompt.label_deleted',
           targetType: 'prompt',
           targetId: promptId,

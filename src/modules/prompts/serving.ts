@@ -17,7 +17,7 @@ export interface VariantAssignment {
  * runs and the caller gave no user; resolves only once a new assignment is committed.
  */
 export interface ExperimentRouter {
-  route(projectId: string, promptId: string, externalUserId: string | null): Promise<VariantAssignment | null> | null;
+  route(projectId: string, promptId: string, externalUserId: string | null): Promise<VariantAssignment | null>;
 }
 
 export interface ServedPrompt {
@@ -73,17 +73,17 @@ function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>
  */
 export function createServingService(cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits) {
   async function resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt> {
-    if (!cache.exists(projectId, promptId)) throw promptNotFound(promptId);
+    if (!(await cache.exists(projectId, promptId))) throw promptNotFound(promptId);
     const assignment = await experiments.route(projectId, promptId, externalUserId);
-    const version = cache.served(projectId, promptId, assignment?.version);
+    const version = await cache.served(projectId, promptId, assignment?.version);
     if (version === null) throw notFound(`Prompt '${promptId}' has no version to serve`);
     return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
   }
 
   return {
     /** Throws the prompt's 404 unless it exists, live, in the project (an outcome must name a real prompt). */
-    requirePrompt(projectId: string, promptId: string): void {
-      if (!cache.exists(projectId, promptId)) throw promptNotFound(promptId);
+    async requirePrompt(projectId: string, promptId: string): Promise<void> {
+      if (!(await cache.exists(projectId, promptId))) throw promptNotFound(promptId);
     },
     resolve,
     render: (version: CompiledVersion, inputs: Record<string, unknown>) => renderVersion(version, inputs, limits),

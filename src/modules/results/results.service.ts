@@ -1,7 +1,7 @@
 import type { Db } from '../../db/open.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
-import { readExperiment } from '../experiments/experiments.service.js';
+import { readExperimentNow } from '../experiments/experiments.service.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
@@ -188,7 +188,7 @@ export function createResultsService(store: { db: Db; clock: Clock }) {
       const db = store.db;
       const data = db
         .transaction(() => {
-          const experiment = readExperiment(db, projectId, experimentId);
+          const experiment = readExperimentNow(db, projectId, experimentId);
           if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
           // Undeclared event types are exploratory: opt-in, unless nothing is declared at all.
           const resolved: ResultsOptions = {

@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
@@ -95,15 +94,15 @@ function decode(row: RunRow): RunRecord {
   };
 }
 
-export function insertRun(db: Db, projectId: string, run: RunRecord): void {
-  prepared(db, `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`).run({
+export async function insertRun(db: Sql, projectId: string, run: RunRecord): Promise<void> {
+  await db.run(`INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`, {
     ...encode(run),
     project_id: projectId,
   });
 }
 
-export function findRun(db: Db, projectId: string, runId: string): RunRecord | undefined {
-  const row = prepared(db, `SELECT ${SELECT} FROM runs WHERE project_id = ? AND id = ?`).get(projectId, runId) as RunRow | undefined;
+export async function findRun(db: Sql, projectId: string, runId: string): Promise<RunRecord | undefined> {
+  const row = await db.get<RunRow>(`SELECT ${SELECT} FROM runs WHERE project_id = ? AND id = ?`, [projectId, runId]);
   return row === undefined ? undefined : decode(row);
 }
 
@@ -115,10 +114,8 @@ export interface RunAttribution {
   external_user_id: string | null;
 }
 
-export function findRunAttribution(db: Db, projectId: string, runId: string): RunAttribution | undefined {
-  return prepared(db, 'SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?').get(projectId, runId) as
-    | RunAttribution
-    | undefined;
+export async function findRunAttribution(db: Sql, projectId: string, runId: string): Promise<RunAttribution | undefined> {
+  return db.get<RunAttribution>('SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?', [projectId, runId]);
 }
 
 export interface RunListQuery extends PageBounds {
@@ -129,8 +126,8 @@ export interface RunListQuery extends PageBounds {
   status?: 'ok' | 'error' | undefined;
 }
 
-export function listRuns(db: Db, projectId: string, q: RunListQuery): ListPage<RunRecord> {
-  return mapPage(listNewestFirst<RunRow>(db, runListRequest(projectId, q)), decode);
+export async function listRuns(db: Sql, projectId: string, q: RunListQuery): Promise<ListPage<RunRecord>> {
+  return mapPage(await listNewestFirst<RunRow>(db, runListRequest(projectId, q)), decode);
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
@@ -154,21 +151,29 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
 }
 
 /** Runs of a project created in [from, before) that still hold text, oldest first: the next batch of text retention. */
-export function runsWithTextBefore(db: Db, projectId: string, from: string, before: string, limit: number): Array<{ id: string; created_at: string }> {
-  return prepared(
-    db,
+export async function runsWithTextBefore(
+  db: Sql,
+  projectId: string,
+  from: string,
+  before: string,
+  limit: number,
+): Promise<Array<{ id: string; created_at: string }>> {
+  return db.all<{ id: string; created_at: string }>(
     `SELECT id, created_at FROM runs INDEXED BY runs_project_created
     WHERE project_id = @project AND created_at >= @from AND created_at < @before
       AND (inputs <> '{}' OR rendered <> '[]' OR output IS NOT NULL)
     ORDER BY created_at, id LIMIT @limit`,
-  ).all({ project: projectId, from, before, limit }) as Array<{ id: string; created_at: string }>;
+    { project: projectId, from, before, limit },
+  );
 }
 
 /** Drops the text of runs (inputs, rendered prompt, output); their numbers stay. */
-export function eraseRunText(db: Db, projectId: string, ids: readonly string[]): number {
-  return prepared(
-    db,
-    `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL
+export async function eraseRunText(db: Sql, projectId: string, ids: readonly string[]): Promise<number> {
+  return (
+    await db.run(
+      `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL
     WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))`,
-  ).run(projectId, JSON.stringify(ids)).changes;
+      [projectId, JSON.stringify(ids)],
+    )
+  ).changes;
 }

@@ -41,7 +41,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     strict: true,
     query: ListRunsQuery,
     response: { 200: RunPageSchema, ...AUTH_ERRORS },
-    handler: ({ query, auth }) => ({ status: 200, body: runs.list(auth.projectId, query) }),
+    handler: async ({ query, auth }) => ({ status: 200, body: await runs.list(auth.projectId, query) }),
   });
   registerRoute(app, access, {
     method: 'GET',
@@ -52,6 +52,6 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     strict: true,
     params: RunIdParams,
     response: { 200: RunSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: runs.get(auth.projectId, params.run_id) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await runs.get(auth.projectId, params.run_id) }),
   });
 }

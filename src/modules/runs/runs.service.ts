@@ -1,3 +1,4 @@
+import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
@@ -100,7 +101,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
      * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
      */
     async run(projectId: string, input: RunPromptInput, signal: AbortSignal, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
-      const prior = claim && (replay(store.db, projectId, claim) as RunAnswer | null);
+      const prior = claim && ((await replay(store.sql, projectId, claim)) as RunAnswer | null);
       if (prior) return prior;
       const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
       const rendered = deps.serving.render(served.version, input.inputs);
@@ -147,25 +148,25 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
         prompt_version: served.version.version,
       };
       try {
-        await store.writer.write((db) => {
-          insertRun(db, projectId, stored);
-          if (claim) remember(db, projectId, claim, answer, stored.created_at);
+        await store.writer.write(async (db) => {
+          await insertRun(db, projectId, stored);
+          if (claim) await remember(db, projectId, claim, answer, stored.created_at);
         });
       } catch (error) {
         // A concurrent twin with the same key committed first: its run is the one on record.
-        if (claim && isDuplicateClaim(error)) return replay(store.db, projectId, claim) as RunAnswer;
+        if (claim && isDuplicateClaim(error)) return (await replay(store.sql, projectId, claim)) as RunAnswer;
         throw error;
       }
       return answer;
     },
 
-    get(projectId: string, runId: string): RunView {
-      const run = findRun(store.db, projectId, runId);
+    async get(projectId: string, runId: string): Promise<RunView> {
+      const run = await findRun(store.sql, projectId, runId);
       if (run === undefined) throw notFound(`Run '${runId}' not found`);
       return runView(run);
     },
 
-    list(projectId: string, query: ListRunsInput) {
+    async list(projectId: string, query: ListRunsInput) {
       const q: RunListQuery = {
         ...query,
         since: timeBound('since', query.since),
@@ -173,11 +174,11 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
         cursor: query.cursor,
         limit: query.limit ?? 50,
       };
-      return toPage(listRuns(store.db, projectId, q), runView);
+      return toPage(await listRuns(store.sql, projectId, q), runView);
     },
 
     /** For an outcome's write (in its transaction): the run it names, as attribution needs it. */
-    attributionOf: (db: Store['db'], projectId: string, runId: string): RunAttribution | undefined => findRunAttribution(db, projectId, runId),
+    attributionOf: (db: Sql, projectId: string, runId: string): Promise<RunAttribution | undefined> => findRunAttribution(db, projectId, runId),
   };
 }
 

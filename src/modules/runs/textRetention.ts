@@ -25,14 +25,14 @@ export function createRunTextRetention(store: Store, days: number) {
       const before = new Date(store.clock.now().getTime() - days * DAY_MS).toISOString();
       let erased = 0;
       let answers = 0;
-      for (const { id: projectId } of projects.list()) {
+      for (const { id: projectId } of await projects.list()) {
         for (;;) {
           const deleted = await store.writer.write((db) => forgetAnswersBefore(db, projectId, before, RETENTION_BATCH));
           answers += deleted;
           if (deleted < RETENTION_BATCH) break;
         }
         for (;;) {
-          const batch = repo.runsWithTextBefore(store.db, projectId, reached.get(projectId) ?? '', before, RETENTION_BATCH);
+          const batch = await repo.runsWithTextBefore(store.sql, projectId, reached.get(projectId) ?? '', before, RETENTION_BATCH);
           if (batch.length === 0) break;
           erased += await store.writer.write((db) =>
             repo.eraseRunText(

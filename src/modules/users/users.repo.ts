@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 
 /** What one erasure changed, table by table. */
 export interface Erased {
@@ -17,43 +16,45 @@ export interface Erased {
  * so experiment results count the same users. Runs and outcomes are found on indexes
  * (migrations/0007); idempotency records are scanned, since they are kept by key, not by user.
  */
-export function eraseUser(db: Db, projectId: string, userId: string, alias: string): Erased {
+export async function eraseUser(db: Sql, projectId: string, userId: string, alias: string): Promise<Erased> {
   const params = { project: projectId, user: userId, alias };
-  const runIds = prepared(db, 'SELECT id FROM runs WHERE project_id = @project AND external_user_id = @user').pluck().all(params) as string[];
+  const runIds = await db.column<string>('SELECT id FROM runs WHERE project_id = @project AND external_user_id = @user', params);
   const runs = JSON.stringify(runIds);
   // An outcome is the user's when it names them, is attributed to them, or belongs to one of their runs.
-  const outcomeIds = prepared(
-    db,
+  const outcomeIds = await db.column<string>(
     `SELECT id FROM outcomes WHERE project_id = @project AND external_user_id = @user
     UNION SELECT id FROM outcomes WHERE project_id = @project AND coalesce(attributed_user, external_user_id) = +@user
     UNION SELECT id FROM outcomes WHERE project_id = @project AND prompt_run_id IN (SELECT value FROM json_each(@runs))`,
-  )
-    .pluck()
-    .all({ ...params, runs }) as string[];
+    { ...params, runs },
+  );
   const outcomes = JSON.stringify(outcomeIds);
 
-  prepared(
-    db,
+  await db.run(
     `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL, external_user_id = @alias
     WHERE project_id = @project AND external_user_id = @user`,
-  ).run(params);
-  prepared(
-    db,
+    params,
+  );
+  await db.run(
     `UPDATE outcomes SET value = NULL, metadata = NULL,
       external_user_id = CASE WHEN external_user_id = @user THEN @alias ELSE external_user_id END,
       attributed_user = CASE WHEN attributed_user = @user THEN @alias ELSE attributed_user END
     WHERE project_id = @project AND id IN (SELECT value FROM json_each(@outcomes))`,
-  ).run({ ...params, outcomes });
+    { ...params, outcomes },
+  );
   // CUPED's captured covariate goes too (migrations/0011): results seek the alias's window instead.
-  const assignments = prepared(
-    db,
-    'UPDATE assignments SET external_user_id = @alias, pre_key = NULL, pre = NULL WHERE project_id = @project AND external_user_id = @user',
-  ).run(params).changes;
-  const idempotency = prepared(
-    db,
-    `DELETE FROM idempotency_keys WHERE project_id = @project
+  const assignments = (
+    await db.run(
+      'UPDATE assignments SET external_user_id = @alias, pre_key = NULL, pre = NULL WHERE project_id = @project AND external_user_id = @user',
+      params,
+    )
+  ).changes;
+  const idempotency = (
+    await db.run(
+      `DELETE FROM idempotency_keys WHERE project_id = @project
       AND (json_extract(response, '$.run_id') IN (SELECT value FROM json_each(@runs))
         OR json_extract(response, '$.outcome_id') IN (SELECT value FROM json_each(@outcomes)))`,
-  ).run({ project: projectId, runs, outcomes }).changes;
+      { project: projectId, runs, outcomes },
+    )
+  ).changes;
   return { runs: runIds.length, outcomes: outcomeIds.length, assignments, idempotency_records: idempotency };
 }

@@ -16,11 +16,11 @@ export function createUserService(store: Store, onForgotten: (projectId: string)
   return {
     async forget(projectId: string, externalUserId: string, actor: Actor = SYSTEM_ACTOR): Promise<ForgottenView> {
       const alias = `forgotten_${randomBytes(16).toString('hex')}`;
-      const erased = await store.writer.write((db) => {
-        const done = repo.eraseUser(db, projectId, externalUserId, alias);
+      const erased = await store.writer.write(async (db) => {
+        const done = await repo.eraseUser(db, projectId, externalUserId, alias);
         if (done.runs + done.outcomes + done.assignments === 0) throw notFound(`User '${externalUserId}' not found`);
         // Filed under the alias: the log must not keep the id the erasure removed.
-        recordChange(db, projectId, actor, store.clock, { action: 'user.forgotten', targetType: 'user', targetId: alias, after: done });
+        await recordChange(db, projectId, actor, store.clock, { action: 'user.forgotten', targetType: 'user', targetId: alias, after: done });
         return done;
       });
       onForgotten(projectId);

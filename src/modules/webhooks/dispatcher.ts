@@ -68,7 +68,7 @@ export function createWebhookDispatcher(store: Store, options: { allowPrivate: b
   /** One batch: claims what is due and sends it; returns how many were claimed. */
   async function pass(): Promise<number> {
     const now = store.clock.now().getTime();
-    if (!repo.anyDue(store.db, new Date(now).toISOString())) return 0;
+    if (!(await repo.anyDue(store.sql, new Date(now).toISOString()))) return 0;
     const due = await store.writer.write((db) =>
       repo.claimDue(db, new Date(now).toISOString(), new Date(now + timeoutMs + LEASE_MARGIN_MS).toISOString(), BATCH),
     );

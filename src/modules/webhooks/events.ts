@@ -1,4 +1,4 @@
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './webhooks.repo.js';
 import { EVENT_TYPES, type EventType } from './webhooks.schemas.js';
@@ -25,8 +25,8 @@ export const isEventType = (action: string): action is EventType => (EVENT_TYPES
  * event), inside the caller's transaction: an event is queued exactly when its change commits.
  * Returns the ids of the deliveries queued (none when nobody listens).
  */
-export function enqueueEvent(db: Db, projectId: string, event: NewEvent, only?: string): string[] {
-  const endpoints = only === undefined ? repo.subscribers(db, projectId, event.type) : [only];
+export async function enqueueEvent(db: Sql, projectId: string, event: NewEvent, only?: string): Promise<string[]> {
+  const endpoints = only === undefined ? await repo.subscribers(db, projectId, event.type) : [only];
   if (endpoints.length === 0) return [];
   const payload: EventPayload = {
     id: newId('evt'),
@@ -39,9 +39,10 @@ export function enqueueEvent(db: Db, projectId: string, event: NewEvent, only?: 
     after: event.after ?? null,
   };
   const body = JSON.stringify(payload);
-  return endpoints.map((webhookId) => {
+  const ids: string[] = [];
+  for (const webhookId of endpoints) {
     const id = newId('whd');
-    repo.insertDelivery(db, projectId, {
+    await repo.insertDelivery(db, projectId, {
       id,
       webhook_id: webhookId,
       event_id: payload.id,
@@ -49,6 +50,7 @@ export function enqueueEvent(db: Db, projectId: string, event: NewEvent, only?: 
       payload: body,
       created_at: event.created_at,
     });
-    return id;
-  });
+    ids.push(id);
+  }
+  return ids;
 }

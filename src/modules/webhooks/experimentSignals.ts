@@ -21,8 +21,8 @@ export function createExperimentSignalWatcher(store: Store, report: (projectId: 
     /** Looks at every watched running experiment once; returns how many events were queued. */
     async checkOnce(): Promise<number> {
       let queued = 0;
-      for (const projectId of repo.projectsSubscribedTo(store.db, SIGNAL_EVENTS)) {
-        for (const experimentId of runningExperimentIds(store.db, projectId)) {
+      for (const projectId of await repo.projectsSubscribedTo(store.sql, SIGNAL_EVENTS)) {
+        for (const experimentId of await runningExperimentIds(store.sql, projectId)) {
           let results: ExperimentResults;
           try {
             results = await report(projectId, experimentId);
@@ -30,13 +30,13 @@ export function createExperimentSignalWatcher(store: Store, report: (projectId: 
             if (error instanceof NotFound) continue; // deleted in between
             throw error;
           }
-          queued += await store.writer.write((db) => {
-            const events = signalChanges(repo.findSignals(db, projectId, experimentId) ?? NO_SIGNALS, results);
+          queued += await store.writer.write(async (db) => {
+            const events = signalChanges((await repo.findSignals(db, projectId, experimentId)) ?? NO_SIGNALS, results);
             const at = isoNow(store.clock);
             for (const event of events) {
-              enqueueEvent(db, projectId, { ...event, created_at: at, actor: SYSTEM, target: { type: 'experiment', id: experimentId } });
+              await enqueueEvent(db, projectId, { ...event, created_at: at, actor: SYSTEM, target: { type: 'experiment', id: experimentId } });
             }
-            repo.saveSignals(db, projectId, experimentId, signalsOf(results), at);
+            await repo.saveSignals(db, projectId, experimentId, signalsOf(results), at);
             return events.length;
           });
         }

@@ -1,5 +1,4 @@
-import { prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, type ListPage, type PageBounds } from '../../db/pagination.js';
 
 export interface WebhookRecord {
@@ -19,56 +18,50 @@ const WEBHOOK_COLUMNS = 'id, url, events, description, secret, enabled, created_
 const decodeWebhook = (row: WebhookRow): WebhookRecord => ({ ...row, events: JSON.parse(row.events) as string[], enabled: row.enabled === 1 });
 const encodeWebhook = (projectId: string, w: WebhookRecord) => ({ ...w, project_id: projectId, events: JSON.stringify(w.events), enabled: w.enabled ? 1 : 0 });
 
-export function insertWebhook(db: Db, projectId: string, webhook: WebhookRecord): void {
-  prepared(
-    db,
+export async function insertWebhook(db: Sql, projectId: string, webhook: WebhookRecord): Promise<void> {
+  await db.run(
     `INSERT INTO webhooks (project_id, ${WEBHOOK_COLUMNS}) VALUES (@project_id, @id, @url, @events, @description, @secret, @enabled, @created_at, @updated_at)`,
-  ).run(encodeWebhook(projectId, webhook));
-}
-
-export function updateWebhook(db: Db, projectId: string, webhook: WebhookRecord): void {
-  prepared(
-    db,
-    `UPDATE webhooks SET url = @url, events = @events, description = @description, secret = @secret, enabled = @enabled, updated_at = @updated_at
-     WHERE project_id = @project_id AND id = @id`,
-  ).run(encodeWebhook(projectId, webhook));
-}
-
-export function findWebhook(db: Db, projectId: string, id: string): WebhookRecord | undefined {
-  const row = prepared(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ? AND id = ?`).get(projectId, id) as WebhookRow | undefined;
-  return row === undefined ? undefined : decodeWebhook(row);
-}
-
-export function listWebhooks(db: Db, projectId: string): WebhookRecord[] {
-  return (prepared(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ? ORDER BY created_at, id`).all(projectId) as WebhookRow[]).map(
-    decodeWebhook,
+    encodeWebhook(projectId, webhook),
   );
 }
 
+export async function updateWebhook(db: Sql, projectId: string, webhook: WebhookRecord): Promise<void> {
+  await db.run(
+    `UPDATE webhooks SET url = @url, events = @events, description = @description, secret = @secret, enabled = @enabled, updated_at = @updated_at
+     WHERE project_id = @project_id AND id = @id`,
+    encodeWebhook(projectId, webhook),
+  );
+}
+
+export async function findWebhook(db: Sql, projectId: string, id: string): Promise<WebhookRecord | undefined> {
+  const row = await db.get<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ? AND id = ?`, [projectId, id]);
+  return row === undefined ? undefined : decodeWebhook(row);
+}
+
+export async function listWebhooks(db: Sql, projectId: string): Promise<WebhookRecord[]> {
+  return (await db.all<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = ? ORDER BY created_at, id`, [projectId])).map(decodeWebhook);
+}
+
 /** A webhook goes with its deliveries: their history is only reachable through it. */
-export function deleteWebhook(db: Db, projectId: string, id: string): void {
-  prepared(db, 'DELETE FROM webhook_deliveries WHERE project_id = ? AND webhook_id = ?').run(projectId, id);
-  prepared(db, 'DELETE FROM webhooks WHERE project_id = ? AND id = ?').run(projectId, id);
+export async function deleteWebhook(db: Sql, projectId: string, id: string): Promise<void> {
+  await db.run('DELETE FROM webhook_deliveries WHERE project_id = ? AND webhook_id = ?', [projectId, id]);
+  await db.run('DELETE FROM webhooks WHERE project_id = ? AND id = ?', [projectId, id]);
 }
 
 /** The enabled endpoints of a project that subscribe to an event type. */
-export function subscribers(db: Db, projectId: string, eventType: string): string[] {
-  return prepared(
-    db,
+export async function subscribers(db: Sql, projectId: string, eventType: string): Promise<string[]> {
+  return db.column<string>(
     'SELECT id FROM webhooks WHERE project_id = ? AND enabled = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?) ORDER BY id',
-  )
-    .pluck()
-    .all(projectId, eventType) as string[];
+    [projectId, eventType],
+  );
 }
 
 /** Whether any enabled endpoint, in any project, subscribes to one of these event types. */
-export function projectsSubscribedTo(db: Db, eventTypes: readonly string[]): string[] {
-  return prepared(
-    db,
+export async function projectsSubscribedTo(db: Sql, eventTypes: readonly string[]): Promise<string[]> {
+  return db.column<string>(
     `SELECT DISTINCT project_id FROM webhooks WHERE enabled = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value IN (${eventTypes.map(() => '?').join(', ')}))`,
-  )
-    .pluck()
-    .all(...eventTypes) as string[];
+    eventTypes,
+  );
 }
 
 export interface NewDelivery {
@@ -80,12 +73,12 @@ export interface NewDelivery {
   created_at: string;
 }
 
-export function insertDelivery(db: Db, projectId: string, d: NewDelivery): void {
-  prepared(
-    db,
+export async function insertDelivery(db: Sql, projectId: string, d: NewDelivery): Promise<void> {
+  await db.run(
     `INSERT INTO webhook_deliveries (project_id, id, webhook_id, event_id, event_type, payload, status, next_attempt_at, created_at)
      VALUES (@project_id, @id, @webhook_id, @event_id, @event_type, @payload, 'pending', @created_at, @created_at)`,
-  ).run({ ...d, project_id: projectId });
+    { ...d, project_id: projectId },
+  );
 }
 
 export interface DeliveryRecord {
@@ -107,15 +100,15 @@ export interface DeliveryRecord {
 const DELIVERY_COLUMNS =
   'id, webhook_id, event_id, event_type, payload, status, attempts, next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, finished_at';
 
-export function findDelivery(db: Db, projectId: string, id: string): DeliveryRecord | undefined {
-  return prepared(db, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE project_id = ? AND id = ?`).get(projectId, id) as DeliveryRecord | undefined;
+export async function findDelivery(db: Sql, projectId: string, id: string): Promise<DeliveryRecord | undefined> {
+  return db.get<DeliveryRecord>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE project_id = ? AND id = ?`, [projectId, id]);
 }
 
 export interface DeliveryListQuery extends PageBounds {
   status?: string | undefined;
 }
 
-export function listDeliveries(db: Db, projectId: string, webhookId: string, q: DeliveryListQuery): ListPage<DeliveryRecord> {
+export async function listDeliveries(db: Sql, projectId: string, webhookId: string, q: DeliveryListQuery): Promise<ListPage<DeliveryRecord>> {
   return listNewestFirst<DeliveryRecord>(db, {
     table: 'webhook_deliveries',
     // The webhook filter is always given and always leads.
@@ -145,14 +138,14 @@ export interface DueDelivery {
 }
 
 /** Whether anything is due: a plain read, so an idle queue costs no write transaction. */
-export function anyDue(db: Db, now: string): boolean {
+export async function anyDue(db: Sql, now: string): Promise<boolean> {
   return (
-    prepared(
-      db,
+    (await db.get(
       `SELECT 1 FROM webhook_deliveries d INDEXED BY webhook_deliveries_due
      JOIN webhooks w ON w.project_id = d.project_id AND w.id = d.webhook_id AND w.enabled = 1
      WHERE d.status = 'pending' AND d.next_attempt_at <= ? LIMIT 1`,
-    ).get(now) !== undefined
+      [now],
+    )) !== undefined
   );
 }
 
@@ -161,16 +154,22 @@ export function anyDue(db: Db, now: string): boolean {
  * counts one more attempt now, so a process killed mid-request retries it once the lease ends
  * (deliveries are at least once; receivers deduplicate on the event id).
  */
-export function claimDue(db: Db, now: string, leaseUntil: string, limit: number): DueDelivery[] {
-  const due = prepared(
-    db,
+export async function claimDue(db: Sql, now: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+  const due = await db.all<DueDelivery>(
     `SELECT d.project_id, d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts + 1 AS attempts, d.created_at, w.url, w.secret
      FROM webhook_deliveries d INDEXED BY webhook_deliveries_due
      JOIN webhooks w ON w.project_id = d.project_id AND w.id = d.webhook_id AND w.enabled = 1
      WHERE d.status = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-  ).all(now, limit) as DueDelivery[];
-  const lease = prepared(db, 'UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ? WHERE project_id = ? AND id = ?');
-  for (const d of due) lease.run(leaseUntil, now, d.project_id, d.id);
+    [now, limit],
+  );
+  for (const d of due) {
+    await db.run('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ? WHERE project_id = ? AND id = ?', [
+      leaseUntil,
+      now,
+      d.project_id,
+      d.id,
+    ]);
+  }
   return due;
 }
 
@@ -183,21 +182,23 @@ export interface AttemptResult {
   at: string;
 }
 
-export function recordAttempt(db: Db, projectId: string, id: string, result: AttemptResult): void {
-  prepared(
-    db,
+export async function recordAttempt(db: Sql, projectId: string, id: string, result: AttemptResult): Promise<void> {
+  await db.run(
     `UPDATE webhook_deliveries SET status = @status, next_attempt_at = @next, last_status_code = @code, last_error = @error,
        finished_at = CASE WHEN @status = 'pending' THEN NULL ELSE @at END
      WHERE project_id = @project_id AND id = @id AND status = 'pending'`,
-  ).run({ status: result.status, next: result.nextAttemptAt, code: result.statusCode, error: result.error, at: result.at, project_id: projectId, id });
+    { status: result.status, next: result.nextAttemptAt, code: result.statusCode, error: result.error, at: result.at, project_id: projectId, id },
+  );
 }
 
 /** Finished deliveries older than `before` go, a batch at a time (the history is kept for a while, not forever). */
-export function pruneFinished(db: Db, before: string, limit: number): number {
-  return prepared(
-    db,
-    `DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_finished WHERE finished_at < ? LIMIT ?)`,
-  ).run(before, limit).changes;
+export async function pruneFinished(db: Sql, before: string, limit: number): Promise<number> {
+  return (
+    await db.run(
+      `DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_finished WHERE finished_at < ? LIMIT ?)`,
+      [before, limit],
+    )
+  ).changes;
 }
 
 export interface SignalRecord {
@@ -205,17 +206,18 @@ export interface SignalRecord {
   decisions: Record<string, string>;
 }
 
-export function findSignals(db: Db, projectId: string, experimentId: string): SignalRecord | undefined {
-  const row = prepared(db, 'SELECT srm_flagged, decisions FROM experiment_signals WHERE project_id = ? AND experiment_id = ?').get(projectId, experimentId) as
-    | { srm_flagged: number; decisions: string }
-    | undefined;
+export async function findSignals(db: Sql, projectId: string, experimentId: string): Promise<SignalRecord | undefined> {
+  const row = await db.get<{ srm_flagged: number; decisions: string }>(
+    'SELECT srm_flagged, decisions FROM experiment_signals WHERE project_id = ? AND experiment_id = ?',
+    [projectId, experimentId],
+  );
   return row === undefined ? undefined : { srm_flagged: row.srm_flagged === 1, decisions: JSON.parse(row.decisions) as Record<string, string> };
 }
 
-export function saveSignals(db: Db, projectId: string, experimentId: string, signals: SignalRecord, checkedAt: string): void {
-  prepared(
-    db,
+export async function saveSignals(db: Sql, projectId: string, experimentId: string, signals: SignalRecord, checkedAt: string): Promise<void> {
+  await db.run(
     `INSERT INTO experiment_signals (project_id, experiment_id, srm_flagged, decisions, checked_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (project_id, experiment_id) DO UPDATE SET srm_flagged = excluded.srm_flagged, decisions = excluded.decisions, checked_at = excluded.checked_at`,
-  ).run(projectId, experimentId, signals.srm_flagged ? 1 : 0, JSON.stringify(signals.decisions), checkedAt);
+    [projectId, experimentId, signals.srm_flagged ? 1 : 0, JSON.stringify(signals.decisions), checkedAt],
+  );
 }

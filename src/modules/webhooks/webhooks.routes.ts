@@ -35,7 +35,7 @@ export function registerWebhookRoutes(app: FastifyInstance, access: AccessCheck,
     url: '/webhooks',
     summary: 'List the webhook endpoints of the project (no secrets)',
     response: { 200: Type.Object({ data: Type.Array(WebhookSchema) }), ...AUTH_ERRORS },
-    handler: ({ auth }) => ({ status: 200, body: { data: webhooks.list(auth.projectId) } }),
+    handler: async ({ auth }) => ({ status: 200, body: { data: await webhooks.list(auth.projectId) } }),
   });
 
   registerRoute(app, access, {
@@ -44,7 +44,7 @@ export function registerWebhookRoutes(app: FastifyInstance, access: AccessCheck,
     url: '/webhooks/:webhook_id',
     summary: 'One webhook endpoint (no secret)',
     response: { 200: WebhookSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, auth }) => ({ status: 200, body: webhooks.get(auth.projectId, params.webhook_id) }),
+    handler: async ({ params, auth }) => ({ status: 200, body: await webhooks.get(auth.projectId, params.webhook_id) }),
   });
 
   registerRoute(app, access, {
@@ -94,6 +94,6 @@ export function registerWebhookRoutes(app: FastifyInstance, access: AccessCheck,
     summary: 'Deliveries to this endpoint, newest first: status, attempts, the last answer or error, the payload',
     query: ListDeliveriesQuery,
     response: { 200: DeliveryPageSchema, 404: Detail, ...AUTH_ERRORS },
-    handler: ({ params, query, auth }) => ({ status: 200, body: webhooks.deliveries(auth.projectId, params.webhook_id, query) }),
+    handler: async ({ params, query, auth }) => ({ status: 200, body: await webhooks.deliveries(auth.projectId, params.webhook_id, query) }),
   });
 }

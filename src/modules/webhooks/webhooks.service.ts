@@ -1,3 +1,4 @@
+import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
@@ -32,8 +33,8 @@ function toDeliveryView(d: repo.DeliveryRecord): DeliveryView {
 const distinct = (events: readonly string[]) => [...new Set(events)];
 
 export function createWebhookService(store: Store, allowPrivate: boolean) {
-  const require = (db: Store['db'], projectId: string, id: string) => {
-    const found = repo.findWebhook(db, projectId, id);
+  const require = async (db: Sql, projectId: string, id: string) => {
+    const found = await repo.findWebhook(db, projectId, id);
     if (found === undefined) throw notFound(`Webhook '${id}' not found`);
     return found;
   };
@@ -45,11 +46,11 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
     actor: Actor,
     edit: (before: repo.WebhookRecord) => Partial<repo.WebhookRecord>,
   ): Promise<repo.WebhookRecord> =>
-    store.writer.write((db) => {
-      const before = require(db, projectId, id);
+    store.writer.write(async (db) => {
+      const before = await require(db, projectId, id);
       const after: repo.WebhookRecord = { ...before, ...edit(before), updated_at: isoNow(store.clock) };
-      repo.updateWebhook(db, projectId, after);
-      recordChange(db, projectId, actor, store.clock, { action, targetType: 'webhook', targetId: id, before: toView(before), after: toView(after) });
+      await repo.updateWebhook(db, projectId, after);
+      await recordChange(db, projectId, actor, store.clock, { action, targetType: 'webhook', targetId: id, before: toView(before), after: toView(after) });
       return after;
     });
   const checkUrl = async (url: string) => {
@@ -71,19 +72,19 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
         created_at: now,
         updated_at: now,
       };
-      await store.writer.write((db) => {
-        repo.insertWebhook(db, projectId, record);
-        recordChange(db, projectId, actor, store.clock, { action: 'webhook.created', targetType: 'webhook', targetId: record.id, after: toView(record) });
+      await store.writer.write(async (db) => {
+        await repo.insertWebhook(db, projectId, record);
+        await recordChange(db, projectId, actor, store.clock, { action: 'webhook.created', targetType: 'webhook', targetId: record.id, after: toView(record) });
       });
       return { ...toView(record), secret: record.secret };
     },
 
-    list(projectId: string): WebhookView[] {
-      return repo.listWebhooks(store.db, projectId).map(toView);
+    async list(projectId: string): Promise<WebhookView[]> {
+      return (await repo.listWebhooks(store.sql, projectId)).map(toView);
     },
 
-    get(projectId: string, id: string): WebhookView {
-      return toView(require(store.db, projectId, id));
+    async get(projectId: string, id: string): Promise<WebhookView> {
+      return toView(await require(store.sql, projectId, id));
     },
 
     async update(projectId: string, id: string, patch: WebhookPatch, actor: Actor = SYSTEM_ACTOR): Promise<WebhookView> {
@@ -104,18 +105,18 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
     },
 
     async remove(projectId: string, id: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
-      await store.writer.write((db) => {
-        const before = require(db, projectId, id);
-        repo.deleteWebhook(db, projectId, id);
-        recordChange(db, projectId, actor, store.clock, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, before: toView(before) });
+      await store.writer.write(async (db) => {
+        const before = await require(db, projectId, id);
+        await repo.deleteWebhook(db, projectId, id);
+        await recordChange(db, projectId, actor, store.clock, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, before: toView(before) });
       });
     },
 
     /** Queues a `webhook.test` event to this endpoint alone (enabled or not, it waits like any other). */
     async sendTest(projectId: string, id: string, actor: Actor = SYSTEM_ACTOR): Promise<DeliveryView> {
-      return store.writer.write((db) => {
-        require(db, projectId, id);
-        const [deliveryId] = enqueueEvent(
+      return store.writer.write(async (db) => {
+        await require(db, projectId, id);
+        const [deliveryId] = await enqueueEvent(
           db,
           projectId,
           {
@@ -128,13 +129,13 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
           },
           id,
         );
-        const queued = repo.findDelivery(db, projectId, deliveryId!)!;
+        const queued = (await repo.findDelivery(db, projectId, deliveryId!))!;
         return toDeliveryView(queued);
       });
     },
 
-    deliveries(projectId: string, id: string, query: ListDeliveriesInput) {
-      require(store.db, projectId, id);
+    async deliveries(projectId: string, id: string, query: ListDeliveriesInput) {
+      await require(store.sql, projectId, id);
       const q = {
         status: query.status,
         since: timeBound('since', query.since),
@@ -142,7 +143,7 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
         cursor: query.cursor,
         limit: query.limit ?? 50,
       };
-      return toPage(repo.listDeliveries(store.db, projectId, id, q), toDeliveryView);
+      return toPage(await repo.listDeliveries(store.sql, projectId, id, q), toDeliveryView);
     },
   };
 }

@@ -27,7 +27,7 @@ const later = { ...page, since: '2026-01-01T00:00:00.000Z', until: '2027-01-01T0
 function expectPlans(request: ListRequest, index: string): void {
   const { cursor, page: pageStatement, fetch } = listStatements(request, '2026-06-01T00:00:00.000Z');
   const plan = planOf(pageStatement.sql, pageStatement.args);
-  expect(plan).toMatch(new RegExp(`^SEARCH ${request.table} USING (COVERING )?INDEX ${index} \\(`));
+  expect(plan).toMatch(new RegExp(`^(CO-ROUTINE \\(subquery-1\\) \\| )?SEARCH ${request.table} USING (COVERING )?INDEX ${index} \\(`));
   expect(plan).not.toContain('TEMP B-TREE');
   if (cursor) expect(planOf(cursor.sql, cursor.args)).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX sqlite_autoindex_\w+ \(/);
   const key = request.key ?? 'id';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, loadMigrations, migrate } from '../../../src/db/migrate.js';
-import { readExperiment } from '../../../src/modules/experiments/experiments.service.js';
+import { readExperimentNow } from '../../../src/modules/experiments/experiments.service.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { tempDataDir } from '../../support/processes.js';
 
@@ -91,7 +91,7 @@ describe('declared metrics', () => {
     await t.request('POST', '/experiments/m-live/start');
     const res = await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } });
     expect(res.status).toBe(409);
-    expect(readExperiment(t.store.db, t.keys.authenticate(await t.keyFor('admin'))!.projectId, 'm-live')!.metrics).toHaveLength(1);
+    expect(readExperimentNow(t.store.db, (await t.keys.authenticate(await t.keyFor('admin')))!.projectId, 'm-live')!.metrics).toHaveLength(1);
     await t.request('POST', '/experiments/m-live/pause');
     expect((await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } })).json.metrics).toEqual([]);
   });
@@ -229,7 +229,7 @@ describe('migration 0006', () => {
         VALUES ('p', 'old', 'q', 'draft', '[]', 'a', 1, 's', '{"event_type":"signup","kind":"success_rate"}', 'x', 'x'),
                ('p', 'none', 'q', 'draft', '[]', 'a', 1, 's', NULL, 'x', 'x');`);
       expect(migrate(db, all)).toEqual(all.filter((m) => m.version > 5).map((m) => m.version));
-      expect(readExperiment(db, 'p', 'old')).toMatchObject({
+      expect(readExperimentNow(db, 'p', 'old')).toMatchObject({
         primary_metric: { event_type: 'signup', kind: 'success_rate' },
         metrics: [
           { name: 'signup:success_rate', source: 'outcomes', event_type: 'signup', kind: 'success_rate', role: 'primary', direction: 'higher', cap: null },
@@ -238,7 +238,7 @@ describe('migration 0006', () => {
         cuped: false,
         cuped_days: 14,
       });
-      expect(readExperiment(db, 'p', 'none')).toMatchObject({ primary_metric: null, metrics: [] });
+      expect(readExperimentNow(db, 'p', 'none')).toMatchObject({ primary_metric: null, metrics: [] });
     } finally {
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ beforeAll(async () => {
   t = await startTestApp();
   runtime = await t.keyFor('runtime');
   read = await t.keyFor('read');
-  projectId = t.keys.authenticate(read)!.projectId;
+  projectId = (await t.keys.authenticate(read))!.projectId;
 });
 afterAll(async () => t.cleanup());
 

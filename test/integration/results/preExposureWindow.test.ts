@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
 import { openStore } from '../../../src/db/store.js';
 import { insertAssignment } from '../../../src/modules/experiments/experiments.repo.js';
+import { sqliteSql } from '../../../src/db/sql.js';
 import { covariate } from '../../../src/modules/results/covariate.js';
 import { preExposureRows } from '../../../src/modules/results/metricSources.repo.js';
 import { mulberry32 } from '../../support/prng.js';
@@ -27,6 +28,7 @@ const RANDOM_USERS = 40;
 
 let dir: string;
 let db: Db;
+let store: ReturnType<typeof openStore>;
 
 /** The pre-exposure query as first written: the reference the repository's query must agree with. */
 function reference(projectId: string, experimentId: string, eventTypes: readonly string[], days: number): unknown[] {
@@ -61,9 +63,10 @@ function rows(experimentId: string, eventTypes: readonly string[], days: number)
 }
 
 /** Re-assigns every user of EXP in CAPTURED at the same first exposure, capturing the covariate of `days` and `eventTypes`. */
-function captureAll(eventTypes: readonly string[], days: number): void {
+async function captureAll(eventTypes: readonly string[], days: number): Promise<void> {
   const c = covariate(days, eventTypes)!;
-  db.transaction(() => {
+  db.exec('BEGIN');
+  {
     db.prepare('DELETE FROM assignments WHERE project_id = ? AND experiment_id = ?').run(P, CAPTURED);
     const assigned = db
       .prepare('SELECT external_user_id, variant, first_seen FROM assignments WHERE project_id = ? AND experiment_id = ?')
@@ -72,8 +75,9 @@ function captureAll(eventTypes: readonly string[], days: number): void {
       variant: string;
       first_seen: string;
     }>;
-    for (const a of assigned) insertAssignment(db, P, CAPTURED, a.external_user_id, a.variant, a.first_seen, c);
-  })();
+    for (const a of assigned) await insertAssignment(sqliteSql(db), P, CAPTURED, a.external_user_id, a.variant, a.first_seen, c);
+  }
+  db.exec('COMMIT');
 }
 
 const capturedCount = (key: string) =>
@@ -118,13 +122,14 @@ function assign(user: string, variant: string, firstSeen: string, project = P): 
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-pre-window-'));
-  db = openStore(dir, 'normal').db;
+  store = openStore(dir, 'normal');
+  db = store.db;
   // Rows go straight into assignments and outcomes: the experiment and prompt rows they point to do not matter here.
   db.pragma('foreign_keys = OFF');
   db.transaction(seed)();
 });
 afterAll(() => {
-  db.close();
+  store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -206,9 +211,9 @@ describe("CUPED's pre-exposure window", () => {
     }
   });
 
-  it.each(WINDOWS)('captured at first assignment, gives the same rows as the seeks over a %i-day window', (days) => {
+  it.each(WINDOWS)('captured at first assignment, gives the same rows as the seeks over a %i-day window', async (days) => {
     for (const types of [['spend'], ['spend', 'click'], ['click', 'spend', 'none']]) {
-      captureAll(types, days);
+      await captureAll(types, days);
       const users = db.prepare('SELECT count(*) FROM assignments WHERE project_id = ? AND experiment_id = ?').pluck().get(P, EXP);
       expect(capturedCount(covariate(days, types)!.key)).toBe(users);
       expect(rows(CAPTURED, types, days)).toEqual(reference(P, EXP, types, days));
@@ -219,8 +224,8 @@ describe("CUPED's pre-exposure window", () => {
     }
   });
 
-  it('mixes captured and sought users in user order', () => {
-    captureAll(['spend'], 14);
+  it('mixes captured and sought users in user order', async () => {
+    await captureAll(['spend'], 14);
     // Every other user loses their capture (as if assigned before migrations/0011).
     db.prepare(
       `UPDATE assignments SET pre_key = NULL, pre = NULL WHERE project_id = ? AND experiment_id = ?

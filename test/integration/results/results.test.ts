@@ -49,7 +49,7 @@ beforeAll(async () => {
   t = await startTestApp();
   runtime = await t.keyFor('runtime');
   read = await t.keyFor('read');
-  projectId = t.keys.authenticate(read)!.projectId;
+  projectId = (await t.keys.authenticate(read))!.projectId;
   await t.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'A {{name}}' } });
   await t.request('POST', '/prompts/greet/versions', { body: { template: 'B {{name}}' } });
   await t.request('POST', '/experiments', {

@@ -56,7 +56,7 @@ describe('run text retention', () => {
   });
 
   it('works in batches, so other writes commit in between', async () => {
-    const projectId = t.keys.authenticate((await t.keyFor('admin'))!)!.projectId;
+    const projectId = (await t.keys.authenticate(await t.keyFor('admin')))!.projectId;
     const insert =
       t.store.db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
       VALUES (?, ?, 'rt', 1, '{"who":"x"}', '[]', 'out', 'echo/echo', 1, 'ok', '[]', ?)`);

@@ -21,12 +21,12 @@ describe('group-commit writer', () => {
   it('commits writes arriving in the same turn in one transaction, and resolves after the commit', async () => {
     const s = store();
     const before = s.writer.batches;
-    const writes = Array.from({ length: 200 }, (_, i) => s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (?)').run(i).changes));
+    const writes = Array.from({ length: 200 }, (_, i) => s.writer.write(async (tx) => (await tx.run('INSERT INTO t (v) VALUES (?)', [i])).changes));
     expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0); // nothing runs before the flush
     expect(await Promise.all(writes)).toEqual(Array(200).fill(1));
     expect(s.writer.batches - before).toBe(1);
     expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(200);
-    s.db.close();
+    s.close();
   });
 
   it('fails the whole batch with the storage error when the database cannot grow, and recovers when it can', async () => {
@@ -34,39 +34,39 @@ describe('group-commit writer', () => {
     s.db.exec('CREATE TABLE big (b BLOB)');
     s.db.exec('VACUUM');
     s.db.pragma(`max_page_count = ${s.db.pragma('page_count', { simple: true }) as number}`);
-    const small = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());
-    const large = s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    const small = s.writer.write((tx) => tx.run('INSERT INTO t (v) VALUES (1)'));
+    const large = s.writer.write((tx) => tx.run('INSERT INTO big VALUES (zeroblob(100000))'));
     await expect(large).rejects.toMatchObject({ code: 'SQLITE_FULL' });
     // SQLite rolled the whole transaction back: the small write, although fine, was not committed.
     await expect(small).rejects.toMatchObject({ code: 'SQLITE_FULL' });
     expect(s.writer.storageFailure).toMatchObject({ code: 'SQLITE_FULL' });
     expect(s.db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
     s.db.pragma('max_page_count = 1073741823');
-    await s.writer.write((db) => db.prepare('INSERT INTO big VALUES (zeroblob(100000))').run());
+    await s.writer.write((tx) => tx.run('INSERT INTO big VALUES (zeroblob(100000))'));
     expect(s.writer.storageFailure).toBeNull();
-    s.db.close();
+    s.close();
   });
 
   it('rolls back a failing write alone; the rest of its batch commits', async () => {
     const s = store();
-    const ok1 = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (1)').run());
-    const bad = s.writer.write((db) => {
-      db.prepare('INSERT INTO t (v) VALUES (2)').run();
-      db.prepare('INSERT INTO t (v) VALUES (1)').run(); // duplicate key: the whole op must vanish
+    const ok1 = s.writer.write((tx) => tx.run('INSERT INTO t (v) VALUES (1)'));
+    const bad = s.writer.write(async (tx) => {
+      await tx.run('INSERT INTO t (v) VALUES (2)');
+      await tx.run('INSERT INTO t (v) VALUES (1)'); // duplicate key: the whole op must vanish
     });
-    const ok3 = s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (3)').run());
+    const ok3 = s.writer.write((tx) => tx.run('INSERT INTO t (v) VALUES (3)'));
     await expect(bad).rejects.toThrow(/UNIQUE/);
     await Promise.all([ok1, ok3]);
     expect(s.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
-    s.db.close();
+    s.close();
   });
 
   it('splits very large bursts into bounded transactions', async () => {
     const s = store();
     const before = s.writer.batches;
-    await Promise.all(Array.from({ length: 2500 }, (_, i) => s.writer.write((db) => db.prepare('INSERT INTO t (v) VALUES (?)').run(i))));
+    await Promise.all(Array.from({ length: 2500 }, (_, i) => s.writer.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [i]))));
     expect(s.writer.batches - before).toBe(3);
-    s.db.close();
+    s.close();
   });
 
   it('applies migrations once and records them', () => {
@@ -76,6 +76,6 @@ describe('group-commit writer', () => {
     expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(s.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
     expect(s.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    s.db.close();
+    s.close();
   });
 });
