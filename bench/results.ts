@@ -274,7 +274,7 @@ export async function seededExperiment(app: PromptlineApp, projectId: string): P
   });
   const experimentId = created.json().experiment_id as string;
   const startedAt = (await request(app, 'POST', `/experiments/${experimentId}/start`)).json().started_at as string;
-  await seed(app.store.db, projectId, experimentId, startedAt, capturedCovariate(created.json()));
+  await seed(app.store.sqlite!, projectId, experimentId, startedAt, capturedCovariate(created.json()));
   return experimentId;
 }
 
@@ -293,13 +293,13 @@ export async function main(): Promise<void> {
   try {
     const seeding = performance.now();
     const experimentId = await seededExperiment(app, projectId);
-    const outcomes = app.store.db.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
+    const outcomes = app.store.sqlite!.prepare('SELECT count(*) FROM outcomes WHERE experiment_id = ?').pluck().get(experimentId);
     console.log(
       `results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`,
     );
 
-    const service = createResultsService(app.store);
-    const onePass = app.store.db.prepare('SELECT count(*), total(numeric_value) FROM outcomes WHERE project_id = ? AND experiment_id = ?');
+    const service = createResultsService({ db: app.store.sqlite!, clock: app.store.clock });
+    const onePass = app.store.sqlite!.prepare('SELECT count(*), total(numeric_value) FROM outcomes WHERE project_id = ? AND experiment_id = ?');
     onePass.get(projectId, experimentId);
     const passes: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -315,8 +315,10 @@ export async function main(): Promise<void> {
     // The same report with no covariate captured (users assigned before migration 0011, or before
     // cuped_days or the event types changed): one seek per user. Alternated with the captured one.
     const captures = (sought: boolean) =>
-      app.store.db
-        .prepare(sought ? `UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL` : `UPDATE assignments SET pre_key = substr(pre_key, 2)`)
+      app.store
+        .sqlite!.prepare(
+          sought ? `UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL` : `UPDATE assignments SET pre_key = substr(pre_key, 2)`,
+        )
         .run();
     for (let round = 0; round < 2; round++) {
       captures(true);

@@ -19,7 +19,7 @@ import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
-import { createResultsRunner } from './modules/results/resultsRunner.js';
+import { createResultsRunner, resultsNotOnPostgresYet } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
@@ -80,8 +80,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // The gauges read the database at scrape time; `store` exists by then.
   const metrics = config.metrics.enabled || config.metrics.port !== null ? createMetrics(() => runningExperimentsHealth(store.sql)) : null;
   const telemetry = metrics?.telemetry ?? noTelemetry;
-  const store = openStore(config.dataDir, config.durability, deps.clock, telemetry);
-  const { db } = store;
+  const store = await openStore(config, deps.clock, telemetry);
   const app = await createHttpServer(config, SERVICE_VERSION);
   const baseGateway = deps.gateway ?? createModelGateway(config.providers, app.log);
   const gateway = metrics === null ? baseGateway : observeGateway(baseGateway, telemetry);
@@ -105,18 +104,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   });
   // A forgotten user's id must not linger in the sticky assignments held in memory.
   const users = createUserService(store, () => router.clear());
-  const results = createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
+  const results =
+    store.sqlite === null
+      ? resultsNotOnPostgresYet()
+      : createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
 
   // Another process (the CLI) committed: whatever memory holds may be stale.
-  const checkExternalChanges = createExternalChangeWatcher(db, () => {
-    keys.invalidate();
-    promptCache.clear();
-    router.clear();
-  });
-  app.addHook('onRequest', (_req, _reply, done) => {
-    checkExternalChanges();
-    done();
-  });
+  if (store.sqlite !== null) {
+    const checkExternalChanges = createExternalChangeWatcher(store.sqlite, () => {
+      keys.invalidate();
+      promptCache.clear();
+      router.clear();
+    });
+    app.addHook('onRequest', (_req, _reply, done) => {
+      checkExternalChanges();
+      done();
+    });
+  }
 
   if (metrics !== null) {
     // Route templates, never raw paths: an id in a URL must not become a label value.
@@ -204,8 +208,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('stopping the results worker', () => results.close());
       await step('flushing the writer', () => store.writer.flush());
       await step('closing provider connections', () => gateway.close());
-      await step('checkpointing the WAL', () => db.pragma('wal_checkpoint(TRUNCATE)'));
-      store.close();
+      const { sqlite } = store;
+      if (sqlite !== null) await step('checkpointing the WAL', () => sqlite.pragma('wal_checkpoint(TRUNCATE)'));
+      await step('closing the database', () => store.close());
     },
   };
 }

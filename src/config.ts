@@ -5,6 +5,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** PROMPTLINE_DATABASE_URL: a postgres:// URL runs on PostgreSQL; null: the SQLite file in dataDir. */
+  readonly databaseUrl: string | null;
   readonly durability: Durability;
   readonly bootstrapAdminKey: string | null;
   readonly defaultModel: string;
@@ -50,7 +52,8 @@ function reader(env: Env, errors: string[]) {
     if (raw === undefined || raw === '') return fallback;
     const value = parse(raw);
     if (value === undefined) {
-      errors.push(`${name}=${JSON.stringify(raw)} is invalid: expected ${expected}`);
+      const shown = name === 'PROMPTLINE_DATABASE_URL' ? redactPassword(raw) : raw;
+      errors.push(`${name}=${JSON.stringify(shown)} is invalid: expected ${expected}`);
       return fallback;
     }
     return value;
@@ -66,6 +69,19 @@ const oneOf =
   (raw: string) =>
     (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
 const text = (raw: string) => raw;
+const postgresUrl = (raw: string) => {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '' ? raw : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** A database URL fit for a log line or an error: its password, if any, replaced. */
+export function redactPassword(raw: string): string {
+  return raw.replace(/^([a-z]+:\/\/[^:/@]*:).*@/i, '$1***@');
+}
 const onOff = (raw: string) => (raw === 'on' ? true : raw === 'off' ? false : undefined);
 /** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
 const trustProxyValue = (raw: string): boolean | string | undefined => {
@@ -94,6 +110,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     port: read('PORT', 8000, integerIn(0, 65535), 'an integer port 0-65535'),
     host: read('HOST', '127.0.0.1', text, 'a host name or address'),
     dataDir: read('PROMPTLINE_DATA_DIR', './data', text, 'a directory path'),
+    databaseUrl: read('PROMPTLINE_DATABASE_URL', null as string | null, postgresUrl, 'a postgres://user:password@host:port/database URL'),
     durability: read('PROMPTLINE_DURABILITY', 'full' as Durability, oneOf(['full', 'normal'] as const), '"full" or "normal"'),
     bootstrapAdminKey,
     defaultModel,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { backupDatabase, restoreDatabase } from '../db/backup.js';
 import { databasePath } from '../db/open.js';
-import { openStore } from '../db/store.js';
+import { openSqliteStore } from '../db/store.js';
 import type { Config } from '../config.js';
 
 /** `promptline db backup|restore`: online copies of the database the server uses. */
@@ -22,7 +22,7 @@ export function addDbCommands(program: Command, config: () => Config): void {
       const { dataDir, durability } = config();
       const facts = await restoreDatabase(file, dataDir, { force: opts.force ?? false });
       // Opening the store applies the migrations a copy from an older Promptline lacks.
-      openStore(dataDir, durability).close();
+      await openSqliteStore(dataDir, durability).close();
       console.log(`restored ${file} (schema version ${facts.schemaVersion}) into ${databasePath(dataDir)}`);
     });
 }

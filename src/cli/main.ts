@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { databasePath } from '../db/open.js';
 import { databaseStatus } from '../db/status.js';
-import { openStore } from '../db/store.js';
+import { openStore, type Store } from '../db/store.js';
 import { serve } from '../serve.js';
 import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
@@ -29,7 +29,7 @@ function configOrExit(): Config {
   return config;
 }
 
-function services(store: ReturnType<typeof openStore>) {
+function services(store: Store) {
   const projects = createProjectService(store);
   const keys = createKeyService(store);
   const projectId = async (name: string) => {
@@ -47,14 +47,18 @@ type Services = ReturnType<typeof services>;
  * to start one (`projects create`) may create it: anywhere else a missing database is a mistaken
  * folder, said plainly, not an empty database made silently in it.
  */
-function withStore<T>(action: (services: Services) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+async function withStore<T>(action: (services: Services) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
   const config = configOrExit();
   const file = databasePath(config.dataDir);
-  if (!options.create && !fs.existsSync(file)) {
-    return Promise.reject(new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`));
+  if (config.databaseUrl === null && !options.create && !fs.existsSync(file)) {
+    throw new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`);
   }
-  const store = openStore(config.dataDir, config.durability);
-  return action(services(store)).finally(() => store.close());
+  const store = await openStore(config);
+  try {
+    return await action(services(store));
+  } finally {
+    await store.close();
+  }
 }
 
 const ROLES: Role[] = ['runtime', 'read', 'admin'];
@@ -86,7 +90,7 @@ function buildCli(): Command {
     .description('which database this uses, its size and schema version, and what it holds')
     .action(() =>
       withStore(async ({ store }) => {
-        for (const [name, value] of databaseStatus(store.db, configOrExit().dataDir, store.migrations)) console.log(`${`${name}:`.padEnd(17)}${value}`);
+        for (const [name, value] of await databaseStatus(store, configOrExit())) console.log(`${`${name}:`.padEnd(17)}${value}`);
       }),
     );
   program

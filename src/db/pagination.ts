@@ -116,15 +116,15 @@ export function listStatements(req: ListRequest, cursorCreatedAt = ''): ListStat
     residual.length === 0
       ? { sql: `SELECT ${req.columns} FROM ${from} WHERE ${where} ${order} LIMIT ?`, args: [...args, req.limit + 1], scanned: false }
       : (() => {
-          const scan = `SELECT ${key} AS id, created_at, (${residual.map((f) => `${f.column} IS ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`;
+          const scan = `SELECT ${key} AS id, created_at, (${residual.map((f) => `${f.column} IS NOT DISTINCT FROM ?`).join(' AND ')}) AS hit FROM ${from} WHERE ${where} ${order} LIMIT ?`;
           const scanArgs = [...residual.map((f) => f.value), ...args, SCAN_BUDGET];
           return {
             // The hits of at most SCAN_BUDGET index entries, up to one past the page.
-            sql: `SELECT id FROM (${scan}) WHERE hit ${order.replace(key, 'id')} LIMIT ?`,
+            sql: `SELECT id FROM (${scan}) AS scan WHERE hit ${order.replace(key, 'id')} LIMIT ?`,
             args: [...scanArgs, req.limit + 1],
             scanned: true,
             // The last entry the budget reaches, if it reaches that far: where a short page goes on from.
-            budgetEnd: { sql: `SELECT id FROM (${scan}) ${order.replace(key, 'id')} LIMIT 1 OFFSET ${SCAN_BUDGET - 1}`, args: scanArgs },
+            budgetEnd: { sql: `SELECT id FROM (${scan}) AS scan ${order.replace(key, 'id')} LIMIT 1 OFFSET ${SCAN_BUDGET - 1}`, args: scanArgs },
           };
         })();
   return {

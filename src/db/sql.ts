@@ -1,3 +1,4 @@
+import { type Dialect, sqliteDialect } from './dialect.js';
 import type { Db } from './open.js';
 import { prepared } from './prepared.js';
 
@@ -11,6 +12,7 @@ export type SqlParams = readonly unknown[] | object;
  * write op was handed — and is the only code that writes SQL text.
  */
 export interface Sql {
+  readonly dialect: Dialect;
   all<T>(sql: string, params?: SqlParams): Promise<T[]>;
   get<T>(sql: string, params?: SqlParams): Promise<T | undefined>;
   /** The first column of every row. */
@@ -32,6 +34,7 @@ function bound(params: SqlParams | undefined): unknown[] {
  */
 export function sqliteSql(db: Db): Sql {
   return {
+    dialect: sqliteDialect,
     async all<T>(sql: string, params?: SqlParams) {
       return prepared(db, sql).all(...bound(params)) as T[];
     },

@@ -1,8 +1,11 @@
+import pg from 'pg';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from './open.js';
 import type { GroupCommitWriter } from './writer.js';
 import { openDatabase, openReadOnlyDatabase, type Durability } from './open.js';
 import { defaultMigrationsDir, loadMigrations, migrate, type Migration } from './migrate.js';
+import { migratePostgres, postgresMigrations } from './migratePostgres.js';
+import { postgresConnection, postgresSql } from './postgres.js';
 import { type Sql, sqliteSql } from './sql.js';
 import { createGroupCommitWriter, sqliteConnection } from './writer.js';
 import { systemClock } from '../lib/clock.js';
@@ -14,34 +17,73 @@ export interface Store {
   readonly sql: Sql;
   readonly writer: GroupCommitWriter;
   readonly clock: Clock;
-  /** The SQLite writer connection itself, for what only SQLite has (backup, status, WAL checkpoint). */
-  readonly db: Db;
+  /** The SQLite writer connection, for what only SQLite has (backup, status, the WAL); null on PostgreSQL. */
+  readonly sqlite: Db | null;
+  /** The migrations of this backend (readiness checks that all are applied). */
+  readonly migrations: readonly Migration[];
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  durability: Durability;
+  /** A postgres:// URL: PostgreSQL; null: the SQLite file in dataDir. */
+  databaseUrl?: string | null;
 }
 
 /**
- * Opens the database file, applies pending migrations, and attaches the group-commit writer. Reads
+ * Opens the SQLite file, applies pending migrations, and attaches the group-commit writer. Reads
  * go through a second connection: WAL gives it the last commit, so a read made while a batch is
  * between its statements cannot see (and answer with) rows that may yet roll back.
  */
-export function openStore(
-  dataDir: string,
-  durability: Durability,
-  clock: Clock = systemClock,
-  telemetry?: Telemetry,
-): Store & { migrations: Migration[]; close(): void } {
+export function openSqliteStore(dataDir: string, durability: Durability, clock: Clock = systemClock, telemetry?: Telemetry): Store & { sqlite: Db } {
   const db = openDatabase(dataDir, durability);
   const migrations = loadMigrations(defaultMigrationsDir());
   migrate(db, migrations);
   const reader = openReadOnlyDatabase(dataDir);
   return {
-    db,
+    sqlite: db,
     sql: sqliteSql(reader),
     writer: createGroupCommitWriter(sqliteConnection(db), telemetry === undefined ? {} : { telemetry }),
     clock,
     migrations,
-    close() {
+    async close() {
       reader.close();
       db.close();
     },
   };
+}
+
+/**
+ * Connects to PostgreSQL, migrates under an advisory lock, and attaches the group-commit writer:
+ * each batch is one transaction on one pooled connection; reads use the rest of the pool.
+ * Acknowledged means committed: synchronous_commit is left as the server has it (on by default).
+ */
+export async function openPostgresStore(url: string, clock: Clock = systemClock, telemetry?: Telemetry): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle connection that breaks (the server restarted) must not crash the process: the pool
+  // drops it, and the next query opens a new one.
+  pool.on('error', () => undefined);
+  const migrations = postgresMigrations();
+  try {
+    await migratePostgres(pool, migrations);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    sqlite: null,
+    sql: postgresSql(pool),
+    writer: createGroupCommitWriter(postgresConnection(pool), telemetry === undefined ? {} : { telemetry }),
+    clock,
+    migrations,
+    close: () => pool.end(),
+  };
+}
+
+/** The configured backend: PostgreSQL when a database URL is given, else the SQLite file. */
+export async function openStore(options: StoreOptions, clock: Clock = systemClock, telemetry?: Telemetry): Promise<Store> {
+  return options.databaseUrl
+    ? openPostgresStore(options.databaseUrl, clock, telemetry)
+    : openSqliteStore(options.dataDir, options.durability, clock, telemetry);
 }

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/harness.js';
 // Oversized and deeply nested input: a documented 4xx for each, nothing stored, the server unharmed.
 let t: TestApp;
 let runtime: string;
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 
 beforeAll(async () => {
   t = await startTestApp();

@@ -18,7 +18,7 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
     await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
   });
   afterAll(async () => {
-    t.store.db.pragma('max_page_count = 1073741823');
+    t.sqlite.pragma('max_page_count = 1073741823');
     await t.cleanup();
   });
 
@@ -27,9 +27,9 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
 
   it('answers 507 for writes, keeps reads, and reports not ready until a probe write commits again', async () => {
     expect((await t.request('GET', '/readyz', { key: null })).status).toBe(200);
-    t.store.db.exec('VACUUM'); // no free pages left to reuse
-    const pages = t.store.db.pragma('page_count', { simple: true }) as number;
-    t.store.db.pragma(`max_page_count = ${pages}`);
+    t.sqlite.exec('VACUUM'); // no free pages left to reuse
+    const pages = t.sqlite.pragma('page_count', { simple: true }) as number;
+    t.sqlite.pragma(`max_page_count = ${pages}`);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => track(i)));
     const full = answers.filter((a) => a.status === 507);
     expect(full.length).toBeGreaterThan(0);
@@ -43,7 +43,7 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
     expect(notReady.json).toEqual({ status: 'not ready', reason: 'storage full: writes are failing' });
 
     // Space comes back: the next probe (at most one a second) commits, and writes work again.
-    t.store.db.pragma('max_page_count = 1073741823');
+    t.sqlite.pragma('max_page_count = 1073741823');
     await new Promise((r) => setTimeout(r, 1100));
     expect((await t.request('GET', '/readyz', { key: null })).status).toBe(200);
     expect((await track(99)).status).toBe(200);

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/harness.js';
 // 4xx, stores nothing, and leaves the server serving.
 let t: TestApp;
 let runtime: string;
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 const nest = (n: number, inner = 'x') => `${'{{#a}}'.repeat(n)}${inner}${'{{/a}}'.repeat(n)}`;
 const zeros = (n: number) => Array<number>(n).fill(0);
 
@@ -113,8 +113,8 @@ describe('template shapes are limited when a version is created', () => {
 
   it('a version stored before these rules answers a clear 409 at run time, never a 500', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'legacy' } });
-    const project = t.store.db.prepare("SELECT id FROM projects WHERE name = 'default'").pluck().get();
-    t.store.db
+    const project = t.sqlite.prepare("SELECT id FROM projects WHERE name = 'default'").pluck().get();
+    t.sqlite
       .prepare(`INSERT INTO prompt_versions (project_id, prompt_id, version, template, params, fallbacks, variables, created_at)
       VALUES (?, 'legacy', 1, ?, '{}', '[]', '["a"]', '2026-01-01T00:00:00.000Z')`)
       .run(project, nest(3525));

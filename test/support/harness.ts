@@ -5,6 +5,8 @@ import { buildApp, type AppDeps, type PromptlineApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createProjectService } from '../../src/modules/projects/projects.service.js';
 import type { Role } from '../../src/modules/keys/access.js';
+import type { Db } from '../../src/db/open.js';
+import { createTestDatabase, testBackend } from './postgres.js';
 
 export const ADMIN_KEY = 'pl_a_test-bootstrap-admin-key-000000000000';
 
@@ -17,6 +19,8 @@ export interface Answer {
 
 export interface TestApp extends PromptlineApp {
   dataDir: string;
+  /** The SQLite connection, for tests that look at the file itself (throws on PostgreSQL). */
+  readonly sqlite: Db;
   request(
     method: string,
     url: string,
@@ -29,11 +33,17 @@ export interface TestApp extends PromptlineApp {
   cleanup(): Promise<void>;
 }
 
-/** The real app on a real temporary SQLite file; only the model provider may be faked (by a loopback server). */
+/**
+ * The real app on a real temporary database: a SQLite file, or, with PROMPTLINE_TEST_BACKEND=postgres,
+ * a PostgreSQL database of its own, dropped at cleanup. Only the model provider may be faked (by a
+ * loopback server).
+ */
 export async function startTestApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-test-'));
+  const postgres = testBackend() === 'postgres' ? await createTestDatabase() : null;
   const { config, errors } = loadConfig({
     PROMPTLINE_DATA_DIR: dataDir,
+    ...(postgres === null ? {} : { PROMPTLINE_DATABASE_URL: postgres.url }),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
     ...env,
@@ -84,12 +94,17 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
     },
     async expiredKey(role) {
       const created = await request('POST', '/keys', { body: { name: 'expired', role, expires_at: new Date(Date.now() + 60_000).toISOString() } });
-      service.store.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run('2000-01-01T00:00:00.000Z', created.json.key_id);
+      await service.store.writer.write((tx) => tx.run('UPDATE api_keys SET expires_at = ? WHERE id = ?', ['2000-01-01T00:00:00.000Z', created.json.key_id]));
       service.keys.invalidate();
       return created.json.key as string;
     },
+    get sqlite(): Db {
+      if (service.store.sqlite === null) throw new Error('this test reads the SQLite file itself: it cannot run on PostgreSQL');
+      return service.store.sqlite;
+    },
     async cleanup() {
       await service.close();
+      await postgres?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -29,8 +29,8 @@ export async function insertIdempotencyRecord(db: Sql, projectId: string, row: I
 export async function deleteIdempotencyRecordsBefore(db: Sql, projectId: string, before: string, limit: number): Promise<number> {
   return (
     await db.run(
-      `DELETE FROM idempotency_keys WHERE rowid IN (
-      SELECT rowid FROM idempotency_keys INDEXED BY idempotency_created WHERE project_id = ? AND created_at < ? LIMIT ?)`,
+      `DELETE FROM idempotency_keys WHERE ${db.dialect.rowId} IN (
+      SELECT ${db.dialect.rowId} FROM idempotency_keys INDEXED BY idempotency_created WHERE project_id = ? AND created_at < ? LIMIT ?)`,
       [projectId, before, limit],
     )
   ).changes;

@@ -26,7 +26,7 @@ export function createReadinessCheck(store: Store, migrations: readonly Migratio
       await store.writer
         .write(async (db) => {
           await db.run(
-            `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, zeroblob(${PROBE_BYTES}))
+            `INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, ${db.dialect.zeroBlob(PROBE_BYTES)})
             ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at, room = excluded.room`,
             [isoNow(store.clock)],
           );

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { isoNow, type Clock } from '../../lib/clock.js';
-import { NotFound } from '../../lib/errors.js';
+import { NotFound, NotSupported } from '../../lib/errors.js';
 import type { ResultsOptions } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
 
@@ -79,3 +79,16 @@ export function createResultsRunner(dataDir: string, clock: Clock, onCrash: (err
 }
 
 export type ResultsRunner = ReturnType<typeof createResultsRunner>;
+
+/**
+ * On PostgreSQL, until the report's aggregation exists in PostgreSQL's SQL: every request for
+ * results is answered 501 with that reason, never a wrong or partial report.
+ */
+export function resultsNotOnPostgresYet(): ResultsRunner {
+  return {
+    results: async () => {
+      throw new NotSupported('Experiment results are not available on PostgreSQL yet: this deployment stores its data in PostgreSQL');
+    },
+    close: async () => undefined,
+  };
+}

@@ -172,7 +172,7 @@ export async function eraseRunText(db: Sql, projectId: string, ids: readonly str
   return (
     await db.run(
       `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL
-    WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))`,
+    WHERE project_id = ? AND id IN (SELECT value FROM ${db.dialect.jsonValues('?')})`,
       [projectId, JSON.stringify(ids)],
     )
   ).changes;

@@ -24,7 +24,7 @@ export async function eraseUser(db: Sql, projectId: string, userId: string, alia
   const outcomeIds = await db.column<string>(
     `SELECT id FROM outcomes WHERE project_id = @project AND external_user_id = @user
     UNION SELECT id FROM outcomes WHERE project_id = @project AND coalesce(attributed_user, external_user_id) = +@user
-    UNION SELECT id FROM outcomes WHERE project_id = @project AND prompt_run_id IN (SELECT value FROM json_each(@runs))`,
+    UNION SELECT id FROM outcomes WHERE project_id = @project AND prompt_run_id IN (SELECT value FROM ${db.dialect.jsonValues('@runs')})`,
     { ...params, runs },
   );
   const outcomes = JSON.stringify(outcomeIds);
@@ -38,7 +38,7 @@ export async function eraseUser(db: Sql, projectId: string, userId: string, alia
     `UPDATE outcomes SET value = NULL, metadata = NULL,
       external_user_id = CASE WHEN external_user_id = @user THEN @alias ELSE external_user_id END,
       attributed_user = CASE WHEN attributed_user = @user THEN @alias ELSE attributed_user END
-    WHERE project_id = @project AND id IN (SELECT value FROM json_each(@outcomes))`,
+    WHERE project_id = @project AND id IN (SELECT value FROM ${db.dialect.jsonValues('@outcomes')})`,
     { ...params, outcomes },
   );
   // CUPED's captured covariate goes too (migrations/0011): results seek the alias's window instead.
@@ -51,8 +51,8 @@ export async function eraseUser(db: Sql, projectId: string, userId: string, alia
   const idempotency = (
     await db.run(
       `DELETE FROM idempotency_keys WHERE project_id = @project
-      AND (json_extract(response, '$.run_id') IN (SELECT value FROM json_each(@runs))
-        OR json_extract(response, '$.outcome_id') IN (SELECT value FROM json_each(@outcomes)))`,
+      AND (${db.dialect.jsonField('response', 'run_id')} IN (SELECT value FROM ${db.dialect.jsonValues('@runs')})
+        OR ${db.dialect.jsonField('response', 'outcome_id')} IN (SELECT value FROM ${db.dialect.jsonValues('@outcomes')}))`,
       { project: projectId, runs, outcomes },
     )
   ).changes;

@@ -51,7 +51,7 @@ export async function deleteWebhook(db: Sql, projectId: string, id: string): Pro
 /** The enabled endpoints of a project that subscribe to an event type. */
 export async function subscribers(db: Sql, projectId: string, eventType: string): Promise<string[]> {
   return db.column<string>(
-    'SELECT id FROM webhooks WHERE project_id = ? AND enabled = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?) ORDER BY id',
+    `SELECT id FROM webhooks WHERE project_id = ? AND enabled = 1 AND EXISTS (SELECT 1 FROM ${db.dialect.jsonValues('webhooks.events')} WHERE value = ?) ORDER BY id`,
     [projectId, eventType],
   );
 }
@@ -59,7 +59,7 @@ export async function subscribers(db: Sql, projectId: string, eventType: string)
 /** Whether any enabled endpoint, in any project, subscribes to one of these event types. */
 export async function projectsSubscribedTo(db: Sql, eventTypes: readonly string[]): Promise<string[]> {
   return db.column<string>(
-    `SELECT DISTINCT project_id FROM webhooks WHERE enabled = 1 AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value IN (${eventTypes.map(() => '?').join(', ')}))`,
+    `SELECT DISTINCT project_id FROM webhooks WHERE enabled = 1 AND EXISTS (SELECT 1 FROM ${db.dialect.jsonValues('webhooks.events')} WHERE value IN (${eventTypes.map(() => '?').join(', ')}))`,
     eventTypes,
   );
 }
@@ -195,7 +195,7 @@ export async function recordAttempt(db: Sql, projectId: string, id: string, resu
 export async function pruneFinished(db: Sql, before: string, limit: number): Promise<number> {
   return (
     await db.run(
-      `DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_finished WHERE finished_at < ? LIMIT ?)`,
+      `DELETE FROM webhook_deliveries WHERE ${db.dialect.rowId} IN (SELECT ${db.dialect.rowId} FROM webhook_deliveries INDEXED BY webhook_deliveries_finished WHERE finished_at < ? LIMIT ?)`,
       [before, limit],
     )
   ).changes;

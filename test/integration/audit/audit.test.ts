@@ -10,7 +10,7 @@ const audit = async (query = '', key: string | null = ops) => {
   expect(res.status).toBe(200);
   return res.json as { data: any[]; next_cursor: string | null };
 };
-const count = () => t.store.db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number;
+const count = () => t.sqlite.prepare('SELECT count(*) FROM audit_log').pluck().get() as number;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -73,7 +73,7 @@ describe('the audit log', () => {
     expect(data[1]).toMatchObject({ before: { name: 'ci' }, after: { name: 'ci-renamed' } });
     expect(data[0].after.revoked_at).toEqual(expect.any(String));
     expect(JSON.stringify(data)).not.toContain(created.json.key);
-    expect(JSON.stringify(t.store.db.prepare('SELECT * FROM audit_log').all())).not.toContain(created.json.key);
+    expect(JSON.stringify(t.sqlite.prepare('SELECT * FROM audit_log').all())).not.toContain(created.json.key);
   });
 
   it('records nothing for a change that did not happen', async () => {

@@ -19,7 +19,7 @@ const ab = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const count = (sql: string, ...args: unknown[]) =>
-  t.store.db
+  t.sqlite
     .prepare(sql)
     .pluck()
     .get(...args) as number;
@@ -204,7 +204,7 @@ describe('serving a running experiment', () => {
   it('keeps the first assignment after weights change while paused', async () => {
     const before = new Map(
       (
-        t.store.db.prepare("SELECT external_user_id, variant FROM assignments WHERE experiment_id = 'live'").all() as Array<{
+        t.sqlite.prepare("SELECT external_user_id, variant FROM assignments WHERE experiment_id = 'live'").all() as Array<{
           external_user_id: string;
           variant: string;
         }>
@@ -256,7 +256,7 @@ describe('serving a running experiment', () => {
   it('counts exposure calls', async () => {
     // repeat calls are counted in memory and flushed every second
     await new Promise((r) => setTimeout(r, 1200));
-    const row = t.store.db
+    const row = t.sqlite
       .prepare("SELECT calls, first_seen <= last_seen AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'")
       .get();
     expect(row).toEqual({ calls: 4, ordered: 1 });
@@ -282,7 +282,7 @@ describe('attribution of outcomes', () => {
     const byRun = await t.request('POST', '/track_outcome', { body: { prompt_run_id: run.run_id, prompt_id: 'greet', is_success: true } });
     expect(byRun.json).toMatchObject({ experiment_id: 'live', variant_assigned: run.variant_assigned });
     const byUser = await t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', external_user_id: 'user-2' } });
-    const user2 = t.store.db.prepare("SELECT variant FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-2'").pluck().get();
+    const user2 = t.sqlite.prepare("SELECT variant FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-2'").pluck().get();
     expect(byUser.json).toMatchObject({ experiment_id: 'live', variant_assigned: user2 });
     const none = await t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', external_user_id: 'never-seen' } });
     expect(none.json).toMatchObject({ experiment_id: null, variant_assigned: null });

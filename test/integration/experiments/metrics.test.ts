@@ -22,7 +22,7 @@ const variants = [
 ];
 const create = (extra: Record<string, unknown>, key?: string) =>
   t.request('POST', '/experiments', { body: { prompt_id: 'm', variants, ...extra }, ...(key === undefined ? {} : { key }) });
-const experimentCount = () => t.store.db.prepare('SELECT count(*) FROM experiments').pluck().get() as number;
+const experimentCount = () => t.sqlite.prepare('SELECT count(*) FROM experiments').pluck().get() as number;
 
 describe('declared metrics', () => {
   it('fills in names, directions and caps, and shows the primary through primary_metric too', async () => {
@@ -91,7 +91,7 @@ describe('declared metrics', () => {
     await t.request('POST', '/experiments/m-live/start');
     const res = await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } });
     expect(res.status).toBe(409);
-    expect(readExperimentNow(t.store.db, (await t.keys.authenticate(await t.keyFor('admin')))!.projectId, 'm-live')!.metrics).toHaveLength(1);
+    expect(readExperimentNow(t.sqlite, (await t.keys.authenticate(await t.keyFor('admin')))!.projectId, 'm-live')!.metrics).toHaveLength(1);
     await t.request('POST', '/experiments/m-live/pause');
     expect((await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } })).json.metrics).toEqual([]);
   });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 const withKey = (key: string) => ({ 'idempotency-key': key });
 
 describe('Idempotency-Key', () => {

@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 
 describe('POST /prompts', () => {
   it('creates a text prompt with version 1, its variables and labels', async () => {

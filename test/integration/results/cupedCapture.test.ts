@@ -40,12 +40,11 @@ const results = async (query = '') => {
   return res.json;
 };
 /** Users whose stored capture has the given key (JSON [days, sorted event types]). */
-const captured = (key: string) =>
-  t.store.db.prepare('SELECT count(*) FROM assignments WHERE experiment_id = ? AND pre_key = ?').pluck().get(EXP, key) as number;
+const captured = (key: string) => t.sqlite.prepare('SELECT count(*) FROM assignments WHERE experiment_id = ? AND pre_key = ?').pluck().get(EXP, key) as number;
 
 /** The report with no capture usable: every key changed in place for the request, then put back. */
 async function sought(query = '') {
-  const db = t.store.db;
+  const db = t.sqlite;
   const before = db.prepare('SELECT count(*) FROM assignments WHERE pre_key IS NOT NULL').pluck().get();
   db.prepare("UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL").run();
   try {
@@ -120,7 +119,7 @@ beforeAll(async () => {
   expect((await t.request('DELETE', `/users/${user(3)}`)).status).toBe(200);
   expect((await t.request('DELETE', `/users/${user(44)}`)).status).toBe(200);
   // Assigned before migrations/0011: no capture at all.
-  t.store.db.prepare('UPDATE assignments SET pre_key = NULL, pre = NULL WHERE external_user_id IN (?, ?)').run(user(5), user(41));
+  t.sqlite.prepare('UPDATE assignments SET pre_key = NULL, pre = NULL WHERE external_user_id IN (?, ?)').run(user(5), user(41));
   now = new Date('2025-02-12T10:00:00.000Z');
 });
 afterAll(async () => t.cleanup());
@@ -130,7 +129,7 @@ const KEY_3 = '[3,["signup","spend"]]';
 
 describe('CUPED covariate captured at first assignment', () => {
   it('is captured for the users assigned while CUPED was on, with the window and event types of the time', () => {
-    const rows = t.store.db.prepare('SELECT external_user_id AS user, pre_key FROM assignments WHERE experiment_id = ?').all(EXP) as Array<{
+    const rows = t.sqlite.prepare('SELECT external_user_id AS user, pre_key FROM assignments WHERE experiment_id = ?').all(EXP) as Array<{
       user: string;
       pre_key: string | null;
     }>;
@@ -151,7 +150,7 @@ describe('CUPED covariate captured at first assignment', () => {
   it("captures exactly the outcomes of the user's window: the sums a hand count gives", () => {
     const pres = new Map(
       (
-        t.store.db.prepare('SELECT external_user_id AS user, pre FROM assignments WHERE experiment_id = ? AND pre_key IS NOT NULL').all(EXP) as Array<{
+        t.sqlite.prepare('SELECT external_user_id AS user, pre FROM assignments WHERE experiment_id = ? AND pre_key IS NOT NULL').all(EXP) as Array<{
           user: string;
           pre: string | null;
         }>

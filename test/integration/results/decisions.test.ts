@@ -168,7 +168,7 @@ describe('decisions', () => {
 
   it("caps a runs metric at the percentile of the users' own values", () => {
     const latency = fineReport.metrics.find((g: any) => g.name === 'runs:latency_ms');
-    const perUser = t.store.db
+    const perUser = t.sqlite
       .prepare(`SELECT avg(latency_ms) FROM runs WHERE experiment_id = 'exp-fine' GROUP BY external_user_id ORDER BY 1`)
       .pluck()
       .all() as number[];

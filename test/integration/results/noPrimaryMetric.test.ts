@@ -39,14 +39,14 @@ describe('results without any declared metric', () => {
       await trackNp({ external_user_id: user, event_type: 'y', is_success: true }); // the same users: counted once per variant
     }
     const [inA, inB] = (['a', 'b'] as const).map((k) => [...seen].filter(([, v]) => v === k).map(([u]) => u)) as [string[], string[]];
-    t.store.db
+    t.sqlite
       .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
         model_requested, cost_nano_usd, latency_ms, status, attempts, created_at)
       VALUES ('run_np', ?, 'np', 1, 'np-exp', 'a', ?, '{}', '[]', 'echo/echo', 9000, 1, 'ok', '[]', '2030-01-01T00:00:00.000Z')`)
       .run(projectId, inA[0] ?? 'n1');
     // A user seen in the other variant through y, which then has the most users: the event type checked without a primary metric.
     const stray = inA[0] ?? inB[0]!;
-    t.store.db
+    t.sqlite
       .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
       VALUES ('out_stray', ?, 'np', 'y', 0, 'np-exp', ?, 'run', ?, '2030-01-01T00:00:00.000Z')`)
       .run(projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray);

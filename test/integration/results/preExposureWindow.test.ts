@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
-import { openStore } from '../../../src/db/store.js';
+import { openSqliteStore } from '../../../src/db/store.js';
 import { insertAssignment } from '../../../src/modules/experiments/experiments.repo.js';
 import { sqliteSql } from '../../../src/db/sql.js';
 import { covariate } from '../../../src/modules/results/covariate.js';
@@ -28,7 +28,7 @@ const RANDOM_USERS = 40;
 
 let dir: string;
 let db: Db;
-let store: ReturnType<typeof openStore>;
+let store: ReturnType<typeof openSqliteStore>;
 
 /** The pre-exposure query as first written: the reference the repository's query must agree with. */
 function reference(projectId: string, experimentId: string, eventTypes: readonly string[], days: number): unknown[] {
@@ -122,14 +122,14 @@ function assign(user: string, variant: string, firstSeen: string, project = P): 
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-pre-window-'));
-  store = openStore(dir, 'normal');
-  db = store.db;
+  store = openSqliteStore(dir, 'normal');
+  db = store.sqlite;
   // Rows go straight into assignments and outcomes: the experiment and prompt rows they point to do not matter here.
   db.pragma('foreign_keys = OFF');
   db.transaction(seed)();
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

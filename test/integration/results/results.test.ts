@@ -38,7 +38,7 @@ const track = (body: Record<string, unknown>) => t.request('POST', '/track_outco
 const results = (query = '', key: string | null = read, id = EXP) => t.request('GET', `/experiments/${id}/results${query}`, { key });
 
 function insertRun(id: string, variant: string, latency: number, status: 'ok' | 'error', user: string): void {
-  t.store.db
+  t.sqlite
     .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
       model_requested, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, attempts, created_at)
     VALUES (?, ?, 'greet', 1, ?, ?, ?, '{}', '[]', 'echo/echo', 10, 5, 15, 1500, ?, ?, '[]', '2030-01-01T00:00:00.000Z')`)
@@ -262,7 +262,7 @@ describe('GET /experiments/{id}/results', () => {
   it('agrees across the endpoint, the CSV and the CLI (which calls the service on the same file)', async () => {
     const json = (await results('?sequential=true')).json;
     const csv = (await results('?sequential=true&format=csv')).text;
-    const cli = createResultsService(t.store).results(projectId, EXP, { sequential: true, prior: 'flat' });
+    const cli = createResultsService({ db: t.sqlite, clock: t.store.clock }).results(projectId, EXP, { sequential: true, prior: 'flat' });
     expect({ ...cli, generated_at: json.generated_at }).toEqual(json);
     expect(renderResults(cli, 'csv')).toBe(csv);
     const table = formatResults(cli);
@@ -287,13 +287,13 @@ describe('GET /experiments/{id}/results', () => {
 
   it('counts users whose outcomes name another variant than their assignment', async () => {
     const user = users.find((u) => assigned.get(u) === 'a')!;
-    t.store.db
+    t.sqlite
       .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
       VALUES ('out_mismatch', ?, 'greet', 'click', 0, ?, 'b', 'run', ?, '2030-01-01T00:00:00.000Z')`)
       .run(projectId, EXP, user);
     const r = (await results()).json;
     expect(r.health.users_in_multiple_variants).toBe(1);
-    t.store.db.prepare(`DELETE FROM outcomes WHERE id = 'out_mismatch'`).run();
+    t.sqlite.prepare(`DELETE FROM outcomes WHERE id = 'out_mismatch'`).run();
   });
 
   it('is in the OpenAPI document with its response schema', async () => {
@@ -325,6 +325,6 @@ describe('results security', () => {
     const res = await results('?format=csv', other);
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: `Experiment '${EXP}' not found` });
-    expect(() => createResultsService(t.store).results('prj_other', EXP)).toThrow(`Experiment '${EXP}' not found`);
+    expect(() => createResultsService({ db: t.sqlite, clock: t.store.clock }).results('prj_other', EXP)).toThrow(`Experiment '${EXP}' not found`);
   });
 });

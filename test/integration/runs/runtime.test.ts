@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 
 describe('POST /get_prompt', () => {
   it('renders a text prompt without HTML escaping', async () => {
@@ -175,7 +175,7 @@ describe('POST /track_outcome', () => {
   it('defaults event_type to "outcome" and accepts a bare prompt_id', async () => {
     const res = await t.request('POST', '/track_outcome', { body: { prompt_id: 'support' } });
     expect(res.status).toBe(200);
-    const stored = t.store.db.prepare('SELECT event_type, is_success FROM outcomes WHERE id = ?').get(res.json.outcome_id);
+    const stored = t.sqlite.prepare('SELECT event_type, is_success FROM outcomes WHERE id = ?').get(res.json.outcome_id);
     expect(stored).toEqual({ event_type: 'outcome', is_success: null });
   });
 

@@ -20,7 +20,7 @@ const run = async (key?: string) => {
   return res.json.run_id as string;
 };
 const stored = (id: string) =>
-  t.store.db.prepare('SELECT inputs, rendered, output, total_tokens, latency_ms, status FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
+  t.sqlite.prepare('SELECT inputs, rendered, output, total_tokens, latency_ms, status FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
 
 beforeAll(async () => {
   t = await startTestApp({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '30' }, { clock });
@@ -40,7 +40,7 @@ describe('run text retention', () => {
     now = day(31);
     expect(await t.retention!.sweepOnce()).toEqual({ runs: 3, answers: 3 });
     // The stored answer of an idempotent /run_prompt held the output too: gone, so a retry runs anew.
-    expect(JSON.stringify(t.store.db.prepare('SELECT response FROM idempotency_keys').all())).toContain('Hello Ada Lovelace'); // the recent one
+    expect(JSON.stringify(t.sqlite.prepare('SELECT response FROM idempotency_keys').all())).toContain('Hello Ada Lovelace'); // the recent one
     old.forEach((id, i) => {
       const { inputs, rendered, output, ...numbers } = before[i]!;
       expect(stored(id)).toEqual({ inputs: '{}', rendered: '[]', output: null, ...numbers });
@@ -51,26 +51,26 @@ describe('run text retention', () => {
 
     now = day(51);
     expect(await t.retention!.sweepOnce()).toEqual({ runs: 1, answers: 1 });
-    expect(t.store.db.prepare('SELECT count(*) FROM idempotency_keys').pluck().get()).toBe(0);
+    expect(t.sqlite.prepare('SELECT count(*) FROM idempotency_keys').pluck().get()).toBe(0);
     expect(stored(recent)).toMatchObject({ output: null });
   });
 
   it('works in batches, so other writes commit in between', async () => {
     const projectId = (await t.keys.authenticate(await t.keyFor('admin')))!.projectId;
     const insert =
-      t.store.db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
+      t.sqlite.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
       VALUES (?, ?, 'rt', 1, '{"who":"x"}', '[]', 'out', 'echo/echo', 1, 'ok', '[]', ?)`);
     const count = RETENTION_BATCH * 2 + 7;
-    t.store.db.transaction(() => {
+    t.sqlite.transaction(() => {
       for (let i = 0; i < count; i++) insert.run(`run_bulk_${i}`, projectId, day(52).toISOString());
     })();
     now = day(90);
     const batchesBefore = t.store.writer.batches;
     expect((await t.retention!.sweepOnce()).runs).toBe(count);
     // Three writes of runs, and one of stored answers per project.
-    const projects = t.store.db.prepare('SELECT count(*) FROM projects').pluck().get() as number;
+    const projects = t.sqlite.prepare('SELECT count(*) FROM projects').pluck().get() as number;
     expect(t.store.writer.batches - batchesBefore).toBe(3 + projects);
-    expect(t.store.db.prepare(`SELECT count(*) FROM runs WHERE output IS NOT NULL`).pluck().get()).toBe(0);
+    expect(t.sqlite.prepare(`SELECT count(*) FROM runs WHERE output IS NOT NULL`).pluck().get()).toBe(0);
   });
 
   it('is off unless set, and refuses a value that is not a number of days', () => {

@@ -9,10 +9,10 @@ const SECRETS = ['Alice Liddell', 'call me on 555-0100', 'alice@example.com'];
 
 const everyText = () =>
   JSON.stringify([
-    t.store.db.prepare('SELECT * FROM runs').all(),
-    t.store.db.prepare('SELECT * FROM outcomes').all(),
-    t.store.db.prepare('SELECT * FROM assignments').all(),
-    t.store.db.prepare('SELECT * FROM idempotency_keys').all(),
+    t.sqlite.prepare('SELECT * FROM runs').all(),
+    t.sqlite.prepare('SELECT * FROM outcomes').all(),
+    t.sqlite.prepare('SELECT * FROM assignments').all(),
+    t.sqlite.prepare('SELECT * FROM idempotency_keys').all(),
   ]);
 const results = async () => {
   const { generated_at: _, ...rest } = (await t.request('GET', '/experiments/ux/results?explore=true')).json;
@@ -106,7 +106,7 @@ describe('DELETE /users/{external_user_id}', () => {
   it('a user who comes back is a new user', async () => {
     const again = await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'up', inputs: { name: 'x' }, external_user_id: 'alice' } });
     expect(again.status).toBe(200);
-    expect(t.store.db.prepare(`SELECT count(*) FROM assignments WHERE external_user_id = 'alice'`).pluck().get()).toBe(1);
+    expect(t.sqlite.prepare(`SELECT count(*) FROM assignments WHERE external_user_id = 'alice'`).pluck().get()).toBe(1);
   });
 
   it('rejects an id longer than the runtime endpoints accept, and changes nothing', async () => {

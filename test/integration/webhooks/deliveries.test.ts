@@ -282,7 +282,7 @@ describe('srm_detected and decision_changed', () => {
 
     // 60 users in a and 10 in b against 50/50 weights: the sample-ratio check fails.
     const projectId = receiver.received[0]!.json.project_id as string;
-    const insert = t.store.db.prepare(
+    const insert = t.sqlite.prepare(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls) VALUES (?, ?, ?, ?, ?, ?, 1)`,
     );
     for (let i = 0; i < 70; i++) insert.run(projectId, experiment, `u${i}`, i < 60 ? 'a' : 'b', now.toISOString(), now.toISOString());

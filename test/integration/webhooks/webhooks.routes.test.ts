@@ -5,7 +5,7 @@ import { startReceiver } from '../../support/webhookReceiver.js';
 /** /webhooks: registering endpoints (admin), their validation, the destination check, roles and projects. */
 let t: TestApp;
 const HOOK = 'http://127.0.0.1:9/hook';
-const count = (table: string) => t.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 beforeAll(async () => {
   t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' });
@@ -124,7 +124,7 @@ describe('destinations (server-side request forgery)', () => {
     expect(res.status).toBe(422);
     expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'url'], msg: expect.stringContaining(reason), input: url })]);
     expect(res.json.detail[0].msg).toContain('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE=on allows it');
-    expect(strict.store.db.prepare('SELECT count(*) FROM webhooks').pluck().get()).toBe(0);
+    expect(strict.sqlite.prepare('SELECT count(*) FROM webhooks').pluck().get()).toBe(0);
   });
 
   it('checks every delivery again: a destination that became private is refused without a request', async () => {
@@ -133,7 +133,7 @@ describe('destinations (server-side request forgery)', () => {
       // As if the URL had been registered where it was allowed, or its name re-pointed since.
       const id = (await strict.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.version_created'] } })).json.webhook_id;
       for (const url of [receiver.url(), `http://localhost:${receiver.port}/hook`]) {
-        strict.store.db.prepare('UPDATE webhooks SET url = ? WHERE id = ?').run(url, id);
+        strict.sqlite.prepare('UPDATE webhooks SET url = ? WHERE id = ?').run(url, id);
         await strict.request('POST', '/prompts', { body: { prompt_id: `ssrf${url.length}`, template: 'one' } });
         await strict.request('POST', `/prompts/ssrf${url.length}/versions`, { body: { template: 'two' } });
         await strict.webhooks.dispatcher.deliverDue();

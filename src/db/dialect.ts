@@ -1,0 +1,32 @@
+/**
+ * The SQL that differs between SQLite and PostgreSQL, as fragments a repository splices into its
+ * statement. Everything else in a repository's SQL is written once, in the subset both speak
+ * (placeholders are translated by the PostgreSQL adapter; SQLite's planner hints are dropped).
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** A set with one text column `value`: the elements of a JSON array held in `expression`. */
+  jsonValues(expression: string): string;
+  /** The text of one top-level field of the JSON object held in `expression`. */
+  jsonField(expression: string, field: string): string;
+  /** A physical row identity, for "delete the first N matching rows". */
+  readonly rowId: string;
+  /** A blob of `bytes` zero bytes. */
+  zeroBlob(bytes: number): string;
+}
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  jsonValues: (expression) => `json_each(${expression})`,
+  jsonField: (expression, field) => `json_extract(${expression}, '$.${field}')`,
+  rowId: 'rowid',
+  zeroBlob: (bytes) => `zeroblob(${bytes})`,
+};
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  jsonValues: (expression) => `jsonb_array_elements_text(CAST(${expression} AS jsonb))`,
+  jsonField: (expression, field) => `(CAST(${expression} AS jsonb) ->> '${field}')`,
+  rowId: 'ctid',
+  zeroBlob: (bytes) => `decode(repeat('00', ${bytes}), 'hex')`,
+};

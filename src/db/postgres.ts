@@ -1,0 +1,167 @@
+import pg from 'pg';
+import { postgresDialect } from './dialect.js';
+import type { Sql, SqlParams } from './sql.js';
+import type { TransactionalConnection } from './writer.js';
+
+// Counts and sums of BIGINT columns arrive as text by default (they may exceed 2^53); every such
+// value here is a count, a token total or nano-dollars, far below it, so they are read as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (text) => Number(text));
+
+interface Translated {
+  text: string;
+  /** For @named parameters: the name of each $n, in order. Null for positional `?`. */
+  names: string[] | null;
+}
+
+const translations = new Map<string, Translated>();
+
+/**
+ * Repository SQL is written once: `?` or `@name` placeholders, and SQLite's planner hints
+ * (`INDEXED BY index`, a unary `+` that keeps a column off an index), which PostgreSQL's planner
+ * does without. This turns it into PostgreSQL's text, once per statement text. Placeholders are
+ * only recognised outside string literals.
+ */
+export function translate(sql: string): Translated {
+  const known = translations.get(sql);
+  if (known !== undefined) return known;
+  const names: string[] = [];
+  let positional = 0;
+  let out = '';
+  let i = 0;
+  const source = sql.replace(/\s+INDEXED BY \w+/g, '').replace(/([=(,]\s*)\+(?=[@?])/g, '$1');
+  while (i < source.length) {
+    const c = source[i]!;
+    if (c === "'") {
+      const end = source.indexOf("'", i + 1);
+      out += source.slice(i, end + 1);
+      i = end + 1;
+    } else if (c === '?') {
+      out += `$${++positional}`;
+      i++;
+    } else if (c === '@' && /[A-Za-z_]/.test(source[i + 1] ?? '')) {
+      const name = /^[A-Za-z_]\w*/.exec(source.slice(i + 1))![0];
+      let index = names.indexOf(name);
+      if (index === -1) index = names.push(name) - 1;
+      out += `$${index + 1}`;
+      i += 1 + name.length;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  const translated = { text: out, names: names.length > 0 ? names : null };
+  translations.set(sql, translated);
+  return translated;
+}
+
+function values(translated: Translated, params: SqlParams | undefined): unknown[] {
+  if (params === undefined) return [];
+  if (translated.names === null) return Array.isArray(params) ? [...params] : [params];
+  const named = params as Record<string, unknown>;
+  return translated.names.map((name) => {
+    if (!(name in named)) throw new Error(`missing SQL parameter @${name}`);
+    return named[name];
+  });
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/** `Sql` over a pool (reads: each statement on whichever connection is free) or one client (a transaction). */
+export function postgresSql(target: Queryable): Sql {
+  async function query(sql: string, params: SqlParams | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const translated = translate(sql);
+    const config: pg.QueryConfig = { text: translated.text, values: values(translated, params) };
+    return rowMode === 'array' ? target.query({ ...config, rowMode }) : target.query(config);
+  }
+  return {
+    dialect: postgresDialect,
+    async all<T>(sql: string, params?: SqlParams) {
+      return (await query(sql, params)).rows as T[];
+    },
+    async get<T>(sql: string, params?: SqlParams) {
+      return (await query(sql, params)).rows[0] as T | undefined;
+    },
+    async column<T>(sql: string, params?: SqlParams) {
+      return (await query(sql, params, 'array')).rows.map((row: unknown[]) => row[0] as T);
+    },
+    async value<T>(sql: string, params?: SqlParams) {
+      return (await query(sql, params, 'array')).rows[0]?.[0] as T | undefined;
+    },
+    async run(sql: string, params?: SqlParams) {
+      return { changes: (await query(sql, params)).rowCount ?? 0 };
+    },
+  };
+}
+
+/**
+ * Errors that say the database itself is unavailable or refuses writes (the server went away, a
+ * connection broke, the disk is full), as opposed to a statement that failed.
+ */
+export function isPostgresUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string')
+    return error instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message);
+  // 08: connection exception, 53: insufficient resources (disk full), 57P: operator intervention (shutdown).
+  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/**
+ * The writer's transactions on PostgreSQL: each batch takes one client from the pool, and gives it
+ * back after COMMIT or ROLLBACK. A broken client is destroyed rather than returned.
+ */
+export function postgresConnection(pool: pg.Pool): TransactionalConnection {
+  let client: pg.PoolClient | null = null;
+  let broken = false;
+  /** Every statement of the batch: one that finds the connection gone marks the client broken. */
+  async function onClient(statement: string | pg.QueryConfig): Promise<pg.QueryResult> {
+    if (client === null) throw new Error('no transaction is open');
+    try {
+      return await client.query(statement);
+    } catch (error) {
+      if (isPostgresUnavailable(error)) broken = true;
+      throw error;
+    }
+  }
+  const sql = postgresSql({ query: onClient as pg.PoolClient['query'] });
+  const exec = (statement: string) => async () => {
+    await onClient(statement);
+  };
+  const release = () => {
+    client?.release(broken);
+    client = null;
+    broken = false;
+  };
+  return {
+    sql,
+    async begin() {
+      client = await pool.connect();
+      await exec('BEGIN')();
+    },
+    async commit() {
+      try {
+        await exec('COMMIT')();
+      } finally {
+        release();
+      }
+    },
+    async rollback() {
+      if (client === null) return;
+      try {
+        if (!broken) await client.query('ROLLBACK');
+      } finally {
+        release();
+      }
+    },
+    savepoint: exec('SAVEPOINT op'),
+    release: exec('RELEASE SAVEPOINT op'),
+    async rollbackToSavepoint() {
+      await exec('ROLLBACK TO SAVEPOINT op')();
+      await exec('RELEASE SAVEPOINT op')();
+    },
+    get inTransaction() {
+      return client !== null && !broken;
+    },
+    isStorageFailure: isPostgresUnavailable,
+  };
+}
