@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { type ChangeFeed, listenForChanges } from './db/changeFeed.js';
 import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
@@ -110,16 +111,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       : createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
 
   // Another process (the CLI) committed: whatever memory holds may be stale.
+  // Another process committed a change (the CLI on the SQLite file, another replica on
+  // PostgreSQL): whatever memory holds may be stale.
+  const forgetCached = () => {
+    keys.invalidate();
+    promptCache.clear();
+    router.clear();
+  };
+  let changeFeed: ChangeFeed | null = null;
   if (store.sqlite !== null) {
-    const checkExternalChanges = createExternalChangeWatcher(store.sqlite, () => {
-      keys.invalidate();
-      promptCache.clear();
-      router.clear();
-    });
+    const checkExternalChanges = createExternalChangeWatcher(store.sqlite, forgetCached);
     app.addHook('onRequest', (_req, _reply, done) => {
       checkExternalChanges();
       done();
     });
+  } else {
+    changeFeed = listenForChanges(config.databaseUrl!, forgetCached, (error) => app.log.warn({ err: error }, "listening for other replicas' changes failed"));
   }
 
   if (metrics !== null) {
@@ -204,6 +211,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       for (const timer of webhookTimers) clearInterval(timer);
       await step('stopping webhook deliveries', () => dispatcher.close());
       await step('closing the server', () => app.close());
+      await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());
       await step('stopping the results worker', () => results.close());
       await step('flushing the writer', () => store.writer.flush());

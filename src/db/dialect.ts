@@ -13,7 +13,16 @@ export interface Dialect {
   readonly rowId: string;
   /** A blob of `bytes` zero bytes. */
   zeroBlob(bytes: number): string;
+  /**
+   * A statement that tells the other processes on the database, once its transaction commits,
+   * that management state changed (src/db/changeFeed.ts); null where they notice by themselves
+   * (SQLite: each process watches the file's data_version).
+   */
+  readonly announceChange: string | null;
 }
+
+/** The channel PostgreSQL's NOTIFY carries management changes on. */
+export const CHANGES_CHANNEL = 'promptline_changes';
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -21,6 +30,7 @@ export const sqliteDialect: Dialect = {
   jsonField: (expression, field) => `json_extract(${expression}, '$.${field}')`,
   rowId: 'rowid',
   zeroBlob: (bytes) => `zeroblob(${bytes})`,
+  announceChange: null,
 };
 
 export const postgresDialect: Dialect = {
@@ -29,4 +39,5 @@ export const postgresDialect: Dialect = {
   jsonField: (expression, field) => `(CAST(${expression} AS jsonb) ->> '${field}')`,
   rowId: 'ctid',
   zeroBlob: (bytes) => `decode(repeat('00', ${bytes}), 'hex')`,
+  announceChange: `SELECT pg_notify('${CHANGES_CHANNEL}', '')`,
 };

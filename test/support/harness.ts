@@ -40,7 +40,8 @@ export interface TestApp extends PromptlineApp {
  */
 export async function startTestApp(env: Record<string, string> = {}, deps: AppDeps = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-test-'));
-  const postgres = testBackend() === 'postgres' ? await createTestDatabase() : null;
+  // A caller naming its own database (replicas sharing one) creates and drops it itself.
+  const postgres = testBackend() === 'postgres' && env.PROMPTLINE_DATABASE_URL === undefined ? await createTestDatabase() : null;
   const { config, errors } = loadConfig({
     PROMPTLINE_DATA_DIR: dataDir,
     ...(postgres === null ? {} : { PROMPTLINE_DATABASE_URL: postgres.url }),

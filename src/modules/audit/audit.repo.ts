@@ -27,6 +27,11 @@ export async function insertAudit(db: Sql, projectId: string, record: AuditRecor
   });
 }
 
+/** Other processes drop what they hold in memory once this transaction commits (PostgreSQL's NOTIFY). */
+export async function announceChange(db: Sql): Promise<void> {
+  if (db.dialect.announceChange !== null) await db.run(db.dialect.announceChange);
+}
+
 export interface AuditListQuery extends PageBounds {
   action?: string | undefined;
   target_type?: string | undefined;

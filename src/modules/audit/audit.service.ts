@@ -42,6 +42,9 @@ export async function recordChange(db: Sql, projectId: string, actor: Actor, clo
     before: change.before ?? null,
     after: change.after ?? null,
   });
+  // Every management change passes here, in its own transaction: other replicas hear of it when
+  // (and only if) it commits, and drop the keys, prompts and experiments they cached.
+  await repo.announceChange(db);
   // A change that is also a webhook event (prompt.label_moved, experiment.started, …) is queued
   // for delivery here, in the same transaction, so no caller can record one and forget the other.
   if (isEventType(change.action)) {

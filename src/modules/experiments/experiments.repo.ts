@@ -158,7 +158,8 @@ export async function assignedCountsByVariant(db: Sql, projectId: string, experi
  * a covariate (CUPED on, outcome metrics declared) the row also captures the user's pre-exposure
  * outcomes: `at` is the time of this write, so every outcome before it is already stored (outcomes
  * are timestamped when written, on the same writer) and the capture is final (covariate.ts). One
- * index seek on outcomes_person, in the write's own transaction.
+ * index seek on outcomes_person, in the write's own transaction. The capture's SQL is SQLite's
+ * (covariate.ts): on PostgreSQL nothing is captured yet, and results will seek each user's window.
  */
 export async function insertAssignment(
   db: Sql,
@@ -169,7 +170,7 @@ export async function insertAssignment(
   at: string,
   capture: Covariate | null = null,
 ): Promise<string> {
-  if (capture === null) {
+  if (capture === null || db.dialect.name !== 'sqlite') {
     await db.run(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
       VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,

@@ -1,3 +1,4 @@
+import { isDuplicatePrimaryKey } from '../../db/storageErrors.js';
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../db/sql.js';
 import { invalid } from '../../lib/errors.js';
@@ -48,7 +49,7 @@ export async function remember(db: Sql, projectId: string, claim: IdempotencyCla
 }
 
 export function isDuplicateClaim(error: unknown): boolean {
-  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return isDuplicatePrimaryKey(error, 'idempotency_keys');
 }
 
 /**
