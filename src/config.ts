@@ -52,8 +52,10 @@ function reader(env: Env, errors: string[]) {
     if (raw === undefined || raw === '') return fallback;
     const value = parse(raw);
     if (value === undefined) {
-      const shown = name === 'PROMPTLINE_DATABASE_URL' ? redactPassword(raw) : raw;
-      errors.push(`${name}=${JSON.stringify(shown)} is invalid: expected ${expected}`);
+      // A database URL may hold a password: it is shown only with the password hidden, or not at all.
+      const shown =
+        name !== 'PROMPTLINE_DATABASE_URL' ? JSON.stringify(raw) : /^[a-z]+:\/\//i.test(raw) ? JSON.stringify(redactPassword(raw)) : '(value not shown)';
+      errors.push(`${name}=${shown} is invalid: expected ${expected}`);
       return fallback;
     }
     return value;

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
 import type { Sql, SqlParams } from './sql.js';
+import { isDatabaseUnavailable, isStorageFailure } from './storageErrors.js';
 import type { TransactionalConnection } from './writer.js';
 
 // Counts and sums of BIGINT columns arrive as text by default (they may exceed 2^53); every such
@@ -95,18 +96,6 @@ export function postgresSql(target: Queryable): Sql {
 }
 
 /**
- * Errors that say the database itself is unavailable or refuses writes (the server went away, a
- * connection broke, the disk is full), as opposed to a statement that failed.
- */
-export function isPostgresUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string')
-    return error instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(error.message);
-  // 08: connection exception, 53: insufficient resources (disk full), 57P: operator intervention (shutdown).
-  return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P') || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EPIPE';
-}
-
-/**
  * The writer's transactions on PostgreSQL: each batch takes one client from the pool, and gives it
  * back after COMMIT or ROLLBACK. A broken client is destroyed rather than returned.
  */
@@ -119,7 +108,7 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     try {
       return await client.query(statement);
     } catch (error) {
-      if (isPostgresUnavailable(error)) broken = true;
+      if (isDatabaseUnavailable(error)) broken = true;
       throw error;
     }
   }
@@ -162,6 +151,6 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     get inTransaction() {
       return client !== null && !broken;
     },
-    isStorageFailure: isPostgresUnavailable,
+    isStorageFailure,
   };
 }

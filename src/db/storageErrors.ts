@@ -1,15 +1,38 @@
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
 /**
- * SQLite's answer when the disk (or the database's page limit) is full: writes fail, reads go on,
- * and freeing space lets the next commit succeed without a restart.
+ * The answer when the disk (or SQLite's page limit) is full: writes fail, reads go on, and freeing
+ * space lets the next commit succeed without a restart. PostgreSQL says 53100 (disk_full).
  */
 export function isStorageFull(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'SQLITE_FULL';
+  const code = codeOf(error);
+  return code === 'SQLITE_FULL' || code === '53100';
 }
 
-/** Errors that say the storage itself refuses writes (full, or failing I/O), as opposed to a bad statement. */
+/**
+ * The database server cannot be reached or went away (PostgreSQL; an SQLite file is in process):
+ * connection exceptions (08…), the server shutting down (57P…), too many connections or out of
+ * resources (53…), or the socket itself refused or reset.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = codeOf(error);
+  if (typeof code === 'string') {
+    return (
+      code.startsWith('08') ||
+      code.startsWith('53') ||
+      code.startsWith('57P') ||
+      ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)
+    );
+  }
+  return (
+    error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)
+  );
+}
+
+/** Errors that say the storage itself refuses writes (full, failing I/O, gone), as opposed to a bad statement. */
 export function isStorageFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR'));
+  const code = codeOf(error);
+  return code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) || isDatabaseUnavailable(error);
 }
 
 /** A second row with the primary key of one already in `table` (SQLite's constraint error, PostgreSQL's unique_violation). */

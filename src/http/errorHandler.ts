@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { isStorageFailure, isStorageFull } from '../db/storageErrors.js';
+import { isDatabaseUnavailable, isStorageFailure, isStorageFull } from '../db/storageErrors.js';
 import { sendDomainError } from './domainErrors.js';
 import { requestParts } from './route.js';
 import { sendDetail } from './send.js';
@@ -24,6 +24,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isStorageFull(error)) {
       req.log.warn({ err: error }, 'write refused: storage full');
       return sendDetail(reply, 507, 'Storage full: the database cannot grow, so this write was not stored; reads still work');
+    }
+    if (isDatabaseUnavailable(error)) {
+      req.log.error({ err: error }, 'database unavailable');
+      return sendDetail(reply, 503, 'Database unavailable: this request was not carried out (nothing was stored); try again');
     }
     if (isStorageFailure(error)) {
       req.log.error({ err: error }, 'write refused: storage failing');
