@@ -224,6 +224,10 @@ const only = process.argv[2];
 console.log(`# Promptline benchmarks — ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'runtime') await runtimeEndpoints();
 if (!only || only === 'provider') await providerOverhead();
+if (!only || only === 'postgres') {
+  const { main } = await import('./postgres.js');
+  await main();
+}
 if (!only || only === 'results') {
   const { main } = await import('./results.js');
   await main();

@@ -10,6 +10,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (text) => Number(text));
 
 interface Translated {
+  /** The prepared statement's name: parsed and planned once per connection, not per call. */
+  name: string;
   text: string;
   /** For @named parameters: the name of each $n, in order. Null for positional `?`. */
   names: string[] | null;
@@ -51,7 +53,7 @@ export function translate(sql: string): Translated {
       i++;
     }
   }
-  const translated = { text: out, names: names.length > 0 ? names : null };
+  const translated = { name: `promptline_${translations.size}`, text: out, names: names.length > 0 ? names : null };
   translations.set(sql, translated);
   return translated;
 }
@@ -72,7 +74,7 @@ type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 export function postgresSql(target: Queryable): Sql {
   async function query(sql: string, params: SqlParams | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
     const translated = translate(sql);
-    const config: pg.QueryConfig = { text: translated.text, values: values(translated, params) };
+    const config: pg.QueryConfig = { name: translated.name, text: translated.text, values: values(translated, params) };
     return rowMode === 'array' ? target.query({ ...config, rowMode }) : target.query(config);
   }
   return {
