@@ -40,3 +40,9 @@ export function isDuplicatePrimaryKey(error: unknown, table: string): boolean {
   const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
   return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || (code === '23505' && constraint === `${table}_pkey`);
 }
+
+/** Any unique constraint refused the row: another process wrote the same thing first. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

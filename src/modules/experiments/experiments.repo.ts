@@ -188,10 +188,11 @@ export async function insertAssignment(
 }
 
 export async function recordExposureCalls(db: Sql, projectId: string, experimentId: string, userId: string, calls: number, at: string): Promise<void> {
+  // CASE rather than max(a, b): SQLite's two-argument max is GREATEST elsewhere.
   await db.run(
-    `UPDATE assignments SET calls = calls + ?, last_seen = max(last_seen, ?)
-    WHERE project_id = ? AND experiment_id = ? AND external_user_id = ?`,
-    [calls, at, projectId, experimentId, userId],
+    `UPDATE assignments SET calls = calls + @calls, last_seen = CASE WHEN last_seen > @at THEN last_seen ELSE @at END
+    WHERE project_id = @project AND experiment_id = @experiment AND external_user_id = @user`,
+    { calls, at, project: projectId, experiment: experimentId, user: userId },
   );
 }
 

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
+import { isUniqueViolation } from '../../db/storageErrors.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuthContext } from './access.js';
@@ -57,6 +58,25 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
     };
     await insertKey(db, projectId, row);
     return row;
+  }
+
+  /** Start-up bootstrap, one attempt (see bootstrap). */
+  function bootstrapOnce(configuredKey: string | null): Promise<{ printedKey: string | null }> {
+    return store.writer.write(async (db) => {
+      const now = isoNow(store.clock);
+      const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
+      if (configuredKey !== null) {
+        const hash = hashKey(configuredKey);
+        await revokeOtherBootstrapKeys(db, project!.id, hash, now);
+        const existing = await findKeyByHash(db, hash);
+        if (existing === undefined) await insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
+        return { printedKey: null };
+      }
+      if (!isNewDatabase) return { printedKey: null };
+      const key = generateKey('admin');
+      await insert(db, project!.id, { name: 'initial-admin', role: 'admin' }, key);
+      return { printedKey: key };
+    });
   }
 
   return {
@@ -161,21 +181,14 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
      * `default`; without one, a brand-new database gets a generated admin key, returned once.
      */
     async bootstrap(configuredKey: string | null): Promise<{ printedKey: string | null }> {
-      return store.writer.write(async (db) => {
-        const now = isoNow(store.clock);
-        const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
-        if (configuredKey !== null) {
-          const hash = hashKey(configuredKey);
-          await revokeOtherBootstrapKeys(db, project!.id, hash, now);
-          const existing = await findKeyByHash(db, hash);
-          if (existing === undefined) await insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
-          return { printedKey: null };
-        }
-        if (!isNewDatabase) return { printedKey: null };
-        const key = generateKey('admin');
-        await insert(db, project!.id, { name: 'initial-admin', role: 'admin' }, key);
-        return { printedKey: key };
-      });
+      try {
+        return await bootstrapOnce(configuredKey);
+      } catch (error) {
+        // Replicas starting together on one database race to create the project and the key: the
+        // loser's transaction rolls back, and its second look finds what the winner made.
+        if (!isUniqueViolation(error)) throw error;
+        return bootstrapOnce(configuredKey);
+      }
     },
   };
 }

@@ -1,0 +1,115 @@
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processFixtures, type RunningServer } from '../support/processes.js';
+import { createTestDatabase } from '../support/postgres.js';
+
+const ADMIN = 'pl_a_e2e-replicas-admin-key-000000000000';
+const { serve, forget } = processFixtures(ADMIN);
+
+async function call(origin: string, path: string, body?: unknown, method = 'POST') {
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Three built servers (as `npm start` runs them) on one PostgreSQL database, started together. */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let replicas: RunningServer[];
+beforeEach(async () => {
+  database = await createTestDatabase();
+  // Started at once: each migrates under the advisory lock, so the schema is made exactly once.
+  replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
+});
+afterEach(async () => {
+  await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+  await database.drop();
+});
+
+describe('three replicas on one PostgreSQL database', () => {
+  it('migrate once, give each user one variant whatever replica they reach, and serve a label moved elsewhere within a second', async () => {
+    const [a, b, c] = replicas.map((r) => r.origin) as [string, string, string];
+    expect((await call(a, '/prompts', { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'] })).status).toBe(201);
+    expect((await call(b, '/prompts/greet/versions', { template: 'Hi {{name}}!' })).status).toBe(201);
+    await call(c, '/experiments', {
+      experiment_id: 'tone',
+      prompt_id: 'greet',
+      variants: [
+        { key: 'v1', version: 1 },
+        { key: 'v2', version: 2 },
+      ],
+    });
+    expect((await call(a, '/experiments/tone/start')).status).toBe(200);
+
+    const variants = new Map<string, string>();
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          const origin = replicas[(i + round) % 3]!.origin;
+          const res = await call(origin, '/get_prompt', { prompt_id: 'greet', inputs: { name: 'Ada' }, external_user_id: `user-${i}` });
+          expect(res.status).toBe(200);
+          const seen = variants.get(`user-${i}`);
+          if (seen === undefined) variants.set(`user-${i}`, res.json.variant_assigned);
+          else expect(res.json.variant_assigned).toBe(seen);
+        }),
+      );
+    }
+    expect(new Set(variants.values())).toEqual(new Set(['v1', 'v2']));
+    // Exposure counts from every replica add up once each has flushed its counter (every second).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query("SELECT count(*)::int AS users, sum(calls)::int AS calls FROM assignments WHERE experiment_id = 'tone'");
+      expect(rows[0]).toEqual({ users: 60, calls: 180 });
+    } finally {
+      await db.end();
+    }
+
+    expect((await call(a, '/experiments/tone/stop', {})).status).toBe(200);
+    expect((await call(a, '/get_prompt', { prompt_id: 'greet', inputs: { name: 'Ada' } })).json.prompt_version).toBe(1);
+    expect((await call(c, '/get_prompt', { prompt_id: 'greet', inputs: { name: 'Ada' } })).json.prompt_version).toBe(1);
+    const moved = performance.now();
+    expect((await call(b, '/prompts/greet/labels/production', { version: 2 }, 'PUT')).status).toBe(200);
+    let seenBy = 0;
+    while (performance.now() - moved < 1000 && seenBy < 2) {
+      const versions = await Promise.all(
+        [a, c].map(async (origin) => (await call(origin, '/get_prompt', { prompt_id: 'greet', inputs: { name: 'Ada' } })).json.prompt_version),
+      );
+      seenBy = versions.filter((v) => v === 2).length;
+    }
+    expect(seenBy).toBe(2);
+  });
+
+  it('lose no acknowledged outcome when one replica is killed with -9 under load', async () => {
+    const origins = replicas.map((r) => r.origin);
+    expect((await call(origins[0]!, '/prompts', { prompt_id: 'p', template: 'hi' })).status).toBe(201);
+    const acknowledged: string[] = [];
+    const send = (i: number) =>
+      call(origins[i % 3]!, '/track_outcome', { prompt_id: 'p', external_user_id: `u${i}`, event_type: 'click', is_success: true }).then(
+        (res) => {
+          if (res.status === 200) acknowledged.push(res.json.outcome_id);
+        },
+        () => undefined, // the connection died with the replica: not acknowledged
+      );
+    const burst = Array.from({ length: 900 }, (_, i) => send(i));
+    while (acknowledged.length < 150) await new Promise((resolve) => setImmediate(resolve));
+    const victim = replicas[1]!;
+    victim.process.kill('SIGKILL');
+    forget(victim);
+    await Promise.all(burst);
+    expect(acknowledged.length).toBeGreaterThan(150);
+    // Every acknowledged outcome is stored, as the survivors read it.
+    const stored = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const page = await call(origins[2]!, `/outcomes?limit=500${cursor ? `&cursor=${cursor}` : ''}`, undefined, 'GET');
+      for (const row of page.json.data) stored.add(row.outcome_id);
+      cursor = page.json.next_cursor;
+    } while (cursor);
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+  });
+});
