@@ -238,7 +238,7 @@ async function check(ctx: ContractContext, c: ContractCase, transport: Transport
   }
   if (c.stored) {
     const id = (JSON.parse(text) as { outcome_id: string }).outcome_id;
-    const row = ctx.t.sqlite.prepare('SELECT is_success, numeric_value, event_type FROM outcomes WHERE id = ?').get(id) as Record<string, unknown>;
+    const row = await ctx.t.store.sql.get<Record<string, unknown>>('SELECT is_success, numeric_value, event_type FROM outcomes WHERE id = ?', [id]);
     expect(row, 'stored outcome').toMatchObject(c.stored);
   }
 }

@@ -10,7 +10,7 @@ const audit = async (query = '', key: string | null = ops) => {
   expect(res.status).toBe(200);
   return res.json as { data: any[]; next_cursor: string | null };
 };
-const count = () => t.sqlite.prepare('SELECT count(*) FROM audit_log').pluck().get() as number;
+const count = async () => (await t.store.sql.value<number>('SELECT count(*) FROM audit_log')) as number;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -73,15 +73,15 @@ describe('the audit log', () => {
     expect(data[1]).toMatchObject({ before: { name: 'ci' }, after: { name: 'ci-renamed' } });
     expect(data[0].after.revoked_at).toEqual(expect.any(String));
     expect(JSON.stringify(data)).not.toContain(created.json.key);
-    expect(JSON.stringify(t.sqlite.prepare('SELECT * FROM audit_log').all())).not.toContain(created.json.key);
+    expect(JSON.stringify(await t.store.sql.all('SELECT * FROM audit_log'))).not.toContain(created.json.key);
   });
 
   it('records nothing for a change that did not happen', async () => {
-    const before = count();
+    const before = await count();
     expect((await t.request('POST', '/experiments/ae/start', { key: ops })).status).toBe(409);
     expect((await t.request('POST', '/prompts', { key: ops, body: { prompt_id: 'ap', template: 'dup' } })).status).toBe(409);
     expect((await t.request('PUT', '/prompts/ap/labels/x', { key: ops, body: { version: 99 } })).status).toBe(422);
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   it('filters by action, target and key, and pages with a cursor', async () => {

@@ -58,7 +58,14 @@ describe('replicas on one PostgreSQL database', () => {
 
   it('give a user one variant whichever replica they reach, and stop assigning once paused elsewhere', async () => {
     await a.request('POST', '/experiments', {
-      body: { experiment_id: 'tone', prompt_id: 'greet', variants: [{ key: 'v1', version: 1 }, { key: 'v2', version: 2 }] },
+      body: {
+        experiment_id: 'tone',
+        prompt_id: 'greet',
+        variants: [
+          { key: 'v1', version: 1 },
+          { key: 'v2', version: 2 },
+        ],
+      },
     });
     expect((await a.request('POST', '/experiments/tone/start')).status).toBe(200);
     for (let i = 0; i < 40; i++) {

@@ -18,11 +18,7 @@ const ab = (extra: Record<string, unknown> = {}) => ({
   ],
   ...extra,
 });
-const count = (sql: string, ...args: unknown[]) =>
-  t.sqlite
-    .prepare(sql)
-    .pluck()
-    .get(...args) as number;
+const count = async (sql: string, ...args: unknown[]) => (await t.store.sql.value<number>(sql, args)) as number;
 
 describe('experiment management', () => {
   it('creates a draft with defaults: control = first variant, coverage 1, seed = id, weights normalised', async () => {
@@ -79,11 +75,11 @@ describe('experiment management', () => {
     ],
     ['a control that is not a variant', ab({ control: 'z' }), ['body', 'control']],
   ])('rejects %s with 422 and stores nothing', async (_name, body, loc) => {
-    const before = count('SELECT count(*) FROM experiments');
+    const before = await count('SELECT count(*) FROM experiments');
     const res = await t.request('POST', '/experiments', { body });
     expect(res.status).toBe(422);
     expect(res.json.detail[0]).toMatchObject({ type: 'value_error', loc });
-    expect(count('SELECT count(*) FROM experiments')).toBe(before);
+    expect(await count('SELECT count(*) FROM experiments')).toBe(before);
   });
 
   it('validates weights, coverage, keys and unknown fields by schema', async () => {
@@ -195,7 +191,7 @@ describe('serving a running experiment', () => {
       }
     }
     expect(new Set(seen.values()).size).toBe(3);
-    expect(count("SELECT count(*) FROM assignments WHERE experiment_id = 'live'")).toBe(30);
+    expect(await count("SELECT count(*) FROM assignments WHERE experiment_id = 'live'")).toBe(30);
     const runs = (await t.request('GET', '/runs?experiment_id=live&limit=100')).json.data;
     expect(runs).toHaveLength(30);
     for (const r of runs) expect(r.variant).toBe(seen.get(r.external_user_id));
@@ -204,10 +200,10 @@ describe('serving a running experiment', () => {
   it('keeps the first assignment after weights change while paused', async () => {
     const before = new Map(
       (
-        t.sqlite.prepare("SELECT external_user_id, variant FROM assignments WHERE experiment_id = 'live'").all() as Array<{
+        await t.store.sql.all<{
           external_user_id: string;
           variant: string;
-        }>
+        }>("SELECT external_user_id, variant FROM assignments WHERE experiment_id = 'live'")
       ).map((r) => [r.external_user_id, r.variant]),
     );
     await t.request('POST', '/experiments/live/pause');
@@ -256,9 +252,9 @@ describe('serving a running experiment', () => {
   it('counts exposure calls', async () => {
     // repeat calls are counted in memory and flushed every second
     await new Promise((r) => setTimeout(r, 1200));
-    const row = t.sqlite
-      .prepare("SELECT calls, first_seen <= last_seen AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'")
-      .get();
+    const row = await t.store.sql.get(
+      "SELECT calls, CASE WHEN first_seen <= last_seen THEN 1 ELSE 0 END AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'",
+    );
     expect(row).toEqual({ calls: 4, ordered: 1 });
   });
 
@@ -268,7 +264,7 @@ describe('serving a running experiment', () => {
     await t.request('POST', '/experiments/live/start');
     const res = await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'z' }, external_user_id: 'outsider' } });
     expect(res.json).toEqual({ prompt_text: 'A: hi z', variant_assigned: null, experiment_id: null, prompt_version: 1 });
-    expect(count("SELECT count(*) FROM assignments WHERE external_user_id = 'outsider'")).toBe(0);
+    expect(await count("SELECT count(*) FROM assignments WHERE external_user_id = 'outsider'")).toBe(0);
     // already-assigned users keep their variant even at coverage 0: stickiness wins
     expect(
       (await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'z' }, external_user_id: 'user-0' } })).json.experiment_id,
@@ -282,7 +278,7 @@ describe('attribution of outcomes', () => {
     const byRun = await t.request('POST', '/track_outcome', { body: { prompt_run_id: run.run_id, prompt_id: 'greet', is_success: true } });
     expect(byRun.json).toMatchObject({ experiment_id: 'live', variant_assigned: run.variant_assigned });
     const byUser = await t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', external_user_id: 'user-2' } });
-    const user2 = t.sqlite.prepare("SELECT variant FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-2'").pluck().get();
+    const user2 = await t.store.sql.value("SELECT variant FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-2'");
     expect(byUser.json).toMatchObject({ experiment_id: 'live', variant_assigned: user2 });
     const none = await t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', external_user_id: 'never-seen' } });
     expect(none.json).toMatchObject({ experiment_id: null, variant_assigned: null });

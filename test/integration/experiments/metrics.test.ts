@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, loadMigrations, migrate } from '../../../src/db/migrate.js';
+import { toView } from '../../../src/modules/experiments/experimentModel.js';
+import { findExperiment } from '../../../src/modules/experiments/experiments.repo.js';
 import { readExperimentNow } from '../../../src/modules/experiments/experiments.service.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { tempDataDir } from '../../support/processes.js';
@@ -22,7 +24,7 @@ const variants = [
 ];
 const create = (extra: Record<string, unknown>, key?: string) =>
   t.request('POST', '/experiments', { body: { prompt_id: 'm', variants, ...extra }, ...(key === undefined ? {} : { key }) });
-const experimentCount = () => t.sqlite.prepare('SELECT count(*) FROM experiments').pluck().get() as number;
+const experimentCount = async () => (await t.store.sql.value<number>('SELECT count(*) FROM experiments')) as number;
 
 describe('declared metrics', () => {
   it('fills in names, directions and caps, and shows the primary through primary_metric too', async () => {
@@ -91,7 +93,7 @@ describe('declared metrics', () => {
     await t.request('POST', '/experiments/m-live/start');
     const res = await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } });
     expect(res.status).toBe(409);
-    expect(readExperimentNow(t.sqlite, (await t.keys.authenticate(await t.keyFor('admin')))!.projectId, 'm-live')!.metrics).toHaveLength(1);
+    expect(toView((await findExperiment(t.store.sql, (await t.keys.authenticate(await t.keyFor('admin')))!.projectId, 'm-live'))!).metrics).toHaveLength(1);
     await t.request('POST', '/experiments/m-live/pause');
     expect((await t.request('PATCH', '/experiments/m-live', { body: { metrics: [] } })).json.metrics).toEqual([]);
   });
@@ -190,13 +192,13 @@ describe('declared metrics', () => {
     ['a target effect of 0', { target_mde: 0 }, ['body', 'target_mde'], 'greater than 0'],
     ['a CUPED window of 0 days', { cuped_days: 0 }, ['body', 'cuped_days'], 'greater than or equal to 1'],
   ])('rejects %s with 422 and stores nothing', async (_name, extra, loc, message) => {
-    const before = experimentCount();
+    const before = await experimentCount();
     const res = await create(extra);
     expect(res.status).toBe(422);
     const item = res.json.detail.find((d: { loc: unknown[] }) => JSON.stringify(d.loc) === JSON.stringify(loc));
     expect(item, JSON.stringify(res.json.detail)).toBeDefined();
     expect(item.msg).toContain(message);
-    expect(experimentCount()).toBe(before);
+    expect(await experimentCount()).toBe(before);
     const patched = await t.request('PATCH', '/experiments/m-bare', { body: extra });
     expect(patched.status).toBe(422);
     expect((await t.request('GET', '/experiments/m-bare')).json.metrics).toEqual([]);

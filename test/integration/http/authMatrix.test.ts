@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../../src/http/route.js';
 import type { Role } from '../../../src/modules/keys/access.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { testBackend } from '../../support/postgres.js';
 import { validSample } from '../../support/validSample.js';
 
 // The security cases of every route, generated from the route table that registerRoute keeps:
@@ -34,6 +35,11 @@ beforeAll(async () => {
 afterAll(async () => t.cleanup());
 
 const routes = () => routeTable(t.app);
+/**
+ * The results routes answer 501 on PostgreSQL until results move there, after the key check but
+ * before the experiment is looked up: their 404 is checked apart, and skipped there.
+ */
+const isResults = (route: RouteEntry) => /\/results(\/|$)/.test(route.url);
 const LOWER: Record<Role, Role | null> = { runtime: null, read: 'runtime', admin: 'read' };
 
 function requestFor(route: RouteEntry): { method: string; url: string; body?: unknown } {
@@ -75,17 +81,29 @@ describe('every route checks its key', () => {
     }
   });
 
-  it("another project's ids → 404, as if they did not exist", async () => {
+  /** Routes that name something: by path, or (runtime routes) by the body's prompt_id. */
+  const namingRoutes = () => routes().filter((route) => route.url.includes(':') || route.role === 'runtime');
+
+  async function expectNotFoundForOtherProject(named: RouteEntry[]): Promise<void> {
     const other = await t.keyFor('admin', 'other');
-    let checked = 0;
-    for (const route of routes()) {
-      // Routes that name something: by path, or (runtime routes) by the body's prompt_id.
-      if (!route.url.includes(':') && route.role !== 'runtime') continue;
+    for (const route of named) {
       const { method, url, body } = requestFor(route);
       const res = await t.request(method, url, { key: other, body });
       expect([`${route.method} ${route.url}`, res.status]).toEqual([`${route.method} ${route.url}`, 404]);
-      checked++;
     }
-    expect(checked).toBeGreaterThanOrEqual(15);
+  }
+
+  it("another project's ids → 404, as if they did not exist", async () => {
+    await expectNotFoundForOtherProject(namingRoutes().filter((route) => !isResults(route)));
+    expect(namingRoutes().length).toBeGreaterThanOrEqual(15);
   });
+
+  it.skipIf(testBackend() === 'postgres')(
+    "another project's experiment results → 404, as if they did not exist (results are not on PostgreSQL yet)",
+    async () => {
+      const named = namingRoutes().filter(isResults);
+      expect(named.length).toBeGreaterThanOrEqual(1);
+      await expectNotFoundForOtherProject(named);
+    },
+  );
 });

@@ -104,15 +104,19 @@ describe('GET /metrics (PROMPTLINE_METRICS=on)', () => {
     expect([sample(text, 'promptline_experiments_running'), sample(text, 'promptline_experiments_srm_flagged')]).toEqual([1, 0]);
     // 60 users in a and 10 in b against 50/50 weights: a broken split (checked from 8 users a variant).
     const projectId = (await t.keys.authenticate(runtime))!.projectId;
-    const insert = t.sqlite.prepare(
-      `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls) VALUES (?, 'mx', ?, 'a', '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', 1)`,
-    );
-    for (let i = 0; i < 70; i++) insert.run(projectId, `skew-${i}`);
-    t.sqlite
-      .prepare(
+    await t.store.writer.write(async (tx) => {
+      for (let i = 0; i < 70; i++) {
+        await tx.run(
+          `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls) VALUES (?, 'mx', ?, 'a', '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', 1)`,
+          [projectId, `skew-${i}`],
+        );
+      }
+    });
+    await t.store.writer.write((tx) =>
+      tx.run(
         `UPDATE assignments SET variant = 'b' WHERE experiment_id = 'mx' AND external_user_id IN (${Array.from({ length: 10 }, (_, i) => `'skew-${i}'`).join(', ')})`,
-      )
-      .run();
+      ),
+    );
     text = await scrape();
     expect([sample(text, 'promptline_experiments_running'), sample(text, 'promptline_experiments_srm_flagged')]).toEqual([1, 1]);
   });

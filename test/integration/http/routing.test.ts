@@ -56,14 +56,14 @@ describe('operations', () => {
   });
 
   it('answers 413 for a body over the limit and stores nothing', async () => {
-    const before = t.sqlite.prepare('SELECT count(*) FROM outcomes').pluck().get();
+    const before = await t.store.sql.value('SELECT count(*) FROM outcomes');
     const res = await t.request('POST', '/track_outcome', {
       raw: JSON.stringify({ prompt_id: 'x', value: 'a'.repeat(1_100_000) }),
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(413);
     expect(res.text).toBe('{"detail":"Request body too large"}');
-    expect(t.sqlite.prepare('SELECT count(*) FROM outcomes').pluck().get()).toBe(before);
+    expect(await t.store.sql.value('SELECT count(*) FROM outcomes')).toBe(before);
   });
 });
 

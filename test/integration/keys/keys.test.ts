@@ -15,7 +15,7 @@ describe('POST /keys', () => {
     expect(Object.keys(res.json)).toEqual(['key_id', 'name', 'role', 'key_prefix', 'created_at', 'expires_at', 'revoked_at', 'rate_limit_per_minute', 'key']);
     expect(res.json.key).toMatch(/^pl_r_[A-Za-z0-9_-]{43}$/);
     expect(res.json.key_id).toMatch(/^key_[0-9a-f]{32}$/);
-    const stored = t.sqlite.prepare('SELECT * FROM api_keys WHERE id = ?').get(res.json.key_id) as Record<string, string>;
+    const stored = (await t.store.sql.get<Record<string, string>>('SELECT * FROM api_keys WHERE id = ?', [res.json.key_id]))!;
     expect(JSON.stringify(stored)).not.toContain(res.json.key);
     expect(stored.key_hash).toMatch(/^[0-9a-f]{64}$/);
     // A runtime key reaches the runtime endpoints (404 for an unknown prompt), not management.
@@ -34,15 +34,15 @@ describe('POST /keys', () => {
   });
 
   it('rejects bad input with pydantic-style items and stores nothing', async () => {
-    const before = t.sqlite.prepare('SELECT count(*) FROM api_keys').pluck().get();
+    const before = await t.store.sql.value('SELECT count(*) FROM api_keys');
     const res = await t.request('POST', '/keys', { body: { name: '', role: 'root', extra: 1 } });
     expect(res.status).toBe(422);
     expect(res.json.detail.map((d: { type: string }) => d.type)).toEqual(['string_too_short', 'literal_error', 'extra_forbidden']);
-    expect(t.sqlite.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(before);
+    expect(await t.store.sql.value('SELECT count(*) FROM api_keys')).toBe(before);
   });
 
   it('refuses an expires_at that is not a date or not in the future, and an expired key stops working', async () => {
-    const before = t.sqlite.prepare('SELECT count(*) FROM api_keys').pluck().get();
+    const before = await t.store.sql.value('SELECT count(*) FROM api_keys');
     expect((await t.request('POST', '/keys', { body: { name: 'x', role: 'read', expires_at: 'soon' } })).status).toBe(422);
     const past = await t.request('POST', '/keys', { body: { name: 'old', role: 'read', expires_at: '2000-01-01T00:00:00Z' } });
     expect(past.status).toBe(422);
@@ -55,7 +55,7 @@ describe('POST /keys', () => {
         ctx: { error: 'expires_at must be in the future' },
       },
     ]);
-    expect(t.sqlite.prepare('SELECT count(*) FROM api_keys').pluck().get()).toBe(before);
+    expect(await t.store.sql.value('SELECT count(*) FROM api_keys')).toBe(before);
     const future = await t.request('POST', '/keys', { body: { name: 'soon', role: 'read', expires_at: '2999-01-01T01:00:00+01:00' } });
     expect(future.status).toBe(201);
     expect(future.json.expires_at).toBe('2999-01-01T00:00:00.000Z');

@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.store.sql.value(`SELECT count(*) FROM ${table}`);
 
 describe('POST /prompts', () => {
   it('creates a text prompt with version 1, its variables and labels', async () => {
@@ -65,13 +65,13 @@ describe('POST /prompts', () => {
     ['a reserved param', { prompt_id: 'p6', template: 'x', params: { stream: true } }, ['body', 'params', 'stream'], 'set by the service'],
     ['a bad chat template', { prompt_id: 'p7', messages: [{ role: 'user', content: '{{> x}}' }] }, ['body', 'messages', 0, 'content'], 'partials'],
   ])('rejects %s with a 422 and stores nothing', async (_name, body, loc, why) => {
-    const before = [count('prompts'), count('prompt_versions')];
+    const before = [await count('prompts'), await count('prompt_versions')];
     const res = await t.request('POST', '/prompts', { body });
     expect(res.status).toBe(422);
     expect(res.json.detail[0].type).toBe('value_error');
     expect(res.json.detail[0].loc).toEqual(loc);
     expect(res.json.detail[0].msg).toContain(why);
-    expect([count('prompts'), count('prompt_versions')]).toEqual(before);
+    expect([await count('prompts'), await count('prompt_versions')]).toEqual(before);
   });
 
   it('validates the schema strictly', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { testBackend } from '../../support/postgres.js';
 
 /**
  * CUPED's covariate captured at first assignment (migrations/0011) must give exactly the report the
@@ -40,18 +41,18 @@ const results = async (query = '') => {
   return res.json;
 };
 /** Users whose stored capture has the given key (JSON [days, sorted event types]). */
-const captured = (key: string) => t.sqlite.prepare('SELECT count(*) FROM assignments WHERE experiment_id = ? AND pre_key = ?').pluck().get(EXP, key) as number;
+const captured = async (key: string) =>
+  (await t.store.sql.value<number>('SELECT count(*) FROM assignments WHERE experiment_id = ? AND pre_key = ?', [EXP, key])) as number;
 
 /** The report with no capture usable: every key changed in place for the request, then put back. */
 async function sought(query = '') {
-  const db = t.sqlite;
-  const before = db.prepare('SELECT count(*) FROM assignments WHERE pre_key IS NOT NULL').pluck().get();
-  db.prepare("UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL").run();
+  const before = await t.store.sql.value('SELECT count(*) FROM assignments WHERE pre_key IS NOT NULL');
+  await t.store.writer.write((tx) => tx.run("UPDATE assignments SET pre_key = '~' || pre_key WHERE pre_key IS NOT NULL"));
   try {
     return await results(query);
   } finally {
-    db.prepare("UPDATE assignments SET pre_key = substr(pre_key, 2) WHERE pre_key LIKE '~%'").run();
-    expect(db.prepare("SELECT count(*) FROM assignments WHERE pre_key IS NOT NULL AND pre_key NOT LIKE '~%'").pluck().get()).toBe(before);
+    await t.store.writer.write((tx) => tx.run("UPDATE assignments SET pre_key = substr(pre_key, 2) WHERE pre_key LIKE '~%'"));
+    expect(await t.store.sql.value("SELECT count(*) FROM assignments WHERE pre_key IS NOT NULL AND pre_key NOT LIKE '~%'")).toBe(before);
   }
 }
 
@@ -119,7 +120,7 @@ beforeAll(async () => {
   expect((await t.request('DELETE', `/users/${user(3)}`)).status).toBe(200);
   expect((await t.request('DELETE', `/users/${user(44)}`)).status).toBe(200);
   // Assigned before migrations/0011: no capture at all.
-  t.sqlite.prepare('UPDATE assignments SET pre_key = NULL, pre = NULL WHERE external_user_id IN (?, ?)').run(user(5), user(41));
+  await t.store.writer.write((tx) => tx.run('UPDATE assignments SET pre_key = NULL, pre = NULL WHERE external_user_id IN (?, ?)', [user(5), user(41)]));
   now = new Date('2025-02-12T10:00:00.000Z');
 });
 afterAll(async () => t.cleanup());
@@ -127,12 +128,13 @@ afterAll(async () => t.cleanup());
 const KEY_14 = '[14,["signup","spend"]]';
 const KEY_3 = '[3,["signup","spend"]]';
 
-describe('CUPED covariate captured at first assignment', () => {
-  it('is captured for the users assigned while CUPED was on, with the window and event types of the time', () => {
-    const rows = t.sqlite.prepare('SELECT external_user_id AS user, pre_key FROM assignments WHERE experiment_id = ?').all(EXP) as Array<{
+// On PostgreSQL nothing is captured yet (experiments.repo.ts), and the reports compared are results.
+describe.skipIf(testBackend() === 'postgres')('CUPED covariate captured at first assignment (results are not on PostgreSQL yet)', () => {
+  it('is captured for the users assigned while CUPED was on, with the window and event types of the time', async () => {
+    const rows = await t.store.sql.all<{
       user: string;
       pre_key: string | null;
-    }>;
+    }>('SELECT external_user_id AS user, pre_key FROM assignments WHERE experiment_id = ?', [EXP]);
     expect(rows).toHaveLength(N);
     const keyOf = new Map(rows.map((r) => [r.user, r.pre_key]));
     for (let i = 0; i < N; i++) {
@@ -147,13 +149,13 @@ describe('CUPED covariate captured at first assignment', () => {
     expect(rows.filter((r) => !r.user.startsWith('u')).map((r) => r.pre_key)).toEqual([null, null]);
   });
 
-  it("captures exactly the outcomes of the user's window: the sums a hand count gives", () => {
+  it("captures exactly the outcomes of the user's window: the sums a hand count gives", async () => {
     const pres = new Map(
       (
-        t.sqlite.prepare('SELECT external_user_id AS user, pre FROM assignments WHERE experiment_id = ? AND pre_key IS NOT NULL').all(EXP) as Array<{
+        await t.store.sql.all<{
           user: string;
           pre: string | null;
-        }>
+        }>('SELECT external_user_id AS user, pre FROM assignments WHERE experiment_id = ? AND pre_key IS NOT NULL', [EXP])
       ).map((r) => [r.user, r.pre === null ? null : (JSON.parse(r.pre) as Array<number | null>)]),
     );
     for (const [u, values] of pres) {
@@ -176,7 +178,7 @@ describe('CUPED covariate captured at first assignment', () => {
   });
 
   it('gives the report the seeks give, with the window edited since (3 days: C captured, A and B sought)', async () => {
-    expect(captured(KEY_3)).toBe(18);
+    expect(await captured(KEY_3)).toBe(18);
     const report = await expectSameAsSeeks();
     expect(report.metrics[0].cuped.days).toBe(3);
     expect(await results('?cuped=false')).toEqual(await sought('?cuped=false'));
@@ -185,7 +187,7 @@ describe('CUPED covariate captured at first assignment', () => {
   it('uses the 14-day captures again once cuped_days is back to 14 (A captured, B and C sought)', async () => {
     await transition('pause');
     await edit({ cuped_days: 14 });
-    expect(captured(KEY_14)).toBe(18);
+    expect(await captured(KEY_14)).toBe(18);
     const report = await expectSameAsSeeks();
     expect(report.metrics[0].cuped.days).toBe(14);
     // Spend before exposure within 14 days: every user but those with i % 5 = 0 (pre), odd (1/3 on 02-08) and,
@@ -217,7 +219,7 @@ describe('CUPED covariate captured at first assignment', () => {
         { event_type: 'spend', kind: 'mean', role: 'secondary' },
       ],
     });
-    expect(captured(KEY_14)).toBe(18);
+    expect(await captured(KEY_14)).toBe(18);
     await expectSameAsSeeks('?sequential=true&prior=proper');
   });
 });

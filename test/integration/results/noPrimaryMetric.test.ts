@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { testBackend } from '../../support/postgres.js';
 
 let t: TestApp;
 let runtime: string;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe('results without any declared metric', () => {
+describe.skipIf(testBackend() === 'postgres')('results without any declared metric (results are not on PostgreSQL yet)', () => {
   it('explores every event type, checks the one most users have against assignments, costs per user with any success, plots no metric and decides nothing', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'np', template: 'x' } });
     await t.request('POST', '/experiments', {
@@ -39,17 +40,23 @@ describe('results without any declared metric', () => {
       await trackNp({ external_user_id: user, event_type: 'y', is_success: true }); // the same users: counted once per variant
     }
     const [inA, inB] = (['a', 'b'] as const).map((k) => [...seen].filter(([, v]) => v === k).map(([u]) => u)) as [string[], string[]];
-    t.sqlite
-      .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
+    await t.store.writer.write((tx) =>
+      tx.run(
+        `INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
         model_requested, cost_nano_usd, latency_ms, status, attempts, created_at)
-      VALUES ('run_np', ?, 'np', 1, 'np-exp', 'a', ?, '{}', '[]', 'echo/echo', 9000, 1, 'ok', '[]', '2030-01-01T00:00:00.000Z')`)
-      .run(projectId, inA[0] ?? 'n1');
+      VALUES ('run_np', ?, 'np', 1, 'np-exp', 'a', ?, '{}', '[]', 'echo/echo', 9000, 1, 'ok', '[]', '2030-01-01T00:00:00.000Z')`,
+        [projectId, inA[0] ?? 'n1'],
+      ),
+    );
     // A user seen in the other variant through y, which then has the most users: the event type checked without a primary metric.
     const stray = inA[0] ?? inB[0]!;
-    t.sqlite
-      .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
-      VALUES ('out_stray', ?, 'np', 'y', 0, 'np-exp', ?, 'run', ?, '2030-01-01T00:00:00.000Z')`)
-      .run(projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray);
+    await t.store.writer.write((tx) =>
+      tx.run(
+        `INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
+      VALUES ('out_stray', ?, 'np', 'y', 0, 'np-exp', ?, 'run', ?, '2030-01-01T00:00:00.000Z')`,
+        [projectId, seen.get(stray) === 'a' ? 'b' : 'a', stray],
+      ),
+    );
     const r = (await results('', read, 'np-exp')).json;
     expect(r.primary).toBeNull();
     expect(r.options.explore).toBe(true);

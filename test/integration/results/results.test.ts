@@ -4,6 +4,10 @@ import { createResultsService } from '../../../src/modules/results/results.servi
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
 import { parseCsv } from '../../support/csv.js';
+import { testBackend } from '../../support/postgres.js';
+
+/** Results answer 501 on PostgreSQL until they move there. */
+const noResults = testBackend() === 'postgres';
 
 /** The sections of a results report, in order: the answer and the API document agree. */
 const REPORT_KEYS = [
@@ -37,12 +41,15 @@ const index = (u: string) => Number(u.slice(1));
 const track = (body: Record<string, unknown>) => t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'greet', ...body } });
 const results = (query = '', key: string | null = read, id = EXP) => t.request('GET', `/experiments/${id}/results${query}`, { key });
 
-function insertRun(id: string, variant: string, latency: number, status: 'ok' | 'error', user: string): void {
-  t.sqlite
-    .prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
+async function insertRun(id: string, variant: string, latency: number, status: 'ok' | 'error', user: string): Promise<void> {
+  await t.store.writer.write((tx) =>
+    tx.run(
+      `INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, external_user_id, inputs, rendered,
       model_requested, prompt_tokens, completion_tokens, total_tokens, cost_nano_usd, latency_ms, status, attempts, created_at)
-    VALUES (?, ?, 'greet', 1, ?, ?, ?, '{}', '[]', 'echo/echo', 10, 5, 15, 1500, ?, ?, '[]', '2030-01-01T00:00:00.000Z')`)
-    .run(id, projectId, EXP, variant, user, latency, status);
+    VALUES (?, ?, 'greet', 1, ?, ?, ?, '{}', '[]', 'echo/echo', 10, 5, 15, 1500, ?, ?, '[]', '2030-01-01T00:00:00.000Z')`,
+      [id, projectId, EXP, variant, user, latency, status],
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -66,7 +73,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe('GET /experiments/{id}/results', () => {
+describe.skipIf(noResults)('GET /experiments/{id}/results (results are not on PostgreSQL yet)', () => {
   it('answers for a draft experiment with no data: empty, and no NaN anywhere', async () => {
     await track({ event_type: 'click', is_success: true }); // before the experiment started: not counted as unattributed
     const res = await results();
@@ -111,8 +118,8 @@ describe('GET /experiments/{id}/results', () => {
     await track({ event_type: 'click', is_success: true }); // no user, no run: unattributed, during the experiment
     await track({ event_type: 'other', label: 'x' });
     const aUser = users.find((u) => assigned.get(u) === 'a')!;
-    for (let k = 1; k <= 10; k++) insertRun(`run_ok_${k}`, 'a', 10 * (11 - k), 'ok', aUser);
-    insertRun('run_err', 'a', 5000, 'error', aUser);
+    for (let k = 1; k <= 10; k++) await insertRun(`run_ok_${k}`, 'a', 10 * (11 - k), 'ok', aUser);
+    await insertRun('run_err', 'a', 5000, 'error', aUser);
 
     const res = await results();
     expect(res.status).toBe(200);
@@ -287,13 +294,16 @@ describe('GET /experiments/{id}/results', () => {
 
   it('counts users whose outcomes name another variant than their assignment', async () => {
     const user = users.find((u) => assigned.get(u) === 'a')!;
-    t.sqlite
-      .prepare(`INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
-      VALUES ('out_mismatch', ?, 'greet', 'click', 0, ?, 'b', 'run', ?, '2030-01-01T00:00:00.000Z')`)
-      .run(projectId, EXP, user);
+    await t.store.writer.write((tx) =>
+      tx.run(
+        `INSERT INTO outcomes (id, project_id, prompt_id, event_type, is_success, experiment_id, variant, attributed_by, attributed_user, created_at)
+      VALUES ('out_mismatch', ?, 'greet', 'click', 0, ?, 'b', 'run', ?, '2030-01-01T00:00:00.000Z')`,
+        [projectId, EXP, user],
+      ),
+    );
     const r = (await results()).json;
     expect(r.health.users_in_multiple_variants).toBe(1);
-    t.sqlite.prepare(`DELETE FROM outcomes WHERE id = 'out_mismatch'`).run();
+    await t.store.writer.write((tx) => tx.run(`DELETE FROM outcomes WHERE id = 'out_mismatch'`));
   });
 
   it('is in the OpenAPI document with its response schema', async () => {
@@ -307,7 +317,7 @@ describe('GET /experiments/{id}/results', () => {
   });
 });
 
-describe('results security', () => {
+describe.skipIf(noResults)('results security (results are not on PostgreSQL yet)', () => {
   it('needs a key: missing → 422, unknown → 401, runtime → 403', async () => {
     const missing = await results('', null);
     expect(missing.status).toBe(422);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { createTestDatabase, testBackend } from '../../support/postgres.js';
 import { writeTempJson } from '../../support/tempJson.js';
 
 /** /run_prompt end to end through the real openai SDK against loopback fake providers. */
@@ -12,6 +13,8 @@ let backup: FakeOpenAI;
 let t: TestApp;
 let env: Record<string, string>;
 let pricesDir: string;
+/** On PostgreSQL, the database of its own that the restart below opens again (the harness drops only those it made). */
+let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 
 beforeAll(async () => {
   primary = new FakeOpenAI();
@@ -29,6 +32,10 @@ beforeAll(async () => {
     PROMPTLINE_REQUEST_DEADLINE_MS: '3000',
     PROMPTLINE_PRICES_FILE: pricesFile,
   };
+  if (testBackend() === 'postgres') {
+    database = await createTestDatabase();
+    env.PROMPTLINE_DATABASE_URL = database.url;
+  }
   t = await startTestApp(env);
   await t.request('POST', '/prompts', {
     body: {
@@ -49,6 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.cleanup();
+  await database?.drop();
   await Promise.all([primary?.close(), backup?.close()]);
   fs.rmSync(pricesDir, { recursive: true, force: true });
 });
@@ -179,7 +187,9 @@ describe('/run_prompt over an OpenAI-compatible provider', () => {
       expect(stored).toMatchObject({ status: 'error', error: res.json.detail });
     } finally {
       await restarted.cleanup();
-      t = { ...t, cleanup: async () => fs.rmSync(t.dataDir, { recursive: true, force: true }) };
+      // Not a spread: that would read every property of the closed app, its SQLite getter too.
+      const { dataDir } = t;
+      t = Object.create(t, { cleanup: { value: async () => fs.rmSync(dataDir, { recursive: true, force: true }) } }) as TestApp;
     }
   });
 });

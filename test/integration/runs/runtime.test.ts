@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+const count = (table: string) => t.store.sql.value(`SELECT count(*) FROM ${table}`);
 
 describe('POST /get_prompt', () => {
   it('renders a text prompt without HTML escaping', async () => {
@@ -122,14 +122,14 @@ describe('POST /run_prompt with the echo provider', () => {
   });
 
   it('requires string inputs (dict[str, str]) and stores nothing on bad input', async () => {
-    const before = count('runs');
+    const before = await count('runs');
     const res = await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: { customer: 1, question: true } } });
     expect(res.text).toBe(
       '{"detail":[{"type":"string_type","loc":["body","inputs","customer"],"msg":"Input should be a valid string","input":1},{"type":"string_type","loc":["body","inputs","question"],"msg":"Input should be a valid string","input":true}]}',
     );
     expect((await t.request('POST', '/run_prompt', { body: { prompt_id: 'support', inputs: {} } })).status).toBe(422);
     expect((await t.request('POST', '/run_prompt', { body: { prompt_id: 'ghost', inputs: {} } })).status).toBe(404);
-    expect(count('runs')).toBe(before);
+    expect(await count('runs')).toBe(before);
   });
 });
 
@@ -175,12 +175,12 @@ describe('POST /track_outcome', () => {
   it('defaults event_type to "outcome" and accepts a bare prompt_id', async () => {
     const res = await t.request('POST', '/track_outcome', { body: { prompt_id: 'support' } });
     expect(res.status).toBe(200);
-    const stored = t.sqlite.prepare('SELECT event_type, is_success FROM outcomes WHERE id = ?').get(res.json.outcome_id);
+    const stored = await t.store.sql.get('SELECT event_type, is_success FROM outcomes WHERE id = ?', [res.json.outcome_id]);
     expect(stored).toEqual({ event_type: 'outcome', is_success: null });
   });
 
   it('answers 404 for an unknown run and 422 for a run of another prompt; stores nothing', async () => {
-    const before = count('outcomes');
+    const before = await count('outcomes');
     expect((await t.request('POST', '/track_outcome', { body: { prompt_run_id: 'run_nope', prompt_id: 'support' } })).json).toEqual({
       detail: "Run 'run_nope' not found",
     });
@@ -194,7 +194,7 @@ describe('POST /track_outcome', () => {
     expect((await t.request('POST', '/track_outcome', { body: { prompt_id: 'support', numeric_value: 'Infinity' } })).json.detail[0].type).toBe(
       'finite_number',
     );
-    expect(count('outcomes')).toBe(before);
+    expect(await count('outcomes')).toBe(before);
   });
 
   it("never attributes to another project's run", async () => {

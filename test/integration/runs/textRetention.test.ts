@@ -19,11 +19,13 @@ const run = async (key?: string) => {
   expect(res.status).toBe(200);
   return res.json.run_id as string;
 };
-const stored = (id: string) =>
-  t.sqlite.prepare('SELECT inputs, rendered, output, total_tokens, latency_ms, status FROM runs WHERE id = ?').get(id) as Record<string, unknown>;
+const stored = async (id: string) =>
+  (await t.store.sql.get<Record<string, unknown>>('SELECT inputs, rendered, output, total_tokens, latency_ms, status FROM runs WHERE id = ?', [id]))!;
 
 beforeAll(async () => {
-  t = await startTestApp({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '30' }, { clock });
+  // No webhook timers: their pass prunes old deliveries once the clock jumps, a write of its own
+  // that could land among the sweep's writes counted below (it did on PostgreSQL, where the sweep takes longer).
+  t = await startTestApp({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '30' }, { clock, webhookTimers: false });
   const other = await t.keyFor('admin', 'other-retention');
   for (const key of [undefined, other]) await t.request('POST', '/prompts', { ...(key ? { key } : {}), body: { prompt_id: 'rt', template: 'Hello {{who}}' } });
 });
@@ -34,43 +36,46 @@ describe('run text retention', () => {
     const old = [await run(), await run(), await run(await t.keyFor('admin', 'other-retention'))];
     now = day(20);
     const recent = await run();
-    const before = old.map(stored);
+    const before = await Promise.all(old.map(stored));
     expect(before[0]).toMatchObject({ inputs: '{"who":"Ada Lovelace"}', output: 'Hello Ada Lovelace' });
 
     now = day(31);
     expect(await t.retention!.sweepOnce()).toEqual({ runs: 3, answers: 3 });
     // The stored answer of an idempotent /run_prompt held the output too: gone, so a retry runs anew.
-    expect(JSON.stringify(t.sqlite.prepare('SELECT response FROM idempotency_keys').all())).toContain('Hello Ada Lovelace'); // the recent one
-    old.forEach((id, i) => {
+    expect(JSON.stringify(await t.store.sql.all('SELECT response FROM idempotency_keys'))).toContain('Hello Ada Lovelace'); // the recent one
+    for (const [i, id] of old.entries()) {
       const { inputs, rendered, output, ...numbers } = before[i]!;
-      expect(stored(id)).toEqual({ inputs: '{}', rendered: '[]', output: null, ...numbers });
-    });
-    expect(stored(recent)).toMatchObject({ output: 'Hello Ada Lovelace' });
+      expect(await stored(id)).toEqual({ inputs: '{}', rendered: '[]', output: null, ...numbers });
+    }
+    expect(await stored(recent)).toMatchObject({ output: 'Hello Ada Lovelace' });
     expect((await t.request('GET', `/runs/${old[0]}`)).json).toMatchObject({ inputs: {}, output: null, status: 'ok' });
     expect(await t.retention!.sweepOnce()).toEqual({ runs: 0, answers: 0 });
 
     now = day(51);
     expect(await t.retention!.sweepOnce()).toEqual({ runs: 1, answers: 1 });
-    expect(t.sqlite.prepare('SELECT count(*) FROM idempotency_keys').pluck().get()).toBe(0);
-    expect(stored(recent)).toMatchObject({ output: null });
+    expect(await t.store.sql.value('SELECT count(*) FROM idempotency_keys')).toBe(0);
+    expect(await stored(recent)).toMatchObject({ output: null });
   });
 
   it('works in batches, so other writes commit in between', async () => {
     const projectId = (await t.keys.authenticate(await t.keyFor('admin')))!.projectId;
-    const insert =
-      t.sqlite.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
-      VALUES (?, ?, 'rt', 1, '{"who":"x"}', '[]', 'out', 'echo/echo', 1, 'ok', '[]', ?)`);
     const count = RETENTION_BATCH * 2 + 7;
-    t.sqlite.transaction(() => {
-      for (let i = 0; i < count; i++) insert.run(`run_bulk_${i}`, projectId, day(52).toISOString());
-    })();
+    await t.store.writer.write(async (tx) => {
+      for (let i = 0; i < count; i++) {
+        await tx.run(
+          `INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at)
+      VALUES (?, ?, 'rt', 1, '{"who":"x"}', '[]', 'out', 'echo/echo', 1, 'ok', '[]', ?)`,
+          [`run_bulk_${i}`, projectId, day(52).toISOString()],
+        );
+      }
+    });
     now = day(90);
     const batchesBefore = t.store.writer.batches;
     expect((await t.retention!.sweepOnce()).runs).toBe(count);
     // Three writes of runs, and one of stored answers per project.
-    const projects = t.sqlite.prepare('SELECT count(*) FROM projects').pluck().get() as number;
+    const projects = (await t.store.sql.value<number>('SELECT count(*) FROM projects')) as number;
     expect(t.store.writer.batches - batchesBefore).toBe(3 + projects);
-    expect(t.sqlite.prepare(`SELECT count(*) FROM runs WHERE output IS NOT NULL`).pluck().get()).toBe(0);
+    expect(await t.store.sql.value(`SELECT count(*) FROM runs WHERE output IS NOT NULL`)).toBe(0);
   });
 
   it('is off unless set, and refuses a value that is not a number of days', () => {

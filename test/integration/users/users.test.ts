@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { testBackend } from '../../support/postgres.js';
 
 /** DELETE /users/{external_user_id}: erasure of one user, with experiment counts kept right. */
 let t: TestApp;
@@ -7,13 +8,15 @@ let runtime: string;
 let aliceRun: string;
 const SECRETS = ['Alice Liddell', 'call me on 555-0100', 'alice@example.com'];
 
-const everyText = () =>
+const everyText = async () =>
   JSON.stringify([
-    t.sqlite.prepare('SELECT * FROM runs').all(),
-    t.sqlite.prepare('SELECT * FROM outcomes').all(),
-    t.sqlite.prepare('SELECT * FROM assignments').all(),
-    t.sqlite.prepare('SELECT * FROM idempotency_keys').all(),
+    await t.store.sql.all('SELECT * FROM runs'),
+    await t.store.sql.all('SELECT * FROM outcomes'),
+    await t.store.sql.all('SELECT * FROM assignments'),
+    await t.store.sql.all('SELECT * FROM idempotency_keys'),
   ]);
+/** GET /experiments/{id}/results answers 501 on PostgreSQL until results move there. */
+const resultsAvailable = testBackend() !== 'postgres';
 const results = async () => {
   const { generated_at: _, ...rest } = (await t.request('GET', '/experiments/ux/results?explore=true')).json;
   return rest;
@@ -68,11 +71,11 @@ describe('DELETE /users/{external_user_id}', () => {
     const res = await t.request('DELETE', '/users/alice', { key: other });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: "User 'alice' not found" });
-    for (const secret of SECRETS) expect(everyText()).toContain(secret);
+    for (const secret of SECRETS) expect(await everyText()).toContain(secret);
   });
 
   it('erases the text, files the numbers under a random alias, and keeps experiment results the same', async () => {
-    const before = await results();
+    const before = resultsAvailable ? await results() : null;
     const res = await t.request('DELETE', '/users/alice');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
@@ -83,7 +86,7 @@ describe('DELETE /users/{external_user_id}', () => {
       assignments: 1,
       idempotency_records: 1,
     });
-    const dump = everyText();
+    const dump = await everyText();
     for (const secret of SECRETS) expect(dump).not.toContain(secret);
     expect(dump).not.toContain('"alice"');
     expect(dump).toContain(res.json.alias);
@@ -94,7 +97,8 @@ describe('DELETE /users/{external_user_id}', () => {
     expect(run.total_tokens).toBeGreaterThan(0);
     expect((await t.request('GET', '/runs?external_user_id=alice')).json.data).toEqual([]);
     expect((await t.request('GET', '/outcomes?external_user_id=alice')).json.data).toEqual([]);
-    expect(await results()).toEqual(before);
+    // Results are not on PostgreSQL yet: there, this checks the erasure alone.
+    if (resultsAvailable) expect(await results()).toEqual(before);
   });
 
   it('finds nothing the second time: 404, as for any user the project holds nothing about', async () => {
@@ -106,15 +110,15 @@ describe('DELETE /users/{external_user_id}', () => {
   it('a user who comes back is a new user', async () => {
     const again = await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'up', inputs: { name: 'x' }, external_user_id: 'alice' } });
     expect(again.status).toBe(200);
-    expect(t.sqlite.prepare(`SELECT count(*) FROM assignments WHERE external_user_id = 'alice'`).pluck().get()).toBe(1);
+    expect(await t.store.sql.value(`SELECT count(*) FROM assignments WHERE external_user_id = 'alice'`)).toBe(1);
   });
 
   it('rejects an id longer than the runtime endpoints accept, and changes nothing', async () => {
-    const before = everyText();
+    const before = await everyText();
     const res = await t.request('DELETE', `/users/${'x'.repeat(300)}`);
     expect(res.status).toBe(422);
     expect(res.json.detail[0].loc).toEqual(['path', 'external_user_id']);
-    expect(everyText()).toBe(before);
+    expect(await everyText()).toBe(before);
   });
 
   it.each([
@@ -122,12 +126,12 @@ describe('DELETE /users/{external_user_id}', () => {
     ['an unknown key', 'pl_a_unknown-key-0000000000000000000000', 401],
   ] as const)('needs a valid key: %s', async (_name, key, status) => {
     expect((await t.request('DELETE', '/users/bob', { key })).status).toBe(status);
-    expect(everyText()).toContain('bob@example.com');
+    expect(await everyText()).toContain('bob@example.com');
   });
 
   it.each(['runtime', 'read'] as const)('needs an admin key: %s gets 403', async (role) => {
     const res = await t.request('DELETE', '/users/bob', { key: await t.keyFor(role) });
     expect(res.status).toBe(403);
-    expect(everyText()).toContain('bob@example.com');
+    expect(await everyText()).toContain('bob@example.com');
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifySignature } from '../../../src/modules/webhooks/signature.js';
 import { EVENT_TYPES } from '../../../src/modules/webhooks/webhooks.schemas.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { testBackend } from '../../support/postgres.js';
 import { startReceiver, type Receiver } from '../../support/webhookReceiver.js';
 
 /** Deliveries end to end: events from real changes, signed, to a real loopback receiver that fails, goes down and comes back. */
@@ -260,7 +261,8 @@ describe('webhook deliveries', () => {
   });
 });
 
-describe('srm_detected and decision_changed', () => {
+// The watcher reads each running experiment's results to find its decisions.
+describe.skipIf(testBackend() === 'postgres')('srm_detected and decision_changed (results are not on PostgreSQL yet)', () => {
   it('announces a broken split once, with the variant it makes unhealthy', async () => {
     const prompt = await promptWithTwoVersions();
     const experiment = `${prompt}-srm`;
@@ -282,10 +284,14 @@ describe('srm_detected and decision_changed', () => {
 
     // 60 users in a and 10 in b against 50/50 weights: the sample-ratio check fails.
     const projectId = receiver.received[0]!.json.project_id as string;
-    const insert = t.sqlite.prepare(
-      `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls) VALUES (?, ?, ?, ?, ?, ?, 1)`,
-    );
-    for (let i = 0; i < 70; i++) insert.run(projectId, experiment, `u${i}`, i < 60 ? 'a' : 'b', now.toISOString(), now.toISOString());
+    await t.store.writer.write(async (tx) => {
+      for (let i = 0; i < 70; i++) {
+        await tx.run(
+          `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls) VALUES (?, ?, ?, ?, ?, ?, 1)`,
+          [projectId, experiment, `u${i}`, i < 60 ? 'a' : 'b', now.toISOString(), now.toISOString()],
+        );
+      }
+    });
     expect(await t.webhooks.signals.checkOnce()).toBe(2);
     expect(await t.webhooks.signals.checkOnce()).toBe(0); // still broken: said once
     await t.webhooks.dispatcher.deliverDue();

@@ -5,7 +5,7 @@ import { startReceiver } from '../../support/webhookReceiver.js';
 /** /webhooks: registering endpoints (admin), their validation, the destination check, roles and projects. */
 let t: TestApp;
 const HOOK = 'http://127.0.0.1:9/hook';
-const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = async (table: string) => (await t.store.sql.value<number>(`SELECT count(*) FROM ${table}`)) as number;
 
 beforeAll(async () => {
   t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' });
@@ -53,7 +53,7 @@ describe('managing webhook endpoints', () => {
   });
 
   it('answers bad input with one 422 listing every problem, and stores nothing', async () => {
-    const before = [count('webhooks'), count('audit_log')];
+    const before = [await count('webhooks'), await count('audit_log')];
     const cases: Array<[unknown, unknown[][]]> = [
       [{ events: ['prompt.label_moved'] }, [['body', 'url']]],
       [{ url: HOOK, events: [] }, [['body', 'events']]],
@@ -70,7 +70,7 @@ describe('managing webhook endpoints', () => {
     }
     const bad = await t.request('POST', '/webhooks', { body: { url: 'ftp://example.com/x', events: ['prompt.label_moved'] } });
     expect(bad.json.detail[0].msg).toContain('the scheme must be https or http, not ftp');
-    expect([count('webhooks'), count('audit_log')]).toEqual(before);
+    expect([await count('webhooks'), await count('audit_log')]).toEqual(before);
   });
 
   it('an unknown or empty change to an existing endpoint is refused the same way', async () => {
@@ -124,7 +124,7 @@ describe('destinations (server-side request forgery)', () => {
     expect(res.status).toBe(422);
     expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['body', 'url'], msg: expect.stringContaining(reason), input: url })]);
     expect(res.json.detail[0].msg).toContain('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE=on allows it');
-    expect(strict.sqlite.prepare('SELECT count(*) FROM webhooks').pluck().get()).toBe(0);
+    expect(await strict.store.sql.value('SELECT count(*) FROM webhooks')).toBe(0);
   });
 
   it('checks every delivery again: a destination that became private is refused without a request', async () => {
@@ -133,7 +133,7 @@ describe('destinations (server-side request forgery)', () => {
       // As if the URL had been registered where it was allowed, or its name re-pointed since.
       const id = (await strict.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.version_created'] } })).json.webhook_id;
       for (const url of [receiver.url(), `http://localhost:${receiver.port}/hook`]) {
-        strict.sqlite.prepare('UPDATE webhooks SET url = ? WHERE id = ?').run(url, id);
+        await strict.store.writer.write((tx) => tx.run('UPDATE webhooks SET url = ? WHERE id = ?', [url, id]));
         await strict.request('POST', '/prompts', { body: { prompt_id: `ssrf${url.length}`, template: 'one' } });
         await strict.request('POST', `/prompts/ssrf${url.length}/versions`, { body: { template: 'two' } });
         await strict.webhooks.dispatcher.deliverDue();
