@@ -1,12 +1,26 @@
 import type { Command } from 'commander';
 import { backupDatabase, restoreDatabase } from '../db/backup.js';
+import { copyDatabase } from '../db/copy.js';
 import { databasePath } from '../db/open.js';
 import { openSqliteStore } from '../db/store.js';
 import type { Config } from '../config.js';
+import { formatTable } from './table.js';
+
+const COPY_HELP = `
+Each of --from and --to is a SQLite file path or a postgres:// URL, so data moves either way:
+  promptline db copy --from data/promptline.db --to postgres://user:pass@host/promptline
+  promptline db copy --from postgres://user:pass@host/promptline --to ./local/promptline.db
+
+The source is only read, in one snapshot: a server may keep using it. The target must be new or
+empty (no row in any table); it is migrated to this Promptline's schema, filled in one transaction,
+and read back: row counts and a checksum of every table must match the source, or the whole copy
+is rolled back and the target is left empty. A SQLite target may have any file name; for a server
+to use it, it must be promptline.db in the server's data directory. Start no server on the target
+until the copy has finished. Passwords in URLs are never printed.`;
 
 /** `promptline db backup|restore`: online copies of the database the server uses. */
 export function addDbCommands(program: Command, config: () => Config): void {
-  const db = program.command('db').description('back up and restore the database (safe while the server runs)');
+  const db = program.command('db').description('back up, restore and copy the database (safe while the server runs)');
   db.command('backup <file>')
     .description('write a consistent copy of the database to FILE, while the server keeps running, and check it')
     .option('--force', 'overwrite FILE if it exists')
@@ -24,5 +38,25 @@ export function addDbCommands(program: Command, config: () => Config): void {
       // Opening the store applies the migrations a copy from an older Promptline lacks.
       await openSqliteStore(dataDir, durability).close();
       console.log(`restored ${file} (schema version ${facts.schemaVersion}) into ${databasePath(dataDir)}`);
+    });
+  db.command('copy')
+    .description('copy every row from one database into a new, empty one (SQLite file or PostgreSQL, either way), then verify it')
+    .requiredOption('--from <source>', 'the database to copy: a SQLite file path or a postgres:// URL (only read)')
+    .requiredOption('--to <target>', 'a new or empty database: a SQLite file path (created if missing) or a postgres:// URL')
+    .addHelpText('after', COPY_HELP)
+    .action(async (opts: { from: string; to: string }) => {
+      // Progress goes to stderr, and only on a terminal: a big copy takes minutes, scripts want quiet.
+      const progress = process.stderr.isTTY ? (table: string, rows: number) => process.stderr.write(`copied ${table}: ${rows} rows\n`) : undefined;
+      const result = await copyDatabase(opts.from, opts.to, progress === undefined ? {} : { onTable: progress });
+      const rows = result.tables.map((t) => ({
+        table: t.table,
+        rows: t.rows,
+        checksum: t.checksum.slice(0, 16),
+        ok: t.ok ? 'ok' : `MISMATCH: target has ${t.targetRows} rows, checksum ${t.targetChecksum.slice(0, 16)}`,
+      }));
+      console.log(formatTable(rows, ['table', 'rows', 'checksum', 'ok']));
+      const total = result.tables.reduce((n, t) => n + t.rows, 0);
+      if (!result.ok) throw new Error(`verification failed: the copy into ${result.to} was rolled back (the target is left empty)`);
+      console.log(`copied ${total} rows from ${result.from} to ${result.to} in ${(result.milliseconds / 1000).toFixed(1)} s, verified`);
     });
 }
