@@ -90,7 +90,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const keys = createKeyService(store, telemetry);
   const promptCache = createPromptCache(store.sql, telemetry);
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
-  const router = createExperimentRouter(store, telemetry);
+  const router = createExperimentRouter(store, telemetry, (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'));
   const serving = createServingService(promptCache, router, renderLimits);
   const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => {
     router.invalidate(projectId, promptId);

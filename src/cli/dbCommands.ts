@@ -20,12 +20,20 @@ until the copy has finished. Passwords in URLs are never printed.`;
 
 /** `promptline db backup|restore`: online copies of the database the server uses. */
 export function addDbCommands(program: Command, config: () => Config): void {
+  /** backup and restore work on the SQLite file: with PostgreSQL configured, they would silently copy the wrong database. */
+  const sqliteConfig = (): Config => {
+    const current = config();
+    if (current.databaseUrl !== null) {
+      throw new Error('db backup and db restore work on the SQLite file, but PROMPTLINE_DATABASE_URL is set: use pg_dump and pg_restore, or db copy');
+    }
+    return current;
+  };
   const db = program.command('db').description('back up, restore and copy the database (safe while the server runs)');
   db.command('backup <file>')
     .description('write a consistent copy of the database to FILE, while the server keeps running, and check it')
     .option('--force', 'overwrite FILE if it exists')
     .action(async (file: string, opts: { force?: boolean }) => {
-      const { dataDir } = config();
+      const { dataDir } = sqliteConfig();
       const facts = await backupDatabase(dataDir, file, { force: opts.force ?? false });
       console.log(`backed up ${databasePath(dataDir)} to ${file}: ${facts.bytes} bytes, schema version ${facts.schemaVersion}, integrity ok`);
     });
@@ -33,7 +41,7 @@ export function addDbCommands(program: Command, config: () => Config): void {
     .description("check FILE, then replace the database's content with it (an existing database needs --force)")
     .option('--force', 'replace an existing database, even one a running server uses (it sees the restored data on its next request)')
     .action(async (file: string, opts: { force?: boolean }) => {
-      const { dataDir, durability } = config();
+      const { dataDir, durability } = sqliteConfig();
       const facts = await restoreDatabase(file, dataDir, { force: opts.force ?? false });
       // Opening the store applies the migrations a copy from an older Promptline lacks.
       await openSqliteStore(dataDir, durability).close();

@@ -39,6 +39,8 @@ const EXPOSURE_CHUNK = 1000;
 export function createExperimentRouter(
   store: Store,
   telemetry: Telemetry = noTelemetry,
+  /** A timed flush of call counts failed (its counts are lost; assignments never are). */
+  onFlushError: (error: unknown) => void = () => undefined,
 ): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
   const running = new Map<string, RunningExperiment | null>();
   // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
@@ -134,7 +136,7 @@ export function createExperimentRouter(
   }
 
   const timer = setInterval(() => {
-    flushExposures().catch(() => undefined);
+    flushExposures().catch(onFlushError);
   }, EXPOSURE_FLUSH_MS);
   timer.unref();
 
