@@ -153,6 +153,7 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     get inTransaction() {
       return client !== null && !broken;
     },
+    savepointsCostly: true,
     isStorageFailure,
   };
 }

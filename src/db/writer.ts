@@ -38,6 +38,8 @@ export interface TransactionalConnection {
   rollbackToSavepoint(): Promise<void>;
   /** False once the storage itself aborted the transaction (SQLite does on a full disk). */
   readonly inTransaction: boolean;
+  /** True where a savepoint is a round trip to a server: batches then run without them unless an op fails. */
+  readonly savepointsCostly: boolean;
   isStorageFailure(error: unknown): boolean;
 }
 
@@ -62,6 +64,7 @@ export function sqliteConnection(db: Db): TransactionalConnection {
     get inTransaction() {
       return db.inTransaction;
     },
+    savepointsCostly: false,
     isStorageFailure,
   };
 }
@@ -98,11 +101,40 @@ export function createGroupCommitWriter(connection: TransactionalConnection, opt
     }
   }
 
-  async function runBatch(batch: Pending[]): Promise<Outcome[]> {
+  /** Every op in its own savepoint: one that fails rolls back alone. */
+  async function runIsolated(batch: Pending[]): Promise<Outcome[]> {
     await connection.begin();
     try {
       const outcomes: Outcome[] = [];
       for (const item of batch) outcomes.push(await runOp(item));
+      await connection.commit();
+      return outcomes;
+    } catch (error) {
+      await connection.rollback().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Where a savepoint costs two round trips to the server (PostgreSQL), the batch first runs without
+   * any: almost every batch succeeds whole. If an op fails, the transaction rolls back (nothing was
+   * committed, so running the ops again is safe) and the batch runs again isolated, where the failing
+   * op fails alone.
+   */
+  async function runBatch(batch: Pending[]): Promise<Outcome[]> {
+    if (!connection.savepointsCostly || batch.length === 1) return runIsolated(batch);
+    await connection.begin();
+    const outcomes: Outcome[] = [];
+    try {
+      for (const item of batch) {
+        try {
+          outcomes.push({ ok: true, value: await item.op(connection.sql) });
+        } catch (error) {
+          if (connection.isStorageFailure(error)) throw error;
+          await connection.rollback();
+          return runIsolated(batch);
+        }
+      }
       await connection.commit();
       return outcomes;
     } catch (error) {
