@@ -2,20 +2,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, processFixtures, ROOT } from '../support/processes.js';
+import { callServer, cli, processFixtures, ROOT } from '../support/processes.js';
 
 const ADMIN = 'pl_a_e2e-operations-admin-key-0000000000';
 const { dataDir, serve, forget } = processFixtures(ADMIN);
 
-async function call(origin: string, path: string, key: string, body?: unknown, method = 'POST') {
-  const res = await fetch(`${origin}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
+const call = callServer;
 
 describe('configuration', () => {
   it('lists every bad variable, then exits 1', async () => {

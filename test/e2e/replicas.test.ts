@@ -1,20 +1,12 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { processFixtures, type RunningServer } from '../support/processes.js';
+import { callServer, processFixtures, type RunningServer } from '../support/processes.js';
 import { createTestDatabase } from '../support/postgres.js';
 
 const ADMIN = 'pl_a_e2e-replicas-admin-key-000000000000';
 const { serve, forget } = processFixtures(ADMIN);
 
-async function call(origin: string, path: string, body?: unknown, method = 'POST') {
-  const res = await fetch(`${origin}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
+const call = (origin: string, path: string, body?: unknown, method = 'POST') => callServer(origin, path, ADMIN, body, method);
 
 /** Three built servers (as `npm start` runs them) on one PostgreSQL database, started together. */
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

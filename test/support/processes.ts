@@ -96,3 +96,14 @@ export function processFixtures(adminKey: string) {
     },
   };
 }
+
+/** One request to a running server with a key, its JSON body parsed (undefined when empty). */
+export async function callServer(origin: string, path: string, key: string, body?: unknown, method = 'POST'): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
