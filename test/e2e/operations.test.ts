@@ -122,7 +122,7 @@ describe("the promptline CLI on the server's database", () => {
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(401);
     expect(cli(['keys', 'create', '--project', 'acme', '--role', 'root'], env).stderr).toContain('expected one of runtime, read, admin');
     expect(cli(['keys', 'list', '--project', 'nope'], env).stderr).toContain('project "nope" not found');
-  }, 60_000); // a dozen CLI processes, each a Node start-up
+  }, 120_000); // a dozen CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('says which database it uses, and never creates one by mistake', async () => {
     const dir = dataDir();
@@ -211,5 +211,5 @@ describe("the promptline CLI on the server's database", () => {
     // The server sees the move on its next request: the winner is served to everyone.
     const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });
     expect(after.json).toMatchObject({ experiment_id: null, prompt_version: 2, prompt_text: 'B 1' });
-  }, 60_000); // about twenty CLI processes, each a Node start-up
+  }, 120_000); // about twenty CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 });
