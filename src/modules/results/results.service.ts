@@ -94,7 +94,9 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     if (m.cap === null) return null;
     if (typeof m.cap === 'number') return m.cap;
     if (m.source === 'runs') return percentileCap(sources.runsUserValues(db, projectId, id, m.kind as RunKind), 0, m.cap.percentile);
-    const totals = [...rowsOf(m.event_type!).values()].flatMap((r) => r.flatMap(([, , total]) => (total === null ? [] : [total])));
+    // A loop, not flatMap: one small array per user was a tenth of the report's time in allocation and GC.
+    const totals: number[] = [];
+    for (const variantRows of rowsOf(m.event_type!).values()) for (const [, , total] of variantRows) if (total !== null) totals.push(total);
     return percentileCap(totals, Math.max(0, allUsers - totals.length), m.cap.percentile);
   };
   const caps = new Map(declared.map((m) => [m, capOf(m)]));
