@@ -161,16 +161,33 @@ export function labelCounts(
   ).all(projectId, experimentId, eventType) as Array<{ event_type: string; variant: string; label: string; n: number }>;
 }
 
+/**
+ * Runs, tokens and cost per variant. Grouped by variant and status, the order of runs_experiment,
+ * so the status counts come from the grouping instead of two expressions evaluated on every run
+ * (a fifth of the query); the statuses are then added up per variant (integers: exact).
+ */
 export function runAggregates(db: Db, projectId: string, experimentId: string): RunAgg[] {
-  return prepared(
+  const rows = prepared(
     db,
-    `SELECT variant, count(*) AS runs, coalesce(sum(status = 'error'), 0) AS errored,
-      coalesce(sum(status = 'ok'), 0) AS ok, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
+    `SELECT variant, status, count(*) AS runs, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
       coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens,
       coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd
     FROM runs WHERE project_id = ? AND experiment_id = ? AND variant IS NOT NULL
-    GROUP BY variant`,
-  ).all(projectId, experimentId) as RunAgg[];
+    GROUP BY variant, status`,
+  ).all(projectId, experimentId) as Array<Omit<RunAgg, 'errored' | 'ok'> & { status: string }>;
+  const byVariant = new Map<string, RunAgg>();
+  for (const { variant, status, runs, ...sums } of rows) {
+    const agg = byVariant.get(variant) ?? { variant, runs: 0, errored: 0, ok: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_nano_usd: 0 };
+    byVariant.set(variant, agg);
+    agg.runs += runs;
+    if (status === 'error') agg.errored += runs;
+    if (status === 'ok') agg.ok += runs;
+    agg.prompt_tokens += sums.prompt_tokens;
+    agg.completion_tokens += sums.completion_tokens;
+    agg.total_tokens += sums.total_tokens;
+    agg.cost_nano_usd += sums.cost_nano_usd;
+  }
+  return [...byVariant.values()];
 }
 
 /** Latency of the successful run at 0-based rank `offset` in latency order: a walk along runs_experiment. */
