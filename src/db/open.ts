@@ -27,9 +27,23 @@ export function openDatabase(dataDir: string, durability: Durability): Db {
   return db;
 }
 
-/** A second, read-only connection to the same file (WAL lets it read while the writer goes on). */
+/**
+ * The most of the file SQLite maps into memory (its compile-time ceiling, 2 GiB): pages are then
+ * read in place from the OS page cache instead of copied by one read() each. A results report
+ * walks about 100 MB of index pages, through a 16 MB page cache: the copies cost it about 0.23 s
+ * of kernel time of its 0.85 s of CPU, mapped about 0.14 s; and a mapping costs the process no
+ * memory of its own (the pages are the OS's cache).
+ */
+const READ_MMAP_BYTES = 2_147_418_112;
+
+/**
+ * A second, read-only connection to the same file (WAL lets it read while the writer goes on),
+ * for the long reads of results reports: memory-mapped (READ_MMAP_BYTES). Pages written since the
+ * last checkpoint are still read from the WAL file.
+ */
 export function openReadOnlyDatabase(dataDir: string): Db {
   const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  db.pragma(`mmap_size = ${READ_MMAP_BYTES}`);
   return db;
 }
