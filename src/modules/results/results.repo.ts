@@ -1,4 +1,4 @@
-import { jsonRows, prepared } from '../../db/prepared.js';
+import { jsonColumns, prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 
 /**
@@ -26,7 +26,7 @@ export interface MetricAgg {
   sum_squares: number;
 }
 
-/** One event_type in one variant, checked against the users' assignments (aggregated from JoinedRows). */
+/** One event_type in one variant, checked against the users' assignments (aggregated from JoinedColumns). */
 export interface JoinedAgg {
   /** Over every user with the event, as metricAggregate. */
   totals: MetricAgg;
@@ -92,19 +92,31 @@ export function metricAggregate(db: Db, projectId: string, experimentId: string,
   ).get({ project: projectId, experiment: experimentId, eventType, variant, cap }) as MetricAgg;
 }
 
-/** One user's outcomes of an event type in one variant: [user, max(is_success), Σ numeric_value] (nulls: no data). */
-export type UserRow = [user: string, success: number | null, total: number | null, ...rest: unknown[]];
-/** A UserRow checked against the user's assignment: [..., UTC day of first exposure, assigned variant] (nulls: no assignment). */
-export type JoinedRow = [user: string, success: number | null, total: number | null, day: string | null, assigned: string | null];
+/**
+ * One event type's per-user values in one variant, column by column (position i is one user):
+ * max(is_success) and Σ numeric_value (nulls: no data).
+ */
+export interface UserColumns {
+  user: string[];
+  success: Array<number | null>;
+  total: Array<number | null>;
+}
+/** UserColumns checked against each user's assignment: UTC day of first exposure and assigned variant (nulls: no assignment). */
+export interface JoinedColumns extends UserColumns {
+  day: Array<string | null>;
+  assigned: Array<string | null>;
+}
+
+const USER_COLUMNS = { user: 'user', success: 'success', total: 'total' };
 
 /**
  * Per-user values of one event type in one variant, in user order (outcomes_experiment), for the
  * metrics whose statistics need each user's value: a percentile cap, or CUPED's Σxy.
  */
-export function userRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): UserRow[] {
-  return jsonRows<UserRow>(
+export function userRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): UserColumns {
+  return jsonColumns<UserColumns>(
     db,
-    'user, success, total',
+    USER_COLUMNS,
     `SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
     WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant AND attributed_user IS NOT NULL
     GROUP BY attributed_user`,
@@ -117,10 +129,10 @@ export function userRows(db: Db, projectId: string, experimentId: string, eventT
  * so the seek lands on the row), about as much again as the scan itself, which is why the service
  * runs this for one event type only (the multiple-variant check and the daily chart).
  */
-export function joinedRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedRow[] {
-  return jsonRows<JoinedRow>(
+export function joinedRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedColumns {
+  return jsonColumns<JoinedColumns>(
     db,
-    'user, success, total, day, assigned',
+    { ...USER_COLUMNS, day: 'day', assigned: 'assigned' },
     `SELECT g.user, g.success, g.total, substr(a.first_seen, 1, 10) AS day, a.variant AS assigned
     FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
