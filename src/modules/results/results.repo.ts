@@ -202,16 +202,22 @@ export function runAggregates(db: Db, projectId: string, experimentId: string): 
   return [...byVariant.values()];
 }
 
-/** Latency of the successful run at 0-based rank `offset` in latency order: a walk along runs_experiment. */
-export function okLatencyAtRank(db: Db, projectId: string, experimentId: string, variant: string, offset: number): number | null {
+/**
+ * Latency of the successful run at 0-based rank `offset` in latency order, of the variant's `ok`
+ * successful runs (counted in the same snapshot): a walk along runs_experiment, from whichever end
+ * is nearer. The walk costs one index entry per rank skipped, so a 95th percentile is read as rank
+ * ok − 1 − offset in descending order, the same value, for a twentieth of the walk.
+ */
+export function okLatencyAtRank(db: Db, projectId: string, experimentId: string, variant: string, offset: number, ok: number): number | null {
+  const fromTop = offset > (ok - 1) / 2;
   const value = prepared(
     db,
     `SELECT latency_ms FROM runs
     WHERE project_id = ? AND experiment_id = ? AND variant = ? AND status = 'ok'
-    ORDER BY latency_ms LIMIT 1 OFFSET ?`,
+    ORDER BY latency_ms ${fromTop ? 'DESC' : 'ASC'} LIMIT 1 OFFSET ?`,
   )
     .pluck()
-    .get(projectId, experimentId, variant, offset) as number | undefined;
+    .get(projectId, experimentId, variant, fromTop ? ok - 1 - offset : offset) as number | undefined;
   return value ?? null;
 }
 

@@ -149,8 +149,8 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
       r.ok === 0
         ? { p50: null, p95: null }
         : {
-            p50: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok)),
-            p95: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok)),
+            p50: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok), r.ok),
+            p95: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok), r.ok),
           },
     ]),
   );
