@@ -1,4 +1,4 @@
-import { jsonRows, prepared } from '../../db/prepared.js';
+import { jsonColumns, jsonRows, prepared } from '../../db/prepared.js';
 import type { Db } from '../../db/open.js';
 import type { RunKind } from '../experiments/metrics.js';
 import { covariateParams, covariateSql, type Covariate } from './covariate.js';
@@ -54,8 +54,16 @@ export function runsUserValues(db: Db, projectId: string, experimentId: string, 
 /** One user's pre-exposure values: [user, variant, [max(is_success), Σ numeric_value] per event type of the covariate]. */
 export type PreRow = [user: string, variant: string, values: Array<number | null>];
 
-/** One assignment with its covariate: [user, variant, UTC day of first exposure, values as in PreRow or null (no pre-exposure outcome)]. */
-export type AssignedRow = [user: string, variant: string, day: string, values: Array<number | null> | null];
+/**
+ * Every assignment with its covariate, column by column (position i is one assignment): user,
+ * variant, UTC day of first exposure, and values as in PreRow or null (no pre-exposure outcome).
+ */
+export interface AssignedColumns {
+  user: string[];
+  variant: string[];
+  day: string[];
+  pre: Array<Array<number | null> | null>;
+}
 
 /**
  * Every assignment of the experiment in user order, with CUPED's covariate: the results read the
@@ -70,11 +78,11 @@ export type AssignedRow = [user: string, variant: string, day: string, values: A
  * as much. The captured JSON is handed over as it was written, so its numbers reach JavaScript
  * exactly as a seek's would.
  */
-export function assignedRows(db: Db, projectId: string, experimentId: string, c: Covariate): AssignedRow[] {
+export function assignedRows(db: Db, projectId: string, experimentId: string, c: Covariate): AssignedColumns {
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
-  return jsonRows<AssignedRow>(
+  return jsonColumns<AssignedColumns>(
     db,
-    'user, variant, day, json(pre)',
+    { user: 'user', variant: 'variant', day: 'day', pre: 'json(pre)' },
     `SELECT a.external_user_id AS user, a.variant AS variant, substr(a.first_seen, 1, 10) AS day,
       CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
     FROM assignments a
@@ -85,9 +93,12 @@ export function assignedRows(db: Db, projectId: string, experimentId: string, c:
 }
 
 /** CUPED's covariate of the assigned users with any outcome of its event types in the window before first exposure, in user order. */
-export function preRows(assigned: readonly AssignedRow[]): PreRow[] {
+export function preRows(assigned: AssignedColumns): PreRow[] {
   const rows: PreRow[] = [];
-  for (const [user, variant, , values] of assigned) if (values !== null) rows.push([user, variant, values]);
+  for (let i = 0; i < assigned.user.length; i++) {
+    const values = assigned.pre[i] ?? null;
+    if (values !== null) rows.push([assigned.user[i]!, assigned.variant[i]!, values]);
+  }
   return rows;
 }
 

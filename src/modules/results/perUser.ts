@@ -1,7 +1,7 @@
 import type { OutcomeKind } from '../experiments/metrics.js';
-import type { AssignedRow, PreRow } from './metricSources.repo.js';
+import type { AssignedColumns } from './metricSources.repo.js';
 import type { CupedSums } from './measured.js';
-import type { JoinedAgg, JoinedRow, MetricAgg, UserRow } from './results.repo.js';
+import type { JoinedAgg, JoinedColumns, MetricAgg, UserColumns } from './results.repo.js';
 
 /**
  * Sufficient statistics from per-user rows, for the metrics that need each user's value: a
@@ -27,26 +27,31 @@ function add(agg: MetricAgg, success: number | null, total: number | null, cap: 
   }
 }
 
-/** The same numbers metricAggregate computes in SQL, from per-user rows, with per-user totals capped. */
-export function aggregateUsers(rows: readonly UserRow[], cap: number | null): MetricAgg {
+/** The same numbers metricAggregate computes in SQL, from per-user values, with per-user totals capped. */
+export function aggregateUsers(rows: UserColumns, cap: number | null): MetricAgg {
   const agg = emptyAgg();
-  for (const [, success, total] of rows) add(agg, success, total, cap);
+  const { success, total } = rows;
+  for (let i = 0; i < success.length; i++) add(agg, success[i] ?? null, total[i] ?? null, cap);
   return agg;
 }
 
 /** Totals, the split by day of first exposure (users without an assignment left out) and the users assigned elsewhere. */
-export function aggregateJoined(rows: readonly JoinedRow[], variant: string, cap: number | null): JoinedAgg {
+export function aggregateJoined(rows: JoinedColumns, variant: string, cap: number | null): JoinedAgg {
   const totals = emptyAgg();
   const days = new Map<string, MetricAgg>();
   const mismatched: string[] = [];
-  for (const [user, success, total, day, assigned] of rows) {
+  for (let i = 0; i < rows.user.length; i++) {
+    const success = rows.success[i] ?? null;
+    const total = rows.total[i] ?? null;
+    const day = rows.day[i] ?? null;
+    const assigned = rows.assigned[i] ?? null;
     add(totals, success, total, cap);
     if (day !== null) {
       const agg = days.get(day) ?? emptyAgg();
       days.set(day, agg);
       add(agg, success, total, cap);
     }
-    if (assigned !== null && assigned !== variant) mismatched.push(user);
+    if (assigned !== null && assigned !== variant) mismatched.push(rows.user[i]!);
   }
   return { totals, days: [...days].map(([day, agg]) => ({ ...agg, day })), mismatched };
 }
@@ -56,75 +61,79 @@ export function userValue(kind: OutcomeKind, success: number | null, total: numb
   return kind === 'success_rate' ? (success ?? 0) : capped(total ?? 0, cap);
 }
 
-/** Whether rows are in strictly ascending order of their first column, as JavaScript compares strings. */
-function ascending(rows: ReadonlyArray<readonly [string, ...unknown[]]>): boolean {
-  for (let i = 1; i < rows.length; i++) if (!(rows[i - 1]![0] < rows[i]![0])) return false;
+/** Whether ids are in strictly ascending order as JavaScript compares strings. */
+function ascending(ids: readonly string[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
   return true;
+}
+
+/**
+ * For each of `ids` (in order), the position of the same id in `sorted`, or -1: a merge when both
+ * lists are ascending as JavaScript compares strings, which is how SQLite returns them (user order)
+ * unless ids have characters beyond U+FFFF (SQLite orders by UTF-8 bytes, JavaScript by UTF-16
+ * units): then a map, which finds the same positions. Pairing by position hashes no id.
+ */
+function positionsIn(ids: readonly string[], sorted: readonly string[]): Int32Array {
+  const at = new Int32Array(ids.length).fill(-1);
+  if (ascending(ids) && ascending(sorted)) {
+    let j = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      while (j < sorted.length && sorted[j]! < id) j++;
+      if (j < sorted.length && sorted[j] === id) at[i] = j;
+    }
+  } else {
+    const byId = new Map(sorted.map((id, j) => [id, j]));
+    for (let i = 0; i < ids.length; i++) at[i] = byId.get(ids[i]!) ?? -1;
+  }
+  return at;
 }
 
 /**
  * CUPED's sums over one variant's users with a pre-exposure value x for the metric (its event type's
  * position `at` in the covariate's types), with y each user's post-exposure value (0 without one):
- * Σx and Σx² over the pre rows, Σxy over the users in both `pre` and `ys` (the variant's per-user
- * rows: a user without a pre-exposure value adds nothing, as a user without a y adds x·0 = 0).
- * Both lists come from SQLite in user order, so Σxy is a merge of the two, adding the products in
- * the same order as walking the pre rows would (the same double to the last bit), without hashing
- * a single id. SQLite orders by UTF-8 bytes and JavaScript by UTF-16 units, which differ for ids
- * with characters beyond U+FFFF: when either list is not ascending as JavaScript sees it, Σxy is
- * taken with a map instead, in the same order.
+ * Σx and Σx² over the assignments in user order, Σxy over the users in both `assigned` and `ys`
+ * (the variant's per-user values: a user without a pre-exposure value adds nothing, as a user
+ * without a y adds x·0 = 0), added in the order of `ys`, which is user order too, so the doubles
+ * are those of walking the pre-exposure rows with a map of y, to the last bit.
  */
-export function cupedSums(kind: OutcomeKind, pre: readonly PreRow[], at: number, variant: string, ys: readonly UserRow[], cap: number | null): CupedSums {
+export function cupedSums(kind: OutcomeKind, assigned: AssignedColumns, at: number, variant: string, ys: UserColumns, cap: number | null): CupedSums {
   const sums: CupedSums = { users_with_pre: 0, sum_x: 0, sum_x2: 0, sum_xy: 0 };
-  const xOf = (row: PreRow): number | null => {
-    const success = row[2][2 * at] ?? null;
-    const total = row[2][2 * at + 1] ?? null;
+  const xOf = (j: number): number | null => {
+    const values = assigned.pre[j] ?? null;
+    if (values === null || assigned.variant[j] !== variant) return null;
+    const success = values[2 * at] ?? null;
+    const total = values[2 * at + 1] ?? null;
     return (kind === 'success_rate' ? success : total) === null ? null : userValue(kind, success, total, cap);
   };
-  for (const row of pre) {
-    if (row[1] !== variant) continue;
-    const x = xOf(row);
+  for (let j = 0; j < assigned.user.length; j++) {
+    const x = xOf(j);
     if (x === null) continue;
     sums.users_with_pre++;
     sums.sum_x += x;
     sums.sum_x2 += x * x;
   }
-  const add = (row: PreRow | undefined, y: UserRow) => {
-    if (row === undefined || row[1] !== variant) return;
-    const x = xOf(row);
-    if (x !== null) sums.sum_xy += x * userValue(kind, y[1], y[2], cap);
-  };
-  if (ascending(pre) && ascending(ys)) {
-    let i = 0;
-    for (const y of ys) {
-      while (i < pre.length && pre[i]![0] < y[0]) i++;
-      if (i < pre.length && pre[i]![0] === y[0]) add(pre[i], y);
-    }
-  } else {
-    const byUser = new Map(pre.map((row) => [row[0], row]));
-    for (const y of ys) add(byUser.get(y[0]), y);
+  const positions = positionsIn(ys.user, assigned.user);
+  for (let i = 0; i < positions.length; i++) {
+    const x = positions[i]! < 0 ? null : xOf(positions[i]!);
+    if (x !== null) sums.sum_xy += x * userValue(kind, ys.success[i] ?? null, ys.total[i] ?? null, cap);
   }
   return sums;
 }
 
 /**
- * One variant's per-user rows checked against the users' assignments (every assignment, in user
- * order): the JoinedRows that joinedRows reads with one seek per user, as a merge of two lists
- * already in user order. When either is not ascending as JavaScript compares strings (ids with
- * characters beyond U+FFFF: see cupedSums), the assignments are looked up in a map instead.
+ * One variant's per-user values checked against the users' assignments (every assignment, in user
+ * order): the JoinedColumns that joinedRows reads with one seek per user, as a merge of two lists
+ * already in user order (positionsIn). The per-user columns are shared, not copied.
  */
-export function withAssignments(rows: readonly UserRow[], assigned: readonly AssignedRow[]): JoinedRow[] {
-  const joined: JoinedRow[] = new Array(rows.length);
-  const row = (y: UserRow, a: AssignedRow | undefined): JoinedRow => [y[0], y[1], y[2], a === undefined ? null : a[2], a === undefined ? null : a[1]];
-  if (ascending(rows) && ascending(assigned)) {
-    let i = 0;
-    for (let r = 0; r < rows.length; r++) {
-      const y = rows[r]!;
-      while (i < assigned.length && assigned[i]![0] < y[0]) i++;
-      joined[r] = row(y, i < assigned.length && assigned[i]![0] === y[0] ? assigned[i] : undefined);
-    }
-  } else {
-    const byUser = new Map(assigned.map((a) => [a[0], a]));
-    for (let r = 0; r < rows.length; r++) joined[r] = row(rows[r]!, byUser.get(rows[r]![0]));
+export function withAssignments(rows: UserColumns, assigned: AssignedColumns): JoinedColumns {
+  const positions = positionsIn(rows.user, assigned.user);
+  const day: Array<string | null> = new Array(positions.length);
+  const variant: Array<string | null> = new Array(positions.length);
+  for (let i = 0; i < positions.length; i++) {
+    const j = positions[i]!;
+    day[i] = j < 0 ? null : assigned.day[j]!;
+    variant[i] = j < 0 ? null : assigned.variant[j]!;
   }
-  return joined;
+  return { ...rows, day, assigned: variant };
 }

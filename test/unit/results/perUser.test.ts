@@ -1,8 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import type { AssignedRow, PreRow } from '../../../src/modules/results/metricSources.repo.js';
+import type { AssignedColumns, PreRow } from '../../../src/modules/results/metricSources.repo.js';
 import { aggregateJoined, aggregateUsers, cupedSums, userValue, withAssignments } from '../../../src/modules/results/perUser.js';
 import { mulberry32 } from '../../support/prng.js';
-import type { JoinedRow, UserRow } from '../../../src/modules/results/results.repo.js';
+import type { JoinedColumns, UserColumns } from '../../../src/modules/results/results.repo.js';
+
+// The functions take columns, as SQLite hands them over; the cases are written as rows, easier to read.
+type UserRow = [user: string, success: number | null, total: number | null];
+type JoinedRow = [user: string, success: number | null, total: number | null, day: string | null, assigned: string | null];
+type AssignedRow = [user: string, variant: string, day: string, values: Array<number | null> | null];
+
+const userColumns = (rows: readonly UserRow[]): UserColumns => ({ user: rows.map((r) => r[0]), success: rows.map((r) => r[1]), total: rows.map((r) => r[2]) });
+const joinedColumns = (rows: readonly JoinedRow[]): JoinedColumns => ({
+  ...userColumns(rows.map(([u, success, total]) => [u, success, total])),
+  day: rows.map((r) => r[3]),
+  assigned: rows.map((r) => r[4]),
+});
+const assignments = (rows: readonly AssignedRow[]): AssignedColumns => ({
+  user: rows.map((r) => r[0]),
+  variant: rows.map((r) => r[1]),
+  day: rows.map((r) => r[2]),
+  pre: rows.map((r) => r[3]),
+});
+/** Pre-exposure rows as the assignments they come from (every user here has a value; the day does not matter). */
+const preAssignments = (pre: readonly PreRow[]): AssignedColumns => assignments(pre.map(([u, v, values]) => [u, v, '2026-01-01', values]));
 
 // u1: success, total 5; u2: failure only; u3: total 100 (a whale), no success data; u4: success, total -2.
 const rows: UserRow[] = [
@@ -18,7 +38,7 @@ describe('per-user sums', () => {
     ['capped at 10', 10, { users_with_event: 4, users_with_success_data: 3, successes: 2, users_with_numeric: 3, sum: 13, sum_squares: 25 + 100 + 4 }],
     ['capped below every value', -5, { users_with_event: 4, users_with_success_data: 3, successes: 2, users_with_numeric: 3, sum: -15, sum_squares: 75 }],
   ])('aggregateUsers %s', (_name, cap, expected) => {
-    expect(aggregateUsers(rows, cap)).toEqual(expected);
+    expect(aggregateUsers(userColumns(rows), cap)).toEqual(expected);
   });
 
   it('aggregateJoined splits by day of first exposure, leaves out users without one and lists users assigned elsewhere', () => {
@@ -28,8 +48,8 @@ describe('per-user sums', () => {
       ['u3', null, 100, null, null],
       ['u4', 1, -2, '2025-01-01', 'a'],
     ];
-    const agg = aggregateJoined(joined, 'a', 10);
-    expect(agg.totals).toEqual(aggregateUsers(rows, 10));
+    const agg = aggregateJoined(joinedColumns(joined), 'a', 10);
+    expect(agg.totals).toEqual(aggregateUsers(userColumns(rows), 10));
     expect(agg.days).toEqual([
       { day: '2025-01-01', users_with_event: 2, users_with_success_data: 2, successes: 2, users_with_numeric: 2, sum: 3, sum_squares: 29 },
       { day: '2025-01-02', users_with_event: 1, users_with_success_data: 1, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 },
@@ -61,9 +81,9 @@ describe('per-user sums', () => {
       ['u3', 1, 50],
       ['u5', null, 3],
     ];
-    expect(cupedSums('mean', pre, 1, 'a', ys, 10)).toEqual({ users_with_pre: 2, sum_x: 18, sum_x2: 64 + 100, sum_xy: 8 * 6 + 10 * 3 });
-    expect(cupedSums('success_rate', pre, 0, 'a', ys, null)).toEqual({ users_with_pre: 2, sum_x: 1, sum_x2: 1, sum_xy: 1 });
-    expect(cupedSums('success_rate', pre, 0, 'b', ys, null)).toEqual({ users_with_pre: 1, sum_x: 1, sum_x2: 1, sum_xy: 0 });
+    expect(cupedSums('mean', preAssignments(pre), 1, 'a', userColumns(ys), 10)).toEqual({ users_with_pre: 2, sum_x: 18, sum_x2: 64 + 100, sum_xy: 8 * 6 + 10 * 3 });
+    expect(cupedSums('success_rate', preAssignments(pre), 0, 'a', userColumns(ys), null)).toEqual({ users_with_pre: 2, sum_x: 1, sum_x2: 1, sum_xy: 1 });
+    expect(cupedSums('success_rate', preAssignments(pre), 0, 'b', userColumns(ys), null)).toEqual({ users_with_pre: 1, sum_x: 1, sum_x2: 1, sum_xy: 0 });
   });
 
   it('cupedSums gives, to the last bit, the sums of walking the pre rows with a map of y (users in the same order in both lists)', () => {
@@ -89,7 +109,7 @@ describe('per-user sums', () => {
               expected.sum_x2 += x * x;
               expected.sum_xy += x * (yOf.get(u) ?? 0);
             }
-            expect(cupedSums(kind, pre, at, variant, ys, cap)).toEqual(expected);
+            expect(cupedSums(kind, preAssignments(pre), at, variant, userColumns(ys), cap)).toEqual(expected);
             // Ids JavaScript orders differently from SQLite (UTF-16 units against UTF-8 bytes) take the map.
             const odd = (rows: Array<[string, ...unknown[]]>) => rows.map(([u, ...rest]) => [u === users[7] ? '\u{1F600}' : u === users[8] ? '\uFFFF' : u, ...rest]);
             const [preOdd, ysOdd] = [odd(pre) as PreRow[], odd(ys) as UserRow[]];
@@ -100,7 +120,7 @@ describe('per-user sums', () => {
               if (v !== variant || (kind === 'success_rate' ? success : total) === null) continue;
               oddExpected.sum_xy += userValue(kind, success, total, cap) * (oddY.get(u) ?? 0);
             }
-            expect(cupedSums(kind, preOdd, at, variant, ysOdd, cap)).toEqual(oddExpected);
+            expect(cupedSums(kind, preAssignments(preOdd), at, variant, userColumns(ysOdd), cap)).toEqual(oddExpected);
           }
         }
       }
@@ -125,14 +145,16 @@ describe('withAssignments', () => {
   ];
 
   it('joins each per-user row to its assignment as the seek does: day and variant, or nulls without one', () => {
-    expect(withAssignments(ys, assigned.slice(0, 3))).toEqual([
-      ['b', 1, null, null, null],
-      ['c', 0, 3, '2026-01-02', 'treatment'],
-      ['d', null, 4, '2026-01-03', 'control'],
-      ['e', 1, 1, null, null],
-    ]);
-    expect(withAssignments([], assigned)).toEqual([]);
-    expect(withAssignments(ys, [])).toEqual(ys.map((y) => [...y, null, null]));
+    expect(withAssignments(userColumns(ys), assignments(assigned.slice(0, 3)))).toEqual(
+      joinedColumns([
+        ['b', 1, null, null, null],
+        ['c', 0, 3, '2026-01-02', 'treatment'],
+        ['d', null, 4, '2026-01-03', 'control'],
+        ['e', 1, 1, null, null],
+      ]),
+    );
+    expect(withAssignments(userColumns([]), assignments(assigned))).toEqual(joinedColumns([]));
+    expect(withAssignments(userColumns(ys), assignments([]))).toEqual(joinedColumns(ys.map(([u, success, total]) => [u, success, total, null, null])));
   });
 
   it('takes a map when JavaScript orders the ids differently from SQLite', () => {
@@ -141,10 +163,12 @@ describe('withAssignments', () => {
       ['\uFFFF', 0, 2],
       ['\u{1F600}', 1, 5],
     ];
-    expect(withAssignments(odd, assigned)).toEqual([
-      ['a', 1, null, '2026-01-01', 'control'],
-      ['\uFFFF', 0, 2, '2026-01-04', 'control'],
-      ['\u{1F600}', 1, 5, '2026-01-05', 'treatment'],
-    ]);
+    expect(withAssignments(userColumns(odd), assignments(assigned))).toEqual(
+      joinedColumns([
+        ['a', 1, null, '2026-01-01', 'control'],
+        ['\uFFFF', 0, 2, '2026-01-04', 'control'],
+        ['\u{1F600}', 1, 5, '2026-01-05', 'treatment'],
+      ]),
+    );
   });
 });
