@@ -12,7 +12,7 @@ export function isStorageFull(error: unknown): boolean {
 /**
  * The database server cannot be reached or went away (PostgreSQL; an SQLite file is in process):
  * connection exceptions (08…), the server shutting down (57P…), too many connections or out of
- * resources (53…), or the socket itself refused or reset.
+ * resources (53…), a connection refused or timed out, or one that ended mid-query.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = codeOf(error);
@@ -21,7 +21,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       code.startsWith('08') ||
       code.startsWith('53') ||
       code.startsWith('57P') ||
-      ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)
+      // Only the socket errors of opening a connection: a reset or a broken pipe is as often the
+      // client's own request going away, and a server lost mid-query says 'Connection terminated'.
+      ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)
     );
   }
   return (

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
-import { openStore } from '../../../src/db/store.js';
+import { openSqliteStore } from '../../../src/db/store.js';
 import { okLatencyAtRank } from '../../../src/modules/results/results.repo.js';
 import { mulberry32 } from '../../support/prng.js';
 
@@ -17,12 +17,14 @@ const SIZES = [1, 2, 3, 4, 7, 10, 20, 33];
 
 let dir: string;
 let db: Db;
+let store: ReturnType<typeof openSqliteStore>;
 /** Each variant's successful runs' latencies, sorted ascending: the reference. */
 const sorted = new Map<string, number[]>();
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-latency-rank-'));
-  db = openStore(dir, 'normal').db;
+  store = openSqliteStore(dir, 'normal');
+  db = store.sqlite;
   // Rows go straight into runs: the experiment and prompt rows they point to do not matter here.
   db.pragma('foreign_keys = OFF');
   const insert = db.prepare(`INSERT INTO runs (id, project_id, prompt_id, prompt_version, experiment_id, variant, inputs, rendered,
@@ -47,8 +49,8 @@ beforeAll(() => {
     }
   })();
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
