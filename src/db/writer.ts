@@ -73,10 +73,11 @@ type Outcome = { ok: boolean; value: unknown };
 
 /**
  * Group commit (design.md §2): every write arriving in the same turn of the event loop joins one
- * transaction, so one commit (one fsync) acknowledges hundreds of requests. Each op runs in its own
- * savepoint: an op that throws rolls back alone and rejects its own caller; the others still
- * commit — unless the storage itself failed, which fails the whole batch. Ops run one after the
- * other; writes that arrive while a batch runs form the next one.
+ * transaction, so one commit (one fsync) acknowledges hundreds of requests. An op that throws rolls
+ * back alone and rejects its own caller; the others still commit (each op in its own savepoint, or
+ * on PostgreSQL the batch run again that way after a failure: see runBatch) — unless the storage
+ * itself failed, which fails the whole batch. Ops run one after the other; writes that arrive while
+ * a batch runs form the next one.
  */
 export function createGroupCommitWriter(connection: TransactionalConnection, options: { maxBatch?: number; telemetry?: Telemetry } = {}): GroupCommitWriter {
   const maxBatch = options.maxBatch ?? 1000;
