@@ -18,7 +18,7 @@ function compileVersion(record: VersionRecord): CompiledVersion {
   };
 }
 
-interface Entry {
+export interface PromptEntry {
   /** The version served when no experiment applies: `production` label, else the latest. */
   served: number | null;
   versions: Map<number, CompiledVersion>;
@@ -30,13 +30,13 @@ interface Entry {
  * Unknown prompts are not cached, so random ids cannot grow memory.
  */
 export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, PromptEntry>();
   // Bumped by every invalidation: a load that began before one must not store what it read, since
   // a change may have committed between its reads.
   let generation = 0;
   const keyOf = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
 
-  async function load(projectId: string, promptId: string): Promise<Entry | null> {
+  async function load(projectId: string, promptId: string): Promise<PromptEntry | null> {
     const key = keyOf(projectId, promptId);
     const cached = entries.get(key);
     telemetry.cache('prompts', cached !== undefined);
@@ -46,12 +46,12 @@ export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
     if (prompt === undefined || prompt.archived_at !== null) return null;
     const production = (await listLabels(db, projectId, promptId)).find((l) => l.label === 'production');
     const latest = await latestVersionNumber(db, projectId, promptId);
-    const entry: Entry = { served: production?.version ?? (latest > 0 ? latest : null), versions: new Map() };
+    const entry: PromptEntry = { served: production?.version ?? (latest > 0 ? latest : null), versions: new Map() };
     if (generation === startedAt) entries.set(key, entry);
     return entry;
   }
 
-  async function version(projectId: string, promptId: string, entry: Entry, number: number): Promise<CompiledVersion | null> {
+  async function version(projectId: string, promptId: string, entry: PromptEntry, number: number): Promise<CompiledVersion | null> {
     let compiled = entry.versions.get(number);
     if (compiled === undefined) {
       const row = await findVersion(db, projectId, promptId, number);
@@ -73,10 +73,10 @@ export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
     async exists(projectId: string, promptId: string): Promise<boolean> {
       return (await load(projectId, promptId)) !== null;
     },
-    /** The version to serve; `number` overrides (an experiment's variant). Null when none exists. */
-    async served(projectId: string, promptId: string, number?: number): Promise<CompiledVersion | null> {
-      const entry = await load(projectId, promptId);
-      if (entry === null) return null;
+    /** The prompt as served, or null when it does not exist in this project or is archived. */
+    entry: load,
+    /** The version to serve from a prompt's entry; `number` overrides (an experiment's variant). Null when none exists. */
+    async served(projectId: string, promptId: string, entry: PromptEntry, number?: number): Promise<CompiledVersion | null> {
       const wanted = number ?? entry.served;
       return wanted === null ? null : version(projectId, promptId, entry, wanted);
     },

@@ -73,9 +73,11 @@ function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>
  */
 export function createServingService(cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits) {
   async function resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt> {
-    if (!(await cache.exists(projectId, promptId))) throw promptNotFound(promptId);
+    // One cache lookup per call: the entry found here is the one served from.
+    const entry = await cache.entry(projectId, promptId);
+    if (entry === null) throw promptNotFound(promptId);
     const assignment = await experiments.route(projectId, promptId, externalUserId);
-    const version = await cache.served(projectId, promptId, assignment?.version);
+    const version = await cache.served(projectId, promptId, entry, assignment?.version);
     if (version === null) throw notFound(`Prompt '${promptId}' has no version to serve`);
     return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
   }
