@@ -298,7 +298,7 @@ export async function main(): Promise<void> {
       `results bench: ${USERS} users, ${outcomes} outcomes, ${USERS * RUNS_PER_USER} runs seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; target ${TARGET_MS} ms`,
     );
 
-    const service = createResultsService({ db: app.store.sqlite!, clock: app.store.clock });
+    const service = createResultsService(app.store);
     const onePass = app.store.sqlite!.prepare('SELECT count(*), total(numeric_value) FROM outcomes WHERE project_id = ? AND experiment_id = ?');
     onePass.get(projectId, experimentId);
     const passes: number[] = [];

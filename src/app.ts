@@ -20,7 +20,7 @@ import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
-import { createResultsRunner, resultsNotOnPostgresYet } from './modules/results/resultsRunner.js';
+import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
@@ -105,10 +105,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   });
   // A forgotten user's id must not linger in the sticky assignments held in memory.
   const users = createUserService(store, () => router.clear());
-  const results =
-    store.sqlite === null
-      ? resultsNotOnPostgresYet()
-      : createResultsRunner(config.dataDir, store.clock, (error) => app.log.error({ err: error }, 'results worker failed'));
+  const results = createResultsRunner({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, store.clock, (error) =>
+    app.log.error({ err: error }, 'results worker failed'),
+  );
 
   // Another process (the CLI) committed: whatever memory holds may be stale.
   // Another process committed a change (the CLI on the SQLite file, another replica on

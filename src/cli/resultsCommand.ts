@@ -158,8 +158,7 @@ export function addResultsCommand(experiments: Command, withProjectStore: WithPr
     .option('--format <format>', 'table | json | csv', oneOf(['table', 'json', 'csv'] as const), 'table')
     .action((id: string, opts: { project: string; sequential: boolean; prior: 'flat' | 'proper'; format: Format; explore?: boolean; cuped?: boolean }) =>
       withProjectStore(opts.project, async (store, projectId) => {
-        if (store.sqlite === null) throw new Error('experiment results are not available on PostgreSQL yet');
-        const report = createResultsService({ db: store.sqlite, clock: store.clock }).results(projectId, id, {
+        const report = await createResultsService(store).results(projectId, id, {
           sequential: opts.sequential,
           prior: opts.prior,
           ...(opts.explore === undefined ? {} : { explore: opts.explore }),

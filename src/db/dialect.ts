@@ -19,6 +19,19 @@ export interface Dialect {
    * (SQLite: each process watches the file's data_version).
    */
   readonly announceChange: string | null;
+  /** A JSON array of `values`. */
+  jsonArray(values: readonly string[]): string;
+  /** A JSON value as its text (what a TEXT column stores and JSON.parse reads). */
+  jsonText(expression: string): string;
+  /** An aggregate: the JSON array of `expression` over the group's rows, in their order (`[]` for none). */
+  jsonGroupArray(expression: string): string;
+  /** A TEXT column that holds JSON, as a JSON value (to nest in jsonArray or jsonGroupArray). */
+  jsonOf(expression: string): string;
+  /**
+   * The date (YYYY-MM-DD) `window` before the date `day` (both text): `window` is a parameter
+   * holding SQLite's date modifier, `-N days`, which PostgreSQL reads as an interval.
+   */
+  dateShifted(day: string, window: string): string;
 }
 
 /** The channel PostgreSQL's NOTIFY carries management changes on. */
@@ -31,6 +44,11 @@ export const sqliteDialect: Dialect = {
   rowId: 'rowid',
   zeroBlob: (bytes) => `zeroblob(${bytes})`,
   announceChange: null,
+  jsonArray: (values) => `json_array(${values.join(', ')})`,
+  jsonText: (expression) => expression,
+  jsonGroupArray: (expression) => `json_group_array(${expression})`,
+  jsonOf: (expression) => `json(${expression})`,
+  dateShifted: (day, window) => `date(${day}, ${window})`,
 };
 
 export const postgresDialect: Dialect = {
@@ -40,4 +58,9 @@ export const postgresDialect: Dialect = {
   rowId: 'ctid',
   zeroBlob: (bytes) => `decode(repeat('00', ${bytes}), 'hex')`,
   announceChange: `SELECT pg_notify('${CHANGES_CHANNEL}', '')`,
+  jsonArray: (values) => `json_build_array(${values.join(', ')})`,
+  jsonText: (expression) => `CAST(${expression} AS text)`,
+  jsonGroupArray: (expression) => `coalesce(json_agg(${expression}), CAST('[]' AS json))`,
+  jsonOf: (expression) => `CAST(${expression} AS json)`,
+  dateShifted: (day, window) => `to_char(CAST(${day} AS date) + CAST(${window} AS interval), 'YYYY-MM-DD')`,
 };

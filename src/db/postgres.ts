@@ -32,7 +32,7 @@ export function translate(sql: string): Translated {
   let positional = 0;
   let out = '';
   let i = 0;
-  const source = sql.replace(/\s+INDEXED BY \w+/g, '').replace(/([=(,]\s*)\+(?=[@?])/g, '$1');
+  const source = sql.replace(/\s+INDEXED BY \w+/g, '').replace(/([=(,]\s*)\+(?=[@?A-Za-z_])/g, '$1');
   while (i < source.length) {
     const c = source[i]!;
     if (c === "'") {

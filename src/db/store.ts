@@ -6,6 +6,7 @@ import { openDatabase, openReadOnlyDatabase, type Durability } from './open.js';
 import { defaultMigrationsDir, loadMigrations, migrate, type Migration } from './migrate.js';
 import { migratePostgres, postgresMigrations } from './migratePostgres.js';
 import { postgresConnection, postgresSql } from './postgres.js';
+import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from './snapshot.js';
 import { type Sql, sqliteSql } from './sql.js';
 import { createGroupCommitWriter, sqliteConnection } from './writer.js';
 import { systemClock } from '../lib/clock.js';
@@ -15,6 +16,8 @@ import type { Telemetry } from '../lib/telemetry.js';
 export interface Store {
   /** Reads. Never sees a batch that is still being written: only what was committed. */
   readonly sql: Sql;
+  /** Reads that must all see one state of the data (reports made of many queries). */
+  readonly readSnapshot: ReadSnapshot;
   readonly writer: GroupCommitWriter;
   readonly clock: Clock;
   /** The SQLite writer connection, for what only SQLite has (backup, status, the WAL); null on PostgreSQL. */
@@ -44,6 +47,7 @@ export function openSqliteStore(dataDir: string, durability: Durability, clock: 
   return {
     sqlite: db,
     sql: sqliteSql(reader),
+    readSnapshot: sqliteSnapshot(reader),
     writer: createGroupCommitWriter(sqliteConnection(db), telemetry === undefined ? {} : { telemetry }),
     clock,
     migrations,
@@ -74,6 +78,7 @@ export async function openPostgresStore(url: string, clock: Clock = systemClock,
   return {
     sqlite: null,
     sql: postgresSql(pool),
+    readSnapshot: postgresSnapshot(pool),
     writer: createGroupCommitWriter(postgresConnection(pool), telemetry === undefined ? {} : { telemetry }),
     clock,
     migrations,

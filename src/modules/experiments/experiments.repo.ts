@@ -1,5 +1,3 @@
-import type { Db } from '../../db/open.js';
-import { prepared } from '../../db/prepared.js';
 import type { Sql } from '../../db/sql.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
@@ -101,10 +99,6 @@ export async function findExperiment(db: Sql, projectId: string, id: string): Pr
  * The same read on a SQLite connection, synchronously: the results worker runs every read of one
  * report inside one synchronous read transaction (one snapshot).
  */
-export function findExperimentNow(db: Db, projectId: string, id: string): ExperimentRecord | undefined {
-  return decodeIf(prepared(db, `SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`).get(projectId, id));
-}
-
 export interface ExperimentListQuery extends PageBounds {
   prompt_id?: string | undefined;
   status?: ExperimentStatus | undefined;
@@ -158,8 +152,7 @@ export async function assignedCountsByVariant(db: Sql, projectId: string, experi
  * a covariate (CUPED on, outcome metrics declared) the row also captures the user's pre-exposure
  * outcomes: `at` is the time of this write, so every outcome before it is already stored (outcomes
  * are timestamped when written, on the same writer) and the capture is final (covariate.ts). One
- * index seek on outcomes_person, in the write's own transaction. The capture's SQL is SQLite's
- * (covariate.ts): on PostgreSQL nothing is captured yet, and results will seek each user's window.
+ * index seek on outcomes_person, in the write's own transaction.
  */
 export async function insertAssignment(
   db: Sql,
@@ -170,7 +163,7 @@ export async function insertAssignment(
   at: string,
   capture: Covariate | null = null,
 ): Promise<string> {
-  if (capture === null || db.dialect.name !== 'sqlite') {
+  if (capture === null) {
     await db.run(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls)
       VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING`,
@@ -179,7 +172,7 @@ export async function insertAssignment(
   } else {
     await db.run(
       `INSERT INTO assignments (project_id, experiment_id, external_user_id, variant, first_seen, last_seen, calls, pre_key, pre)
-      VALUES (@project, @experiment, @user, @variant, @at, @at, 1, @key, ${covariateSql(capture, '@project', '@user', '@at')})
+      VALUES (@project, @experiment, @user, @variant, @at, @at, 1, @key, ${covariateSql(db.dialect, capture, '@project', '@user', '@at')})
       ON CONFLICT DO NOTHING`,
       { project: projectId, experiment: experimentId, user: userId, variant, at, key: capture.key, ...covariateParams(capture) },
     );

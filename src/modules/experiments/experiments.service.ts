@@ -1,5 +1,4 @@
 import type { Store } from '../../db/store.js';
-import type { Db } from '../../db/open.js';
 import type { Sql } from '../../db/sql.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
@@ -22,9 +21,9 @@ export interface PromptFacts {
   moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null>;
 }
 
-/** One experiment as the API shows it, read synchronously inside the results worker's read transaction. */
-export function readExperimentNow(db: Db, projectId: string, id: string): ExperimentView | undefined {
-  const record = repo.findExperimentNow(db, projectId, id);
+/** One experiment as the API shows it, read with `db` (the results read it inside their snapshot). */
+export async function readExperiment(db: Sql, projectId: string, id: string): Promise<ExperimentView | undefined> {
+  const record = await repo.findExperiment(db, projectId, id);
   return record === undefined ? undefined : toView(record);
 }
 

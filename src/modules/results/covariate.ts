@@ -1,3 +1,4 @@
+import type { Dialect } from '../../db/dialect.js';
 import type { MetricDef } from '../experiments/metrics.js';
 
 /**
@@ -33,30 +34,31 @@ export function capturedCovariate(e: { cuped: boolean; cuped_days: number; metri
   );
 }
 
-/** Named parameters of covariateSql: the window and the event types (@t0, @t1, …). */
+/** Named parameters of covariateSql: the window (a SQLite date modifier, which PostgreSQL reads as an interval) and the event types (@t0, @t1, …). */
 export function covariateParams(c: Covariate): Record<string, string> {
   return { window: `-${c.days} days`, ...Object.fromEntries(c.types.map((t, i) => [`t${i}`, t])) };
 }
 
 /**
- * One person's covariate as a JSON array [max(is_success), Σ numeric_value] per event type of the
- * covariate (in its order), or NULL when their window holds no outcome of those types: a scalar
- * subquery seeking outcomes_person, whose key puts each person's outcomes in time order, so the
- * seek reads exactly the window. A person is the experiment's unit (attributed_user) or, for
+ * One person's covariate as the text of a JSON array [max(is_success), Σ numeric_value] per event
+ * type of the covariate (in its order), or NULL when their window holds no outcome of those types:
+ * a scalar subquery seeking outcomes_person, whose key puts each person's outcomes in time order, so
+ * the seek reads exactly the window. A person is the experiment's unit (attributed_user) or, for
  * outcomes attributed to no experiment, external_user_id: coalesce(attributed_user,
  * external_user_id), the expression outcomes_person is built on. `project` and `person` are SQL
  * expressions, `firstSeen` the ISO-8601 instant of first exposure (YYYY-MM-DDTHH:MM:SS.sssZ, from
- * toISOString): the window starts at the same time of day `days` dates earlier, and date() on the
- * 10-character date is about four times cheaper than strftime() on the whole instant
+ * toISOString): the window starts at the same time of day `days` dates earlier, and shifting the
+ * 10-character date is about four times cheaper than formatting the whole instant on SQLite
  * (test/integration/results/preExposureWindow.test.ts holds the two to the same rows).
  */
-export function covariateSql(c: Covariate, project: string, person: string, firstSeen: string): string {
-  const values = c.types
-    .map((_, i) => `max(h.is_success) FILTER (WHERE h.event_type = @t${i}), sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i})`)
-    .join(', ');
-  return `(SELECT CASE WHEN count(*) = 0 THEN NULL ELSE json_array(${values}) END
+export function covariateSql(dialect: Dialect, c: Covariate, project: string, person: string, firstSeen: string): string {
+  const values = c.types.flatMap((_, i) => [
+    `max(h.is_success) FILTER (WHERE h.event_type = @t${i})`,
+    `sum(h.numeric_value) FILTER (WHERE h.event_type = @t${i})`,
+  ]);
+  return `(SELECT CASE WHEN count(*) = 0 THEN NULL ELSE ${dialect.jsonText(dialect.jsonArray(values))} END
     FROM outcomes h INDEXED BY outcomes_person
     WHERE h.project_id = ${project} AND coalesce(h.attributed_user, h.external_user_id) = ${person}
-      AND h.created_at >= date(substr(${firstSeen}, 1, 10), @window) || substr(${firstSeen}, 11) AND h.created_at < ${firstSeen}
+      AND h.created_at >= ${dialect.dateShifted(`substr(${firstSeen}, 1, 10)`, '@window')} || substr(${firstSeen}, 11) AND h.created_at < ${firstSeen}
       AND h.event_type IN (${c.types.map((_, i) => `@t${i}`).join(', ')}))`;
 }

@@ -1,5 +1,5 @@
-import { jsonColumns, jsonRows, prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import { jsonColumns, jsonRows } from '../../db/jsonColumns.js';
+import type { Sql } from '../../db/sql.js';
 import type { RunKind } from '../experiments/metrics.js';
 import { covariateParams, covariateSql, type Covariate } from './covariate.js';
 
@@ -15,40 +15,46 @@ export interface UserSums {
   sum_squares: number;
 }
 
-/** Each user's value of a runs metric: a mean per run of what the run measured. */
+/**
+ * Each user's value of a runs metric: a mean per run of what the run measured, as a double on both
+ * backends (PostgreSQL's avg of an integer is an exact decimal; DOUBLE PRECISION has REAL affinity
+ * in SQLite).
+ */
+const asDouble = (expr: string) => `avg(CAST(${expr} AS DOUBLE PRECISION))`;
 const RUN_VALUE: Record<RunKind, string> = {
-  latency_ms: 'avg(latency_ms)',
-  cost_usd: 'avg(cost_nano_usd) / 1e9',
-  error_rate: "avg(status = 'error')",
-  total_tokens: 'avg(total_tokens)',
+  latency_ms: asDouble('latency_ms'),
+  cost_usd: `${asDouble('cost_nano_usd')} / 1e9`,
+  error_rate: asDouble("CASE WHEN status = 'error' THEN 1 ELSE 0 END"),
+  total_tokens: asDouble('total_tokens'),
 };
 
-const capped = (expr: string) => `CASE WHEN @cap IS NOT NULL AND ${expr} > @cap THEN @cap ELSE ${expr} END`;
+const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NOT NULL AND ${expr} > @cap THEN @cap ELSE ${expr} END`;
 
 /**
  * One runs metric in one variant, over the users with at least one run: the per-user groups stream
  * out of runs_experiment_user in order, so the outer aggregate needs no sort.
  */
-export function runsMetric(db: Db, projectId: string, experimentId: string, variant: string, kind: RunKind, cap: number | null): UserSums {
-  return prepared(
-    db,
+export async function runsMetric(db: Sql, projectId: string, experimentId: string, variant: string, kind: RunKind, cap: number | null): Promise<UserSums> {
+  return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user
       WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL
-      GROUP BY external_user_id)`,
-  ).get({ project: projectId, experiment: experimentId, variant, cap }) as UserSums;
+      GROUP BY external_user_id) AS per_user`,
+    { project: projectId, experiment: experimentId, variant, cap },
+  ))!;
 }
 
 /** Every user's value of a runs metric over all variants: what a percentile cap is taken from. */
-export function runsUserValues(db: Db, projectId: string, experimentId: string, kind: RunKind): number[] {
-  return jsonRows<[number]>(
+export async function runsUserValues(db: Sql, projectId: string, experimentId: string, kind: RunKind): Promise<number[]> {
+  const rows = await jsonRows<[number]>(
     db,
-    'value',
+    ['value'],
     `SELECT ${RUN_VALUE[kind]} AS value FROM runs INDEXED BY runs_experiment_user
     WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL
     GROUP BY variant, external_user_id`,
     { project: projectId, experiment: experimentId },
-  ).map(([value]) => value);
+  );
+  return rows.map(([value]) => value);
 }
 
 /** One user's pre-exposure values: [user, variant, [max(is_success), Σ numeric_value] per event type of the covariate]. */
@@ -78,13 +84,13 @@ export interface AssignedColumns {
  * as much. The captured JSON is handed over as it was written, so its numbers reach JavaScript
  * exactly as a seek's would.
  */
-export function assignedRows(db: Db, projectId: string, experimentId: string, c: Covariate): AssignedColumns {
+export function assignedRows(db: Sql, projectId: string, experimentId: string, c: Covariate): Promise<AssignedColumns> {
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
   return jsonColumns<AssignedColumns>(
     db,
-    { user: 'user', variant: 'variant', day: 'day', pre: 'json(pre)' },
-    `SELECT a.external_user_id AS user, a.variant AS variant, substr(a.first_seen, 1, 10) AS day,
-      CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
+    { user: 'unit', variant: 'variant', day: 'day', pre: db.dialect.jsonOf('pre') },
+    `SELECT a.external_user_id AS unit, a.variant AS variant, substr(a.first_seen, 1, 10) AS day,
+      CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(db.dialect, c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
     FROM assignments a
     WHERE a.project_id = @project AND a.experiment_id = @experiment
     ORDER BY a.external_user_id`,
@@ -103,6 +109,6 @@ export function preRows(assigned: AssignedColumns): PreRow[] {
 }
 
 /** preRows of assignedRows. */
-export function preExposureRows(db: Db, projectId: string, experimentId: string, c: Covariate): PreRow[] {
-  return preRows(assignedRows(db, projectId, experimentId, c));
+export async function preExposureRows(db: Sql, projectId: string, experimentId: string, c: Covariate): Promise<PreRow[]> {
+  return preRows(await assignedRows(db, projectId, experimentId, c));
 }

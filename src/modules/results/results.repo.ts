@@ -1,5 +1,5 @@
-import { jsonColumns, prepared } from '../../db/prepared.js';
-import type { Db } from '../../db/open.js';
+import { jsonColumns } from '../../db/jsonColumns.js';
+import type { Sql } from '../../db/sql.js';
 
 /**
  * SQL aggregation for experiment results. Every statistic is built from sufficient statistics
@@ -8,7 +8,8 @@ import type { Db } from '../../db/open.js';
  * (the one event type checked against assignments, a percentile cap, CUPED) get a row per user,
  * summed in perUser.ts. SQLite has no hash aggregation, so a GROUP BY that does not follow an index
  * sorts every row: the per-user grouping therefore follows outcomes_experiment and the queries go
- * variant by variant, so that outer aggregates need no sort at all.
+ * variant by variant, so that outer aggregates need no sort at all. The same statements run on
+ * PostgreSQL (its planner ignores the hints and picks its own way).
  */
 
 /** One variant × event_type: per-user values aggregated over the users who have the event. */
@@ -55,9 +56,8 @@ const PER_USER_TOTALS = `count(*) AS users_with_event, count(success) AS users_w
  * Distinct event types of the experiment's outcomes by a loose index scan: one index seek per
  * event type instead of reading every outcome.
  */
-export function eventTypes(db: Db, projectId: string, experimentId: string): string[] {
-  return prepared(
-    db,
+export function eventTypes(db: Sql, projectId: string, experimentId: string): Promise<string[]> {
+  return db.column<string>(
     `WITH RECURSIVE seen(event_type) AS (
       SELECT min(event_type) FROM outcomes WHERE project_id = @project AND experiment_id = @experiment
       UNION ALL
@@ -65,31 +65,38 @@ export function eventTypes(db: Db, projectId: string, experimentId: string): str
               WHERE project_id = @project AND experiment_id = @experiment AND event_type > seen.event_type)
       FROM seen WHERE seen.event_type IS NOT NULL)
     SELECT event_type FROM seen WHERE event_type IS NOT NULL`,
-  )
-    .pluck()
-    .all({ project: projectId, experiment: experimentId }) as string[];
+    { project: projectId, experiment: experimentId },
+  );
 }
 
 /**
  * A user's value of a mean metric: the sum of their numeric values, clamped at @cap when one is
  * given (capping, so one whale cannot decide the experiment). NULL for users without numeric values.
+ * The CAST gives PostgreSQL the parameter's type where nothing else does (a NULL cap).
  */
-const USER_TOTAL = `CASE WHEN @cap IS NOT NULL AND sum(numeric_value) > @cap THEN @cap ELSE sum(numeric_value) END`;
+const USER_TOTAL = `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NOT NULL AND sum(numeric_value) > @cap THEN @cap ELSE sum(numeric_value) END`;
 
 /**
  * One event_type in one variant. The inner GROUP BY follows outcomes_experiment, so per-user rows
  * stream into the outer aggregate, which has no GROUP BY and so needs no sort: querying variant by
  * variant is what keeps this a single pass.
  */
-export function metricAggregate(db: Db, projectId: string, experimentId: string, eventType: string, variant: string, cap: number | null = null): MetricAgg {
-  return prepared(
-    db,
+export async function metricAggregate(
+  db: Sql,
+  projectId: string,
+  experimentId: string,
+  eventType: string,
+  variant: string,
+  cap: number | null = null,
+): Promise<MetricAgg> {
+  return (await db.get<MetricAgg>(
     `SELECT ${PER_USER_TOTALS} FROM (
       SELECT max(is_success) AS success, ${USER_TOTAL} AS total FROM outcomes
       WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
         AND attributed_user IS NOT NULL
-      GROUP BY attributed_user)`,
-  ).get({ project: projectId, experiment: experimentId, eventType, variant, cap }) as MetricAgg;
+      GROUP BY attributed_user) AS per_user`,
+    { project: projectId, experiment: experimentId, eventType, variant, cap },
+  ))!;
 }
 
 /**
@@ -107,19 +114,21 @@ export interface JoinedColumns extends UserColumns {
   assigned: Array<string | null>;
 }
 
-const USER_COLUMNS = { user: 'user', success: 'success', total: 'total' };
+const USER_COLUMNS = { user: 'unit', success: 'success', total: 'total' };
 
 /**
  * Per-user values of one event type in one variant, in user order (outcomes_experiment), for the
- * metrics whose statistics need each user's value: a percentile cap, or CUPED's Σxy.
+ * metrics whose statistics need each user's value: a percentile cap, or CUPED's Σxy. The ORDER BY
+ * costs SQLite nothing (its grouping follows the index) and keeps PostgreSQL's hash aggregation
+ * from handing users over in an order of its own: sums in JavaScript then add in one order.
  */
-export function userRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): UserColumns {
+export function userRows(db: Sql, projectId: string, experimentId: string, eventType: string, variant: string): Promise<UserColumns> {
   return jsonColumns<UserColumns>(
     db,
     USER_COLUMNS,
-    `SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+    `SELECT attributed_user AS unit, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
     WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant AND attributed_user IS NOT NULL
-    GROUP BY attributed_user`,
+    GROUP BY attributed_user ORDER BY attributed_user`,
     { project: projectId, experiment: experimentId, eventType, variant },
   );
 }
@@ -129,30 +138,31 @@ export function userRows(db: Db, projectId: string, experimentId: string, eventT
  * so the seek lands on the row), about as much again as the scan itself, which is why the service
  * runs this for one event type only (the multiple-variant check and the daily chart).
  */
-export function joinedRows(db: Db, projectId: string, experimentId: string, eventType: string, variant: string): JoinedColumns {
+export function joinedRows(db: Sql, projectId: string, experimentId: string, eventType: string, variant: string): Promise<JoinedColumns> {
   return jsonColumns<JoinedColumns>(
     db,
     { ...USER_COLUMNS, day: 'day', assigned: 'assigned' },
-    `SELECT g.user, g.success, g.total, substr(a.first_seen, 1, 10) AS day, a.variant AS assigned
-    FROM (SELECT attributed_user AS user, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
+    `SELECT g.unit, g.success, g.total, substr(a.first_seen, 1, 10) AS day, a.variant AS assigned
+    FROM (SELECT attributed_user AS unit, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
           GROUP BY attributed_user) g
-    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.user`,
+    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.unit
+    ORDER BY g.unit`,
     { project: projectId, experiment: experimentId, eventType, variant },
   );
 }
 
 /** Users with any is_success = true outcome, per variant (used for cost per success without a primary metric). */
-export function successfulUsers(db: Db, projectId: string, experimentId: string): Array<{ variant: string; users: number }> {
-  return prepared(
-    db,
+export function successfulUsers(db: Sql, projectId: string, experimentId: string): Promise<Array<{ variant: string; users: number }>> {
+  return db.all(
     `SELECT variant, count(*) AS users FROM (
       SELECT variant, attributed_user FROM outcomes
       WHERE project_id = ? AND experiment_id = ? AND is_success = 1 AND attributed_user IS NOT NULL
-      GROUP BY variant, attributed_user)
+      GROUP BY variant, attributed_user) AS successful
     GROUP BY variant`,
-  ).all(projectId, experimentId) as Array<{ variant: string; users: number }>;
+    [projectId, experimentId],
+  );
 }
 
 /**
@@ -160,17 +170,17 @@ export function successfulUsers(db: Db, projectId: string, experimentId: string)
  * only for the event types the report shows, so labelled outcomes of other types are not read.
  */
 export function labelCounts(
-  db: Db,
+  db: Sql,
   projectId: string,
   experimentId: string,
   eventType: string,
-): Array<{ event_type: string; variant: string; label: string; n: number }> {
-  return prepared(
-    db,
+): Promise<Array<{ event_type: string; variant: string; label: string; n: number }>> {
+  return db.all(
     `SELECT event_type, variant, label, count(*) AS n FROM outcomes
     WHERE project_id = ? AND experiment_id = ? AND event_type = ? AND label IS NOT NULL AND variant IS NOT NULL
     GROUP BY event_type, variant, label`,
-  ).all(projectId, experimentId, eventType) as Array<{ event_type: string; variant: string; label: string; n: number }>;
+    [projectId, experimentId, eventType],
+  );
 }
 
 /**
@@ -178,15 +188,15 @@ export function labelCounts(
  * so the status counts come from the grouping instead of two expressions evaluated on every run
  * (a fifth of the query); the statuses are then added up per variant (integers: exact).
  */
-export function runAggregates(db: Db, projectId: string, experimentId: string): RunAgg[] {
-  const rows = prepared(
-    db,
+export async function runAggregates(db: Sql, projectId: string, experimentId: string): Promise<RunAgg[]> {
+  const rows = await db.all<Omit<RunAgg, 'errored' | 'ok'> & { status: string }>(
     `SELECT variant, status, count(*) AS runs, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
       coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(total_tokens), 0) AS total_tokens,
       coalesce(sum(cost_nano_usd), 0) AS cost_nano_usd
     FROM runs WHERE project_id = ? AND experiment_id = ? AND variant IS NOT NULL
     GROUP BY variant, status`,
-  ).all(projectId, experimentId) as Array<Omit<RunAgg, 'errored' | 'ok'> & { status: string }>;
+    [projectId, experimentId],
+  );
   const byVariant = new Map<string, RunAgg>();
   for (const { variant, status, runs, ...sums } of rows) {
     const agg = byVariant.get(variant) ?? { variant, runs: 0, errored: 0, ok: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_nano_usd: 0 };
@@ -208,38 +218,34 @@ export function runAggregates(db: Db, projectId: string, experimentId: string): 
  * is nearer. The walk costs one index entry per rank skipped, so a 95th percentile is read as rank
  * ok − 1 − offset in descending order, the same value, for a twentieth of the walk.
  */
-export function okLatencyAtRank(db: Db, projectId: string, experimentId: string, variant: string, offset: number, ok: number): number | null {
+export async function okLatencyAtRank(db: Sql, projectId: string, experimentId: string, variant: string, offset: number, ok: number): Promise<number | null> {
   const fromTop = offset > (ok - 1) / 2;
-  const value = prepared(
-    db,
+  const value = await db.value<number>(
     `SELECT latency_ms FROM runs
     WHERE project_id = ? AND experiment_id = ? AND variant = ? AND status = 'ok'
     ORDER BY latency_ms ${fromTop ? 'DESC' : 'ASC'} LIMIT 1 OFFSET ?`,
-  )
-    .pluck()
-    .get(projectId, experimentId, variant, fromTop ? ok - 1 - offset : offset) as number | undefined;
+    [projectId, experimentId, variant, fromTop ? ok - 1 - offset : offset],
+  );
   return value ?? null;
 }
 
 /** Exposures (stored assignments) per variant and UTC day of first exposure. */
-export function exposuresByDay(db: Db, projectId: string, experimentId: string): Array<{ variant: string; day: string; n: number }> {
+export function exposuresByDay(db: Sql, projectId: string, experimentId: string): Promise<Array<{ variant: string; day: string; n: number }>> {
   // The GROUP BY repeats the expression of assignments_variant_day so SQLite streams it in index order.
-  return prepared(
-    db,
+  return db.all(
     `SELECT variant, substr(first_seen, 1, 10) AS day, count(*) AS n FROM assignments
     WHERE project_id = ? AND experiment_id = ?
     GROUP BY variant, substr(first_seen, 1, 10)`,
-  ).all(projectId, experimentId) as Array<{ variant: string; day: string; n: number }>;
+    [projectId, experimentId],
+  );
 }
 
 /** Outcomes of the prompt recorded unattributed in [from, to), or since `from` when to is null. */
-export function unattributedOutcomes(db: Db, projectId: string, promptId: string, from: string, to: string | null): number {
-  return prepared(
-    db,
+export async function unattributedOutcomes(db: Sql, projectId: string, promptId: string, from: string, to: string | null): Promise<number> {
+  return (await db.value<number>(
     `SELECT count(*) FROM outcomes
     WHERE project_id = @project AND prompt_id = @prompt AND attributed_by = 'none' AND created_at >= @from
-      AND (@to IS NULL OR created_at < @to)`,
-  )
-    .pluck()
-    .get({ project: projectId, prompt: promptId, from, to }) as number;
+      AND (CAST(@to AS TEXT) IS NULL OR created_at < @to)`,
+    { project: projectId, prompt: promptId, from, to },
+  ))!;
 }

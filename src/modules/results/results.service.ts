@@ -1,7 +1,8 @@
-import type { Db } from '../../db/open.js';
+import type { ReadSnapshot } from '../../db/snapshot.js';
+import type { Sql } from '../../db/sql.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
-import { readExperimentNow } from '../experiments/experiments.service.js';
+import { readExperiment } from '../experiments/experiments.service.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
@@ -33,16 +34,41 @@ function outcomeMeasure(kind: OutcomeKind, n: number, agg: repo.MetricAgg): Vari
 }
 
 /** Users with any success per variant: the distinct count only needs a query when several event types have successes. */
-function successfulUsersAny(db: Db, projectId: string, id: string, events: ReadonlyMap<string, ReadonlyMap<string, repo.MetricAgg>>): Map<string, number> {
+async function successfulUsersAny(
+  db: Sql,
+  projectId: string,
+  id: string,
+  events: ReadonlyMap<string, ReadonlyMap<string, repo.MetricAgg>>,
+): Promise<Map<string, number>> {
   const withSuccess = [...events.values()].filter((perVariant) => [...perVariant.values()].some((a) => a.successes > 0));
   if (withSuccess.length <= 1) return new Map([...(withSuccess[0] ?? new Map<string, repo.MetricAgg>())].map(([k, a]) => [k, a.successes]));
-  return new Map(repo.successfulUsers(db, projectId, id).map((r) => [r.variant, r.users]));
+  return new Map((await repo.successfulUsers(db, projectId, id)).map((r) => [r.variant, r.users]));
 }
 
-function collect(db: Db, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): ResultsData {
+/** One value per key, read one after the other: a snapshot is one connection, which answers one statement at a time. */
+async function readEach<T>(keys: readonly string[], read: (key: string) => Promise<T>): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  for (const k of keys) out.set(k, await read(k));
+  return out;
+}
+
+/** A cache of async reads by key: each is asked once, however many metrics need it. */
+function memo<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const known = new Map<string, Promise<T>>();
+  return (key) => {
+    let value = known.get(key);
+    if (value === undefined) {
+      value = read(key);
+      known.set(key, value);
+    }
+    return value;
+  };
+}
+
+async function collect(db: Sql, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): Promise<ResultsData> {
   const id = e.experiment_id;
   const keys = e.variants.map((v) => v.key);
-  const exposuresByDay = repo.exposuresByDay(db, projectId, id);
+  const exposuresByDay = await repo.exposuresByDay(db, projectId, id);
   const exposures = new Map<string, number>();
   for (const row of exposuresByDay) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
   const usersOf = (k: string) => exposures.get(k) ?? 0;
@@ -52,53 +78,53 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
   const outcomeTypes = [...new Set(declared.flatMap((m) => (m.event_type === null ? [] : [m.event_type])))];
   const primary = declared.find((m) => m.role === 'primary');
   const everyType = options.explore || declared.length === 0;
-  const seen = everyType ? repo.eventTypes(db, projectId, id) : [];
+  const seen = everyType ? await repo.eventTypes(db, projectId, id) : [];
 
-  const plain = new Map<string, Map<string, repo.MetricAgg>>();
-  const plainOf = (t: string, cap: number | null = null) => {
-    if (cap !== null) return new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k, cap)]));
-    if (!plain.has(t)) plain.set(t, new Map(keys.map((k) => [k, repo.metricAggregate(db, projectId, id, t, k)])));
-    return plain.get(t)!;
+  const plainOf = memo((t) => readEach(keys, (k) => repo.metricAggregate(db, projectId, id, t, k)));
+  const reach = async (t: string) => [...(await plainOf(t)).values()].reduce((n, a) => n + a.users_with_event, 0);
+  const widest = async (types: readonly string[]) => {
+    let best: { type: string; users: number } | undefined;
+    for (const t of types) {
+      const users = await reach(t);
+      if (best === undefined || users > best.users) best = { type: t, users };
+    }
+    return best?.type;
   };
-  const reach = (t: string) => [...plainOf(t).values()].reduce((n, a) => n + a.users_with_event, 0);
-  const widest = (types: readonly string[]) =>
-    types.reduce<string | undefined>((best, t) => (best === undefined || reach(t) > reach(best) ? t : best), undefined);
 
   // Joining outcomes to assignments costs one seek per user, so one event type pays for it (the
   // multiple-variant check and the daily chart): the primary metric's, else the declared event type
   // most users have, else (nothing declared) the widest of all.
   const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
-  const checkedType = primaryOutcome?.event_type ?? widest(declared.length === 0 ? seen : outcomeTypes);
+  const checkedType = primaryOutcome?.event_type ?? (await widest(declared.length === 0 ? seen : outcomeTypes));
 
   // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
   // seek per user whose assignment did not capture this window and these event types. That scan of
   // every assignment in user order also checks the outcomes against assignments, by a merge; without
   // CUPED, one seek per user with outcomes does (cheaper when few of the exposed have any).
   const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
-  const assigned = cov === null ? null : sources.assignedRows(db, projectId, id, cov);
-  const joinedOf = (t: string, k: string) =>
-    assigned === null ? repo.joinedRows(db, projectId, id, t, k) : withAssignments(repo.userRows(db, projectId, id, t, k), assigned);
-  const joinedRows = checkedType == null ? null : new Map(keys.map((k) => [k, joinedOf(checkedType, k)]));
+  const assigned = cov === null ? null : await sources.assignedRows(db, projectId, id, cov);
+  const joinedOf = async (t: string, k: string) =>
+    assigned === null ? repo.joinedRows(db, projectId, id, t, k) : withAssignments(await repo.userRows(db, projectId, id, t, k), assigned);
+  const joinedRows = checkedType == null ? null : await readEach(keys, (k) => joinedOf(checkedType, k));
 
   // Per-user rows where the statistics need each user's value: a percentile cap, CUPED's Σxy.
   const perUser = (m: MetricDef) => m.source === 'outcomes' && (options.cuped || (m.cap !== null && typeof m.cap === 'object'));
-  const rows = new Map<string, ReadonlyMap<string, repo.UserColumns>>();
-  if (checkedType != null) rows.set(checkedType, joinedRows!);
-  const rowsOf = (t: string) => {
-    if (!rows.has(t)) rows.set(t, new Map(keys.map((k) => [k, repo.userRows(db, projectId, id, t, k)])));
-    return rows.get(t)!;
-  };
+  const rowsOf = memo(
+    (t): Promise<ReadonlyMap<string, repo.UserColumns>> =>
+      t === checkedType ? Promise.resolve(joinedRows!) : readEach(keys, (k) => repo.userRows(db, projectId, id, t, k)),
+  );
 
-  const capOf = (m: MetricDef): number | null => {
+  const capOf = async (m: MetricDef): Promise<number | null> => {
     if (m.cap === null) return null;
     if (typeof m.cap === 'number') return m.cap;
-    if (m.source === 'runs') return percentileCap(sources.runsUserValues(db, projectId, id, m.kind as RunKind), 0, m.cap.percentile);
+    if (m.source === 'runs') return percentileCap(await sources.runsUserValues(db, projectId, id, m.kind as RunKind), 0, m.cap.percentile);
     // A loop, not flatMap: one small array per user was a tenth of the report's time in allocation and GC.
     const totals: number[] = [];
-    for (const variantRows of rowsOf(m.event_type!).values()) for (const total of variantRows.total) if (total !== null) totals.push(total);
+    for (const variantRows of (await rowsOf(m.event_type!)).values()) for (const total of variantRows.total) if (total !== null) totals.push(total);
     return percentileCap(totals, Math.max(0, allUsers - totals.length), m.cap.percentile);
   };
-  const caps = new Map(declared.map((m) => [m, capOf(m)]));
+  const caps = new Map<MetricDef, number | null>();
+  for (const m of declared) caps.set(m, await capOf(m));
   const primaryCap = primaryOutcome === undefined ? null : caps.get(primaryOutcome)!;
   const joined = new Map<string, Map<string, repo.JoinedAgg>>();
   if (checkedType != null) {
@@ -106,34 +132,34 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     joined.set(checkedType, new Map(keys.map((k) => [k, aggregateJoined(joinedRows!.get(k)!, k, cap)])));
   }
 
-  const measure = (m: MetricDef): Measured => {
+  const measure = async (m: MetricDef): Promise<Measured> => {
     const cap = caps.get(m)!;
     if (m.source === 'runs') {
-      const perVariant = new Map(
-        keys.map((k) => {
-          const s = sources.runsMetric(db, projectId, id, k, m.kind as RunKind, cap);
-          return [k, { n: s.users, sum: s.sum, sumSquares: s.sum_squares, usersWithData: s.users }];
-        }),
-      );
-      return { def: m, perVariant, cap, cuped: null };
+      const sums = await readEach(keys, async (k) => {
+        const s = await sources.runsMetric(db, projectId, id, k, m.kind as RunKind, cap);
+        return { n: s.users, sum: s.sum, sumSquares: s.sum_squares, usersWithData: s.users };
+      });
+      return { def: m, perVariant: sums, cap, cuped: null };
     }
     const kind = m.kind as OutcomeKind;
     const t = m.event_type!;
-    const byUser = perUser(m) || t === checkedType ? rowsOf(t) : null;
-    const plainAggs = byUser === null ? plainOf(t, cap) : null;
+    const byUser = perUser(m) || t === checkedType ? await rowsOf(t) : null;
+    const plainAggs =
+      byUser !== null ? null : cap === null ? await plainOf(t) : await readEach(keys, (k) => repo.metricAggregate(db, projectId, id, t, k, cap));
     const aggOf = (k: string) => plainAggs?.get(k) ?? aggregateUsers(byUser!.get(k)!, kind === 'mean' ? cap : null);
-    const perVariant = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggOf(k))]));
+    const measures = new Map(keys.map((k) => [k, outcomeMeasure(kind, usersOf(k), aggOf(k))]));
     const cuped =
       options.cuped && byUser !== null ? new Map(keys.map((k) => [k, cupedSums(kind, assigned!, cov!.types.indexOf(t), k, byUser.get(k)!, cap)])) : null;
-    return { def: m, perVariant, cap, cuped };
+    return { def: m, perVariant: measures, cap, cuped };
   };
-  const measured = declared.map(measure);
+  const measured: Measured[] = [];
+  for (const m of declared) measured.push(await measure(m));
 
   const explored: Measured[] = [];
   if (options.explore) {
     const isDeclared = (t: string, kind: OutcomeKind) => declared.some((m) => m.event_type === t && m.kind === kind);
     for (const t of seen) {
-      const aggs = plainOf(t);
+      const aggs = await plainOf(t);
       for (const kind of OUTCOME_KINDS) {
         if (isDeclared(t, kind) || ![...aggs.values()].some(PRESENT[kind])) continue;
         const def = { name: `${t}:${kind}`, source: 'outcomes', event_type: t, kind, role: 'exploratory', direction: 'higher', cap: null } as const;
@@ -142,26 +168,31 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     }
   }
 
-  const runs = repo.runAggregates(db, projectId, id);
-  const latency = new Map(
-    runs.map((r) => [
+  const runs = await repo.runAggregates(db, projectId, id);
+  const latency = new Map<string, { p50: number | null; p95: number | null }>();
+  for (const r of runs) {
+    latency.set(
       r.variant,
       r.ok === 0
         ? { p50: null, p95: null }
         : {
-            p50: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok), r.ok),
-            p95: repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok), r.ok),
+            p50: await repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok), r.ok),
+            p95: await repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok), r.ok),
           },
-    ]),
-  );
+    );
+  }
 
   // Cost per successful user: users with a success on the primary metric's event type, else on any.
   const successful =
     primaryOutcome !== undefined
       ? new Map(keys.map((k) => [k, (joined.get(primaryOutcome.event_type!)?.get(k)?.totals ?? EMPTY_AGG).successes]))
       : everyType
-        ? successfulUsersAny(db, projectId, id, new Map(seen.map((t) => [t, plainOf(t)])))
-        : new Map(repo.successfulUsers(db, projectId, id).map((r) => [r.variant, r.users]));
+        ? await successfulUsersAny(db, projectId, id, await readEach(seen, plainOf))
+        : new Map((await repo.successfulUsers(db, projectId, id)).map((r) => [r.variant, r.users]));
+
+  // Labels are shown on metric views only: the declared event types, and every one when exploring.
+  const labels: Awaited<ReturnType<typeof repo.labelCounts>> = [];
+  for (const t of new Set([...outcomeTypes, ...(options.explore ? seen : [])])) labels.push(...(await repo.labelCounts(db, projectId, id, t)));
 
   return {
     experiment: e,
@@ -172,37 +203,35 @@ function collect(db: Db, projectId: string, e: ExperimentView, now: string, opti
     measured,
     explored,
     joined,
-    // Labels are shown on metric views only: the declared event types, and every one when exploring.
-    labels: [...new Set([...outcomeTypes, ...(options.explore ? seen : [])])].flatMap((t) => repo.labelCounts(db, projectId, id, t)),
+    labels,
     successfulUsers: successful,
-    unattributedOutcomes: e.started_at === null ? 0 : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at),
+    unattributedOutcomes: e.started_at === null ? 0 : await repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at),
   };
 }
 
-/** Reads only: a connection and a clock are all it needs (the worker thread opens its own read-only one). */
-export function createResultsService(store: { db: Db; clock: Clock }) {
+/** Reads only: a read snapshot and a clock are all it needs (the results worker brings its own connection). */
+export function createResultsService(store: { readSnapshot: ReadSnapshot; clock: Clock }) {
   return {
     /**
-     * Results of one experiment. All reads run in one read transaction, so every number comes from
-     * the same snapshot even while outcomes keep arriving (from this process or the CLI's).
+     * Results of one experiment. All reads run in one read snapshot, so every number comes from the
+     * same state of the data even while outcomes keep arriving (from this process, the CLI or
+     * another replica).
      */
-    results(projectId: string, experimentId: string, options: Partial<ResultsOptions> = {}): ExperimentResults {
-      const db = store.db;
-      const data = db
-        .transaction(() => {
-          const experiment = readExperimentNow(db, projectId, experimentId);
-          if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
-          // Undeclared event types are exploratory: opt-in, unless nothing is declared at all.
-          const resolved: ResultsOptions = {
-            sequential: options.sequential ?? false,
-            prior: options.prior ?? 'flat',
-            explore: options.explore ?? !experiment.metrics.some((m) => m.role !== 'guardrail'),
-            cuped: options.cuped ?? experiment.cuped,
-          };
-          return { data: collect(db, projectId, experiment, isoNow(store.clock), resolved), resolved };
-        })
-        .deferred();
-      return buildReport(data.data, data.resolved);
+    async results(projectId: string, experimentId: string, options: Partial<ResultsOptions> = {}): Promise<ExperimentResults> {
+      const now = isoNow(store.clock);
+      const { data, resolved } = await store.readSnapshot(async (db) => {
+        const experiment = await readExperiment(db, projectId, experimentId);
+        if (experiment === undefined) throw notFound(`Experiment '${experimentId}' not found`);
+        // Undeclared event types are exploratory: opt-in, unless nothing is declared at all.
+        const resolved: ResultsOptions = {
+          sequential: options.sequential ?? false,
+          prior: options.prior ?? 'flat',
+          explore: options.explore ?? !experiment.metrics.some((m) => m.role !== 'guardrail'),
+          cuped: options.cuped ?? experiment.cuped,
+        };
+        return { data: await collect(db, projectId, experiment, now, resolved), resolved };
+      });
+      return buildReport(data, resolved);
     },
   };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { isoNow, type Clock } from '../../lib/clock.js';
-import { NotFound, NotSupported } from '../../lib/errors.js';
+import { NotFound } from '../../lib/errors.js';
 import type { ResultsOptions } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
 
@@ -17,8 +17,22 @@ export interface ResultsRequest {
 
 export type ResultsResponse =
   | { id: number; ok: true; report: ExperimentResults }
-  /** A NotFound crosses the thread as data (errors lose their class on the way); anything else is a failure. */
-  | { id: number; ok: false; notFound: boolean; message: string };
+  /**
+   * A NotFound crosses the thread as data (errors lose their class on the way); anything else is a
+   * failure, with the driver's error code when it has one (a database that went away answers 503).
+   */
+  | { id: number; ok: false; notFound: boolean; message: string; code?: string };
+
+/** Where the worker reads: the SQLite file in dataDir, or the PostgreSQL database at databaseUrl. */
+export interface ResultsSource {
+  dataDir: string;
+  databaseUrl: string | null;
+}
+
+function failure(response: Extract<ResultsResponse, { ok: false }>): Error {
+  if (response.notFound) return new NotFound(response.message);
+  return Object.assign(new Error(response.message), response.code === undefined ? {} : { code: response.code });
+}
 
 /**
  * The compiled worker script. Under the test runner this module runs from TypeScript sources, and a
@@ -34,20 +48,20 @@ function workerScript(): URL {
 }
 
 /** Runs results reports in one worker thread, started on first use, one report at a time. */
-export function createResultsRunner(dataDir: string, clock: Clock, onCrash: (error: unknown) => void) {
+export function createResultsRunner(source: ResultsSource, clock: Clock, onCrash: (error: unknown) => void) {
   let worker: Worker | null = null;
   let nextId = 1;
   const waiting = new Map<number, { resolve: (r: ExperimentResults) => void; reject: (e: unknown) => void }>();
 
   function start(): Worker {
-    const w = new Worker(workerScript(), { workerData: { dataDir } });
+    const w = new Worker(workerScript(), { workerData: source });
     w.on('message', (response: ResultsResponse) => {
       const pending = waiting.get(response.id);
       if (pending === undefined) return;
       waiting.delete(response.id);
       if (waiting.size === 0) w.unref();
       if (response.ok) pending.resolve(response.report);
-      else pending.reject(response.notFound ? new NotFound(response.message) : new Error(response.message));
+      else pending.reject(failure(response));
     });
     w.on('error', (error) => {
       onCrash(error);
@@ -79,16 +93,3 @@ export function createResultsRunner(dataDir: string, clock: Clock, onCrash: (err
 }
 
 export type ResultsRunner = ReturnType<typeof createResultsRunner>;
-
-/**
- * On PostgreSQL, until the report's aggregation exists in PostgreSQL's SQL: every request for
- * results is answered 501 with that reason, never a wrong or partial report.
- */
-export function resultsNotOnPostgresYet(): ResultsRunner {
-  return {
-    results: async () => {
-      throw new NotSupported('Experiment results are not available on PostgreSQL yet: this deployment stores its data in PostgreSQL');
-    },
-    close: async () => undefined,
-  };
-}

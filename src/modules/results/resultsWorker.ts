@@ -1,26 +1,44 @@
+import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadOnlyDatabase } from '../../db/open.js';
+import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from '../../db/snapshot.js';
 import { NotFound } from '../../lib/errors.js';
 import { createResultsService } from './results.service.js';
-import type { ResultsRequest, ResultsResponse } from './resultsRunner.js';
+import type { ResultsRequest, ResultsResponse, ResultsSource } from './resultsRunner.js';
 
 /**
  * Computes experiment results off the main thread, on its own read-only connection: at a million
- * outcomes a report takes most of a second of SQLite work, which must not stall the runtime
- * endpoints. WAL lets this reader see every committed write while the writer goes on.
+ * outcomes a report is most of a second of database work and of JavaScript over per-user rows,
+ * which must not stall the runtime endpoints. On SQLite, WAL lets this reader see every committed
+ * write while the writer goes on; on PostgreSQL the report holds one pooled connection of its own.
  */
-const db = openReadOnlyDatabase((workerData as { dataDir: string }).dataDir);
+function snapshotOf(source: ResultsSource): ReadSnapshot {
+  if (source.databaseUrl === null) return sqliteSnapshot(openReadOnlyDatabase(source.dataDir));
+  const pool = new pg.Pool({ connectionString: source.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+  // A broken idle connection is dropped by the pool; the next report opens a new one.
+  pool.on('error', () => undefined);
+  return postgresSnapshot(pool);
+}
 
-parentPort!.on('message', (request: ResultsRequest) => {
+const readSnapshot = snapshotOf(workerData as ResultsSource);
+
+parentPort!.on('message', async (request: ResultsRequest) => {
   let response: ResultsResponse;
   try {
-    const service = createResultsService({ db, clock: { now: () => new Date(request.now) } });
-    response = { id: request.id, ok: true, report: service.results(request.projectId, request.experimentId, request.options) };
+    const service = createResultsService({ readSnapshot, clock: { now: () => new Date(request.now) } });
+    response = { id: request.id, ok: true, report: await service.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
     response =
       error instanceof NotFound
         ? { id: request.id, ok: false, notFound: true, message: error.message }
-        : { id: request.id, ok: false, notFound: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+        : {
+            id: request.id,
+            ok: false,
+            notFound: false,
+            message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+            ...(typeof code === 'string' ? { code } : {}),
+          };
   }
   parentPort!.postMessage(response);
 });

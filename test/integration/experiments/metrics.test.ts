@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, loadMigrations, migrate } from '../../../src/db/migrate.js';
 import { toView } from '../../../src/modules/experiments/experimentModel.js';
 import { findExperiment } from '../../../src/modules/experiments/experiments.repo.js';
-import { readExperimentNow } from '../../../src/modules/experiments/experiments.service.js';
+import { sqliteSql } from '../../../src/db/sql.js';
+import { readExperiment } from '../../../src/modules/experiments/experiments.service.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { tempDataDir } from '../../support/processes.js';
 
@@ -216,7 +217,7 @@ describe('declared metrics', () => {
 });
 
 describe('migration 0006', () => {
-  it('turns a stored primary_metric into the primary of the metrics list', () => {
+  it('turns a stored primary_metric into the primary of the metrics list', async () => {
     const dir = tempDataDir();
     const db = new Database(path.join(dir, 'old.db'));
     try {
@@ -231,7 +232,7 @@ describe('migration 0006', () => {
         VALUES ('p', 'old', 'q', 'draft', '[]', 'a', 1, 's', '{"event_type":"signup","kind":"success_rate"}', 'x', 'x'),
                ('p', 'none', 'q', 'draft', '[]', 'a', 1, 's', NULL, 'x', 'x');`);
       expect(migrate(db, all)).toEqual(all.filter((m) => m.version > 5).map((m) => m.version));
-      expect(readExperimentNow(db, 'p', 'old')).toMatchObject({
+      expect(await readExperiment(sqliteSql(db), 'p', 'old')).toMatchObject({
         primary_metric: { event_type: 'signup', kind: 'success_rate' },
         metrics: [
           { name: 'signup:success_rate', source: 'outcomes', event_type: 'signup', kind: 'success_rate', role: 'primary', direction: 'higher', cap: null },
@@ -240,7 +241,7 @@ describe('migration 0006', () => {
         cuped: false,
         cuped_days: 14,
       });
-      expect(readExperimentNow(db, 'p', 'none')).toMatchObject({ primary_metric: null, metrics: [] });
+      expect(await readExperiment(sqliteSql(db), 'p', 'none')).toMatchObject({ primary_metric: null, metrics: [] });
     } finally {
       db.close();
       fs.rmSync(dir, { recursive: true, force: true });

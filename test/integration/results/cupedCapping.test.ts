@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usersNeeded } from '../../../src/modules/results/stats/index.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 
 /**
  * CUPED, capping and the "keep running" estimate on a population built through the runtime API,
@@ -94,7 +93,7 @@ function bruteCuped() {
   return { theta, reduction: (sxy * sxy) / (sxx * syy), adjusted: groups.map((g) => mean(g.ys) - theta * (mean(g.xs) - xBar)) };
 }
 
-describe.skipIf(testBackend() === 'postgres')('CUPED (results are not on PostgreSQL yet)', () => {
+describe('CUPED', () => {
   it("adjusts with each user's pre-exposure value, pooled over variants, and shows the unadjusted comparison beside it", async () => {
     const report = await results();
     expect(report.options.cuped).toBe(true);
@@ -137,7 +136,7 @@ describe.skipIf(testBackend() === 'postgres')('CUPED (results are not on Postgre
   });
 });
 
-describe.skipIf(testBackend() === 'postgres')('capping (results are not on PostgreSQL yet)', () => {
+describe('capping', () => {
   it('clamps per-user values at the percentile of all exposed users (zeros included) and reports the cap used', async () => {
     const report = await results();
     const tips = report.metrics[1];

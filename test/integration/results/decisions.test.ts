@@ -3,7 +3,6 @@ import { holmAdjust } from '../../../src/modules/results/stats/index.js';
 import { parseCsv } from '../../support/csv.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 import { writeTempJson } from '../../support/tempJson.js';
 
 /**
@@ -116,7 +115,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-describe.skipIf(testBackend() === 'postgres')('decisions (results are not on PostgreSQL yet)', () => {
+describe('decisions', () => {
   it('rolls back a variant that converts better but costs three times as much', () => {
     const convert = dearReport.metrics[0].comparisons[0];
     expect(convert.verdict).toBe('better');

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/open.js';
+import { sqliteSql } from '../../../src/db/sql.js';
 import { openSqliteStore } from '../../../src/db/store.js';
 import { okLatencyAtRank } from '../../../src/modules/results/results.repo.js';
 import { mulberry32 } from '../../support/prng.js';
@@ -55,8 +56,9 @@ afterAll(async () => {
 });
 
 describe('okLatencyAtRank', () => {
-  it.each(SIZES)('reads the ascending walk’s value at every rank of %i successful runs', (size) => {
+  it.each(SIZES)('reads the ascending walk’s value at every rank of %i successful runs', async (size) => {
     const expected = sorted.get(`v${size}`)!;
-    expect(expected.map((_, offset) => okLatencyAtRank(db, P, EXP, `v${size}`, offset, size))).toEqual(expected);
+    const sql = sqliteSql(db);
+    expect(await Promise.all(expected.map((_, offset) => okLatencyAtRank(sql, P, EXP, `v${size}`, offset, size)))).toEqual(expected);
   });
 });

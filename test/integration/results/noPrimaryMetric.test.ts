@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 
 let t: TestApp;
 let runtime: string;
@@ -16,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe.skipIf(testBackend() === 'postgres')('results without any declared metric (results are not on PostgreSQL yet)', () => {
+describe('results without any declared metric', () => {
   it('explores every event type, checks the one most users have against assignments, costs per user with any success, plots no metric and decides nothing', async () => {
     await t.request('POST', '/prompts', { body: { prompt_id: 'np', template: 'x' } });
     await t.request('POST', '/experiments', {

@@ -54,9 +54,9 @@ function reference(projectId: string, experimentId: string, eventTypes: readonly
  * preExposureRows flattened to [user, variant, then max(is_success) and Σ numeric_value per event
  * type in the order asked], the reference's columns (the covariate orders its values by event type).
  */
-function rows(experimentId: string, eventTypes: readonly string[], days: number): Array<[user: string, variant: string, ...values: unknown[]]> {
+async function rows(experimentId: string, eventTypes: readonly string[], days: number): Promise<Array<[user: string, variant: string, ...values: unknown[]]>> {
   const c = covariate(days, eventTypes)!;
-  return preExposureRows(db, P, experimentId, c).map(([user, variant, values]): [string, string, ...unknown[]] => [
+  return (await preExposureRows(sqliteSql(db), P, experimentId, c)).map(([user, variant, values]): [string, string, ...unknown[]] => [
     user,
     variant,
     ...eventTypes.flatMap((t) => [values[2 * c.types.indexOf(t)], values[2 * c.types.indexOf(t) + 1]]),
@@ -192,8 +192,8 @@ function seed(): void {
 }
 
 describe.skipIf(testBackend() === 'postgres')("CUPED's pre-exposure window (SQLite: rows seeded straight into the SQLite file)", () => {
-  it('takes outcomes from exactly the window start up to, not including, first exposure, matched by person', () => {
-    expect(rows(EXP, ['spend', 'click'], 14).filter(([user]) => !user.startsWith('r') && user !== 'float')).toEqual([
+  it('takes outcomes from exactly the window start up to, not including, first exposure, matched by person', async () => {
+    expect((await rows(EXP, ['spend', 'click'], 14)).filter(([user]) => !user.startsWith('r') && user !== 'float')).toEqual([
       ['att', 'b', null, 7, null, null],
       ['edge', 'a', 1, 21, null, null],
       ['ext', 'a', 0, 2, 1, null],
@@ -203,12 +203,12 @@ describe.skipIf(testBackend() === 'postgres')("CUPED's pre-exposure window (SQLi
     ]);
   });
 
-  it.each(WINDOWS)('agrees with the query as first written over a %i-day window', (days) => {
-    const own = rows(EXP, ['spend'], days).filter(([user]) => user.startsWith('r') && WINDOWS[Number(user.slice(1)) % WINDOWS.length] === days);
+  it.each(WINDOWS)('agrees with the query as first written over a %i-day window', async (days) => {
+    const own = (await rows(EXP, ['spend'], days)).filter(([user]) => user.startsWith('r') && WINDOWS[Number(user.slice(1)) % WINDOWS.length] === days);
     expect(own).toHaveLength(RANDOM_USERS);
     for (const row of own) expect(row[3]).toBe(110);
     for (const types of [['spend'], ['spend', 'click'], ['click', 'spend', 'none']]) {
-      expect(rows(EXP, types, days)).toEqual(reference(P, EXP, types, days));
+      expect(await rows(EXP, types, days)).toEqual(reference(P, EXP, types, days));
     }
   });
 
@@ -217,11 +217,11 @@ describe.skipIf(testBackend() === 'postgres')("CUPED's pre-exposure window (SQLi
       await captureAll(types, days);
       const users = db.prepare('SELECT count(*) FROM assignments WHERE project_id = ? AND experiment_id = ?').pluck().get(P, EXP);
       expect(capturedCount(covariate(days, types)!.key)).toBe(users);
-      expect(rows(CAPTURED, types, days)).toEqual(reference(P, EXP, types, days));
+      expect(await rows(CAPTURED, types, days)).toEqual(reference(P, EXP, types, days));
       // A capture of another window or other event types is not used: those users are sought.
       const other = days === 90 ? 89 : days + 1;
-      expect(rows(CAPTURED, types, other)).toEqual(reference(P, EXP, types, other));
-      expect(rows(CAPTURED, ['spend', 'click', 'other'], days)).toEqual(reference(P, EXP, ['spend', 'click', 'other'], days));
+      expect(await rows(CAPTURED, types, other)).toEqual(reference(P, EXP, types, other));
+      expect(await rows(CAPTURED, ['spend', 'click', 'other'], days)).toEqual(reference(P, EXP, ['spend', 'click', 'other'], days));
     }
   });
 
@@ -233,6 +233,6 @@ describe.skipIf(testBackend() === 'postgres')("CUPED's pre-exposure window (SQLi
         AND length(external_user_id) % 2 = 0`,
     ).run(P, CAPTURED);
     expect(capturedCount(covariate(14, ['spend'])!.key)).toBeGreaterThan(0);
-    expect(rows(CAPTURED, ['spend'], 14)).toEqual(reference(P, EXP, ['spend'], 14));
+    expect(await rows(CAPTURED, ['spend'], 14)).toEqual(reference(P, EXP, ['spend'], 14));
   });
 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 import { assignVariant } from '../../../src/modules/experiments/assignment.js';
 import {
   compareToControl,
@@ -129,7 +128,7 @@ function expectSameAs(c: any, expected: Comparison): void {
   expect(c.bayes).toEqual({ chance_to_win: expected.bayes.chanceToWin, ci: expected.bayes.ci });
 }
 
-describe.skipIf(testBackend() === 'postgres')('results of a known population, end to end (results are not on PostgreSQL yet)', () => {
+describe('results of a known population, end to end', () => {
   it('counts exposures, runs and tokens per variant, and an empty variant as zeros', () => {
     expect(report.variants.map((v: any) => [v.key, v.users, v.runs, v.errored_runs, v.tokens.total])).toEqual([
       ['a', 40, 5, 0, runTokens.a],

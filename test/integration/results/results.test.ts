@@ -4,10 +4,8 @@ import { createResultsService } from '../../../src/modules/results/results.servi
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
 import { parseCsv } from '../../support/csv.js';
-import { testBackend } from '../../support/postgres.js';
 
 /** Results answer 501 on PostgreSQL until they move there. */
-const noResults = testBackend() === 'postgres';
 
 /** The sections of a results report, in order: the answer and the API document agree. */
 const REPORT_KEYS = [
@@ -73,7 +71,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe.skipIf(noResults)('GET /experiments/{id}/results (results are not on PostgreSQL yet)', () => {
+describe('GET /experiments/{id}/results', () => {
   it('answers for a draft experiment with no data: empty, and no NaN anywhere', async () => {
     await track({ event_type: 'click', is_success: true }); // before the experiment started: not counted as unattributed
     const res = await results();
@@ -269,7 +267,7 @@ describe.skipIf(noResults)('GET /experiments/{id}/results (results are not on Po
   it('agrees across the endpoint, the CSV and the CLI (which calls the service on the same file)', async () => {
     const json = (await results('?sequential=true')).json;
     const csv = (await results('?sequential=true&format=csv')).text;
-    const cli = createResultsService({ db: t.sqlite, clock: t.store.clock }).results(projectId, EXP, { sequential: true, prior: 'flat' });
+    const cli = await createResultsService(t.store).results(projectId, EXP, { sequential: true, prior: 'flat' });
     expect({ ...cli, generated_at: json.generated_at }).toEqual(json);
     expect(renderResults(cli, 'csv')).toBe(csv);
     const table = formatResults(cli);
@@ -317,7 +315,7 @@ describe.skipIf(noResults)('GET /experiments/{id}/results (results are not on Po
   });
 });
 
-describe.skipIf(noResults)('results security (results are not on PostgreSQL yet)', () => {
+describe('results security', () => {
   it('needs a key: missing → 422, unknown → 401, runtime → 403', async () => {
     const missing = await results('', null);
     expect(missing.status).toBe(422);
@@ -335,6 +333,6 @@ describe.skipIf(noResults)('results security (results are not on PostgreSQL yet)
     const res = await results('?format=csv', other);
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: `Experiment '${EXP}' not found` });
-    expect(() => createResultsService({ db: t.sqlite, clock: t.store.clock }).results('prj_other', EXP)).toThrow(`Experiment '${EXP}' not found`);
+    await expect(createResultsService(t.store).results('prj_other', EXP)).rejects.toThrow(`Experiment '${EXP}' not found`);
   });
 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 
 /** DELETE /users/{external_user_id}: erasure of one user, with experiment counts kept right. */
 let t: TestApp;
@@ -16,7 +15,6 @@ const everyText = async () =>
     await t.store.sql.all('SELECT * FROM idempotency_keys'),
   ]);
 /** GET /experiments/{id}/results answers 501 on PostgreSQL until results move there. */
-const resultsAvailable = testBackend() !== 'postgres';
 const results = async () => {
   const { generated_at: _, ...rest } = (await t.request('GET', '/experiments/ux/results?explore=true')).json;
   return rest;
@@ -75,7 +73,7 @@ describe('DELETE /users/{external_user_id}', () => {
   });
 
   it('erases the text, files the numbers under a random alias, and keeps experiment results the same', async () => {
-    const before = resultsAvailable ? await results() : null;
+    const before = await results();
     const res = await t.request('DELETE', '/users/alice');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
@@ -97,8 +95,7 @@ describe('DELETE /users/{external_user_id}', () => {
     expect(run.total_tokens).toBeGreaterThan(0);
     expect((await t.request('GET', '/runs?external_user_id=alice')).json.data).toEqual([]);
     expect((await t.request('GET', '/outcomes?external_user_id=alice')).json.data).toEqual([]);
-    // Results are not on PostgreSQL yet: there, this checks the erasure alone.
-    if (resultsAvailable) expect(await results()).toEqual(before);
+    expect(await results()).toEqual(before);
   });
 
   it('finds nothing the second time: 404, as for any user the project holds nothing about', async () => {

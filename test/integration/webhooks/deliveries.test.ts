@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifySignature } from '../../../src/modules/webhooks/signature.js';
 import { EVENT_TYPES } from '../../../src/modules/webhooks/webhooks.schemas.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
-import { testBackend } from '../../support/postgres.js';
 import { startReceiver, type Receiver } from '../../support/webhookReceiver.js';
 
 /** Deliveries end to end: events from real changes, signed, to a real loopback receiver that fails, goes down and comes back. */
@@ -262,7 +261,7 @@ describe('webhook deliveries', () => {
 });
 
 // The watcher reads each running experiment's results to find its decisions.
-describe.skipIf(testBackend() === 'postgres')('srm_detected and decision_changed (results are not on PostgreSQL yet)', () => {
+describe('srm_detected and decision_changed', () => {
   it('announces a broken split once, with the variant it makes unhealthy', async () => {
     const prompt = await promptWithTwoVersions();
     const experiment = `${prompt}-srm`;
