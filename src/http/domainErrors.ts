@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Conflict, Invalid, NotFound, NotSupported, type Issue } from '../lib/errors.js';
+import { Conflict, Invalid, NotFound, type Issue } from '../lib/errors.js';
 import { ModelCallError } from '../providers/errors.js';
 import type { ErrorItem } from './pydanticValidator.js';
 import { sendDetail } from './send.js';
@@ -48,7 +48,6 @@ const MODEL_STATUS = { failed: 502, busy: 503, timeout: 504 } as const;
 export function sendDomainError(error: unknown, req: FastifyRequest, reply: FastifyReply, parts: RequestParts | undefined): boolean {
   if (error instanceof NotFound) sendDetail(reply, 404, error.message);
   else if (error instanceof Conflict) sendDetail(reply, 409, error.message);
-  else if (error instanceof NotSupported) sendDetail(reply, 501, error.message);
   else if (error instanceof Invalid) {
     const empty = { raw: undefined, validated: undefined };
     const known = parts ?? { body: empty, query: empty, path: empty, header: { raw: req.headers, validated: undefined } };

@@ -26,9 +26,6 @@ export class NotFound extends DomainError {}
 /** The request is valid but the current state does not allow it. */
 export class Conflict extends DomainError {}
 
-/** This deployment cannot do it (a feature of one storage backend that the configured one lacks yet). */
-export class NotSupported extends DomainError {}
-
 /** The request itself is wrong beyond what its schema could say; every problem found is listed. */
 export class Invalid extends DomainError {
   constructor(readonly issues: readonly Issue[]) {

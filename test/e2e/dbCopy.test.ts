@@ -125,6 +125,16 @@ describe('promptline db copy', () => {
     // The checksums printed for the same data agree whichever side computed them.
     expect(home.stdout.split('\n').slice(0, -2)).toEqual(there.stdout.split('\n').slice(0, -2));
     expect(dump(back)).toEqual(original);
+
+    // The CLI's report of the copied experiment is the same on PostgreSQL as on the SQLite file.
+    const results = (env: Record<string, string>) => cli(['experiments', 'results', 'x1', '--format', 'json'], { LOG_LEVEL: 'silent', ...env });
+    const onSqlite = results({ PROMPTLINE_DATA_DIR: path.dirname(source) });
+    const onPostgres = results({ PROMPTLINE_DATA_DIR: tempDataDir(), PROMPTLINE_DATABASE_URL: url });
+    expect(onSqlite.status, onSqlite.stderr).toBe(0);
+    expect(onPostgres.status, onPostgres.stderr).toBe(0);
+    const { generated_at: _, ...report } = JSON.parse(onSqlite.stdout);
+    expect(report.variants.reduce((n: number, v: { users: number }) => n + v.users, 0)).toBe(40);
+    expect({ ...JSON.parse(onPostgres.stdout), generated_at: undefined }).toEqual({ ...report, generated_at: undefined });
   });
 
   it('refuses a non-empty target, PostgreSQL or SQLite, in one line, and changes nothing', async () => {

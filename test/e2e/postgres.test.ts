@@ -62,6 +62,8 @@ describe('PostgreSQL going away and coming back', () => {
     expect(refused.status).toBe(503);
     expect(refused.json).toEqual({ detail: 'Database unavailable: this request was not carried out (nothing was stored); try again' });
     expect((await t.request('GET', '/runs')).status).toBe(503);
+    // Results are computed in a worker thread on a connection of its own: the same 503.
+    expect((await t.request('GET', '/experiments/nope/results')).status).toBe(503);
     expect((await t.request('GET', '/readyz', { key: null })).status).toBe(503);
 
     await proxy.restore();
@@ -73,6 +75,7 @@ describe('PostgreSQL going away and coming back', () => {
     }
     expect(status).toBe(200);
     expect((await t.request('GET', '/readyz', { key: null })).status).toBe(200);
+    expect((await t.request('GET', '/experiments/nope/results')).json).toEqual({ detail: "Experiment 'nope' not found" });
     // The outcome refused while the database was away was not stored; the two acknowledged ones were.
     expect(await t.store.sql.value<number>('SELECT count(*) FROM outcomes')).toBe(2);
   });

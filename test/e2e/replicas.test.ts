@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('three replicas on one PostgreSQL database', () => {
-  it('migrate once, give each user one variant whatever replica they reach, and serve a label moved elsewhere within a second', async () => {
+  it('migrate once, give each user one variant whatever replica they reach, compute the same results, and serve a label moved elsewhere within a second', async () => {
     const [a, b, c] = replicas.map((r) => r.origin) as [string, string, string];
     expect((await call(a, '/prompts', { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'] })).status).toBe(201);
     expect((await call(b, '/prompts/greet/versions', { template: 'Hi {{name}}!' })).status).toBe(201);
@@ -33,7 +33,17 @@ describe('three replicas on one PostgreSQL database', () => {
         { key: 'v1', version: 1 },
         { key: 'v2', version: 2 },
       ],
+      metrics: [
+        { event_type: 'click', kind: 'success_rate', role: 'primary' },
+        { event_type: 'spend', kind: 'mean', role: 'secondary' },
+      ],
+      cuped: true,
     });
+    // Activity before the experiment: CUPED's covariate, captured by whichever replica assigns first.
+    for (let i = 0; i < 30; i++) {
+      const spend = { prompt_id: 'greet', external_user_id: `user-${i}`, event_type: 'spend', numeric_value: i % 7 };
+      expect((await call(replicas[i % 3]!.origin, '/track_outcome', spend)).status).toBe(200);
+    }
     expect((await call(a, '/experiments/tone/start')).status).toBe(200);
 
     const variants = new Map<string, string>();
@@ -57,9 +67,34 @@ describe('three replicas on one PostgreSQL database', () => {
     try {
       const { rows } = await db.query("SELECT count(*)::int AS users, sum(calls)::int AS calls FROM assignments WHERE experiment_id = 'tone'");
       expect(rows[0]).toEqual({ users: 60, calls: 180 });
+      expect((await db.query("SELECT count(*)::int AS n FROM assignments WHERE experiment_id = 'tone' AND pre IS NOT NULL")).rows[0]).toEqual({ n: 30 });
     } finally {
       await db.end();
     }
+
+    // Outcomes through every replica; then each replica computes the same report.
+    await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const origin = replicas[i % 3]!.origin;
+        const click = { prompt_id: 'greet', external_user_id: `user-${i}`, event_type: 'click', is_success: i % 3 === 0 };
+        const spend = { prompt_id: 'greet', external_user_id: `user-${i}`, event_type: 'spend', numeric_value: (i * 7) % 11 };
+        expect((await call(origin, '/track_outcome', click)).status).toBe(200);
+        expect((await call(origin, '/track_outcome', spend)).status).toBe(200);
+      }),
+    );
+    const reports = await Promise.all(
+      [a, b, c].map(async (origin) => {
+        const res = await call(origin, '/experiments/tone/results', undefined, 'GET');
+        expect(res.status).toBe(200);
+        const { generated_at: _, ...report } = res.json;
+        return report;
+      }),
+    );
+    expect(reports[0].variants.reduce((n: number, v: { users: number }) => n + v.users, 0)).toBe(60);
+    expect(reports[0].metrics[0].variants.reduce((n: number, v: { users_with_event: number }) => n + v.users_with_event, 0)).toBe(60);
+    expect(reports[0].metrics[1].cuped.users_with_pre_data).toBe(30);
+    expect(reports[1]).toEqual(reports[0]);
+    expect(reports[2]).toEqual(reports[0]);
 
     expect((await call(a, '/experiments/tone/stop', {})).status).toBe(200);
     expect((await call(a, '/get_prompt', { prompt_id: 'greet', inputs: { name: 'Ada' } })).json.prompt_version).toBe(1);

@@ -34,10 +34,7 @@ beforeAll(async () => {
 afterAll(async () => t.cleanup());
 
 const routes = () => routeTable(t.app);
-/**
- * The results routes answer 501 on PostgreSQL until results move there, after the key check but
- * before the experiment is looked up: their 404 is checked apart, and skipped there.
- */
+/** The results routes: computed in a worker thread, they must hide other projects' experiments too. */
 const isResults = (route: RouteEntry) => /\/results(\/|$)/.test(route.url);
 const LOWER: Record<Role, Role | null> = { runtime: null, read: 'runtime', admin: 'read' };
 

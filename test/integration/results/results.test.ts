@@ -5,8 +5,6 @@ import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
 import { parseCsv } from '../../support/csv.js';
 
-/** Results answer 501 on PostgreSQL until they move there. */
-
 /** The sections of a results report, in order: the answer and the API document agree. */
 const REPORT_KEYS = [
   'experiment_id',

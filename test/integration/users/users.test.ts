@@ -14,7 +14,7 @@ const everyText = async () =>
     await t.store.sql.all('SELECT * FROM assignments'),
     await t.store.sql.all('SELECT * FROM idempotency_keys'),
   ]);
-/** GET /experiments/{id}/results answers 501 on PostgreSQL until results move there. */
+/** The experiment's report, but for when it was made. */
 const results = async () => {
   const { generated_at: _, ...rest } = (await t.request('GET', '/experiments/ux/results?explore=true')).json;
   return rest;
