@@ -146,9 +146,8 @@ export function joinedRows(db: Sql, projectId: string, experimentId: string, eve
     FROM (SELECT attributed_user AS unit, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
-          GROUP BY attributed_user) g
-    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.unit
-    ORDER BY g.unit`,
+          GROUP BY attributed_user ORDER BY attributed_user) g
+    LEFT JOIN assignments a ON a.project_id = @project AND a.experiment_id = @experiment AND a.external_user_id = g.unit`,
     { project: projectId, experiment: experimentId, eventType, variant },
   );
 }
