@@ -232,6 +232,10 @@ if (!only || only === 'results') {
   const { main } = await import('./results.js');
   await main();
 }
+if (!only || only === 'results-postgres') {
+  const { mainPostgres } = await import('./results.js');
+  await mainPostgres();
+}
 if (!only || only === 'console') {
   const { main } = await import('./consoleResults.js');
   await main();
