@@ -31,26 +31,58 @@ export function sqliteSnapshot(db: Db): ReadSnapshot {
 }
 
 /**
- * On PostgreSQL: one pooled connection for the whole read, in a REPEATABLE READ transaction (one
- * snapshot for all its statements), released when done. A connection that broke is not returned.
+ * On PostgreSQL: a REPEATABLE READ transaction (one snapshot for all its statements) on
+ * `connections` pooled connections that share it (the first exports its snapshot, the others
+ * import it), so the statements of one read can run side by side and still see one state of the
+ * data. Each statement goes to the connection with the fewest statements in flight. Connections
+ * are released when done; one that broke is not returned to the pool.
  */
-export function postgresSnapshot(pool: pg.Pool): ReadSnapshot {
+export function postgresSnapshot(pool: pg.Pool, connections = 1): ReadSnapshot {
   return async (read) => {
-    const client = await pool.connect();
-    let broken = false;
+    const clients: pg.PoolClient[] = [];
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await read(postgresSql(client));
-      await client.query('COMMIT');
+      const first = await pool.connect();
+      clients.push(first);
+      await first.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      if (connections > 1) {
+        const { rows } = await first.query<{ id: string }>('SELECT pg_export_snapshot() AS id');
+        for (let i = 1; i < connections; i++) {
+          const other = await pool.connect();
+          clients.push(other);
+          await other.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          await other.query(`SET TRANSACTION SNAPSHOT '${rows[0]!.id}'`);
+        }
+      }
+      const result = await read(postgresSql(leastBusy(clients)));
+      for (const client of clients) await client.query('COMMIT');
+      for (const client of clients.splice(0)) client.release();
       return result;
-    } catch (error) {
-      broken = !(await client.query('ROLLBACK').then(
-        () => true,
-        () => false,
-      ));
-      throw error;
     } finally {
-      client.release(broken);
+      // Only on failure are clients left: roll back each, and drop the ones that cannot.
+      for (const client of clients) {
+        const rolledBack = await client.query('ROLLBACK').then(
+          () => true,
+          () => false,
+        );
+        client.release(!rolledBack);
+      }
     }
   };
+}
+
+/** One query target over several clients: each statement goes to the one with the fewest in flight (a client runs its own one at a time). */
+function leastBusy(clients: readonly pg.PoolClient[]): Pick<pg.PoolClient, 'query'> {
+  if (clients.length === 1) return clients[0]!;
+  const inFlight = clients.map(() => 0);
+  const query = async (config: pg.QueryConfig) => {
+    let i = 0;
+    for (let j = 1; j < clients.length; j++) if (inFlight[j]! < inFlight[i]!) i = j;
+    inFlight[i]!++;
+    try {
+      return await clients[i]!.query(config);
+    } finally {
+      inFlight[i]!--;
+    }
+  };
+  return { query: query as pg.PoolClient['query'] };
 }

@@ -45,11 +45,10 @@ async function successfulUsersAny(
   return new Map((await repo.successfulUsers(db, projectId, id)).map((r) => [r.variant, r.users]));
 }
 
-/** One value per key, read one after the other: a snapshot is one connection, which answers one statement at a time. */
+/** One value per key, read side by side (a PostgreSQL snapshot may span several connections). */
 async function readEach<T>(keys: readonly string[], read: (key: string) => Promise<T>): Promise<Map<string, T>> {
-  const out = new Map<string, T>();
-  for (const k of keys) out.set(k, await read(k));
-  return out;
+  const values = await Promise.all(keys.map(read));
+  return new Map(keys.map((k, i) => [k, values[i]!]));
 }
 
 /** A cache of async reads by key: each is asked once, however many metrics need it. */
@@ -65,19 +64,42 @@ function memo<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T>
   };
 }
 
+/** A read started now and awaited later: its failure is the report's, never an unhandled rejection meanwhile. */
+function started<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
+
+/** Runs, tokens and cost per variant, and the p50/p95 latency of its successful runs. */
+async function runStats(db: Sql, projectId: string, id: string) {
+  const runs = await repo.runAggregates(db, projectId, id);
+  const rank = (r: repo.RunAgg, percent: number) => repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(percent, r.ok), r.ok);
+  const ranks = await Promise.all(runs.map(async (r) => (r.ok === 0 ? { p50: null, p95: null } : { p50: await rank(r, 50), p95: await rank(r, 95) })));
+  return { runs, latency: new Map(runs.map((r, i) => [r.variant, ranks[i]!])) };
+}
+
 async function collect(db: Sql, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): Promise<ResultsData> {
   const id = e.experiment_id;
   const keys = e.variants.map((v) => v.key);
+  const declared = e.metrics;
+  const outcomeTypes = [...new Set(declared.flatMap((m) => (m.event_type === null ? [] : [m.event_type])))];
+  const primary = declared.find((m) => m.role === 'primary');
+  const everyType = options.explore || declared.length === 0;
+
+  // Reads that depend on nothing else start at once, to run beside the rest (on PostgreSQL).
+  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
+  // seek per user whose assignment did not capture this window and these event types. That scan of
+  // every assignment in user order also checks the outcomes against assignments, by a merge; without
+  // CUPED, one seek per user with outcomes does (cheaper when few of the exposed have any).
+  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
+  const assignedRead = cov === null ? null : started(sources.assignedRows(db, projectId, id, cov));
+  const runsAndLatency = started(runStats(db, projectId, id));
+  const unattributed = started(e.started_at === null ? Promise.resolve(0) : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at));
   const exposuresByDay = await repo.exposuresByDay(db, projectId, id);
   const exposures = new Map<string, number>();
   for (const row of exposuresByDay) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
   const usersOf = (k: string) => exposures.get(k) ?? 0;
   const allUsers = keys.reduce((n, k) => n + usersOf(k), 0);
-
-  const declared = e.metrics;
-  const outcomeTypes = [...new Set(declared.flatMap((m) => (m.event_type === null ? [] : [m.event_type])))];
-  const primary = declared.find((m) => m.role === 'primary');
-  const everyType = options.explore || declared.length === 0;
   const seen = everyType ? await repo.eventTypes(db, projectId, id) : [];
 
   const plainOf = memo((t) => readEach(keys, (k) => repo.metricAggregate(db, projectId, id, t, k)));
@@ -97,15 +119,10 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
   const primaryOutcome = primary?.source === 'outcomes' ? primary : undefined;
   const checkedType = primaryOutcome?.event_type ?? (await widest(declared.length === 0 ? seen : outcomeTypes));
 
-  // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
-  // seek per user whose assignment did not capture this window and these event types. That scan of
-  // every assignment in user order also checks the outcomes against assignments, by a merge; without
-  // CUPED, one seek per user with outcomes does (cheaper when few of the exposed have any).
-  const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
-  const assigned = cov === null ? null : await sources.assignedRows(db, projectId, id, cov);
   const joinedOf = async (t: string, k: string) =>
-    assigned === null ? repo.joinedRows(db, projectId, id, t, k) : withAssignments(await repo.userRows(db, projectId, id, t, k), assigned);
+    assignedRead === null ? repo.joinedRows(db, projectId, id, t, k) : withAssignments(await repo.userRows(db, projectId, id, t, k), await assignedRead);
   const joinedRows = checkedType == null ? null : await readEach(keys, (k) => joinedOf(checkedType, k));
+  const assigned = assignedRead === null ? null : await assignedRead;
 
   // Per-user rows where the statistics need each user's value: a percentile cap, CUPED's Σxy.
   const perUser = (m: MetricDef) => m.source === 'outcomes' && (options.cuped || (m.cap !== null && typeof m.cap === 'object'));
@@ -168,20 +185,6 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
     }
   }
 
-  const runs = await repo.runAggregates(db, projectId, id);
-  const latency = new Map<string, { p50: number | null; p95: number | null }>();
-  for (const r of runs) {
-    latency.set(
-      r.variant,
-      r.ok === 0
-        ? { p50: null, p95: null }
-        : {
-            p50: await repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(50, r.ok), r.ok),
-            p95: await repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(95, r.ok), r.ok),
-          },
-    );
-  }
-
   // Cost per successful user: users with a success on the primary metric's event type, else on any.
   const successful =
     primaryOutcome !== undefined
@@ -191,8 +194,9 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
         : new Map((await repo.successfulUsers(db, projectId, id)).map((r) => [r.variant, r.users]));
 
   // Labels are shown on metric views only: the declared event types, and every one when exploring.
-  const labels: Awaited<ReturnType<typeof repo.labelCounts>> = [];
-  for (const t of new Set([...outcomeTypes, ...(options.explore ? seen : [])])) labels.push(...(await repo.labelCounts(db, projectId, id, t)));
+  const labelTypes = [...new Set([...outcomeTypes, ...(options.explore ? seen : [])])];
+  const labels = (await Promise.all(labelTypes.map((t) => repo.labelCounts(db, projectId, id, t)))).flat();
+  const { runs, latency } = await runsAndLatency;
 
   return {
     experiment: e,
@@ -205,7 +209,7 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
     joined,
     labels,
     successfulUsers: successful,
-    unattributedOutcomes: e.started_at === null ? 0 : await repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at),
+    unattributedOutcomes: await unattributed,
   };
 }
 
