@@ -189,11 +189,6 @@ async function measure(app: PromptlineApp, projectId: string, databaseUrl: strin
   if (databaseUrl !== null) {
     await profileReport(app, databaseUrl, projectId, experimentId, {});
     await profileReport(app, databaseUrl, projectId, experimentId, { cuped: false });
-    // What the server's defaults cost a report on this machine: JIT compiles the heaviest
-    // statements (planned costs are far above jit_above_cost), and parallel workers start on 2 cores.
-    await profileReport(app, databaseUrl, projectId, experimentId, {}, ['jit = off'], 0);
-    await profileReport(app, databaseUrl, projectId, experimentId, {}, ['jit = off', 'max_parallel_workers_per_gather = 0'], 0);
-    await profileReport(app, databaseUrl, projectId, experimentId, { cuped: false }, ['jit = off', 'max_parallel_workers_per_gather = 0'], 0);
   }
 
   // Without declared metrics: every event type explored, the widest one joined to assignments for

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { PromptlineApp } from '../src/app.js';
 import { translate } from '../src/db/postgres.js';
+import { REPORT_SETTINGS } from '../src/db/snapshot.js';
 import type { Sql, SqlParams } from '../src/db/sql.js';
 import type { ResultsOptions } from '../src/modules/results/measured.js';
 import { createResultsService } from '../src/modules/results/results.service.js';
@@ -22,7 +23,7 @@ interface StatementTime {
  * Where one PostgreSQL report spends its time: the report's statements timed one by one (wrapping
  * the Sql its read snapshot hands over, the report computed in this thread), then the heaviest ones
  * run again under EXPLAIN (ANALYZE, BUFFERS) with the parameters of their slowest call, in a
- * REPEATABLE READ transaction like the report's.
+ * REPEATABLE READ transaction with the report's settings.
  */
 export async function profileReport(
   app: PromptlineApp,
@@ -30,8 +31,6 @@ export async function profileReport(
   projectId: string,
   experimentId: string,
   options: Partial<ResultsOptions>,
-  /** Session settings tried for the report's transaction (SET LOCAL …), none: the server's. */
-  settings: readonly string[] = [],
   /** How many of the heaviest statements to EXPLAIN. */
   explain = 3,
 ): Promise<void> {
@@ -62,11 +61,7 @@ export async function profileReport(
     };
   };
   const service = createResultsService({
-    readSnapshot: (read) =>
-      app.store.readSnapshot(async (sql) => {
-        for (const setting of settings) await sql.run(`SET LOCAL ${setting}`);
-        return read(timed(sql));
-      }),
+    readSnapshot: (read) => app.store.readSnapshot((sql) => read(timed(sql))),
     clock: app.store.clock,
   });
   await service.results(projectId, experimentId, options); // warm-up, as time() does
@@ -78,7 +73,7 @@ export async function profileReport(
   const inSql = all.reduce((ms, s) => ms + s.totalMs, 0);
   const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
   console.log(
-    `\nPostgreSQL profile of one report (${JSON.stringify(options)}${settings.length > 0 ? `, SET LOCAL ${settings.join(', ')}` : ''}): ${reportMs.toFixed(0)} ms in all, ${inSql.toFixed(0)} ms in ${all.reduce((n, s) => n + s.calls, 0)} statements`,
+    `\nPostgreSQL profile of one report (${JSON.stringify(options)}): ${reportMs.toFixed(0)} ms in all, ${inSql.toFixed(0)} ms in ${all.reduce((n, s) => n + s.calls, 0)} statements (on two connections, side by side)`,
   );
   for (const s of all.slice(0, 8))
     console.log(
@@ -91,7 +86,7 @@ export async function profileReport(
       const { text } = translate(s.sql);
       const values =
         s.params === undefined ? [] : Array.isArray(s.params) ? [...s.params] : translate(s.sql).names!.map((n) => (s.params as Record<string, unknown>)[n]);
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${REPORT_SETTINGS}`);
       try {
         const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
         console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) ${oneLine(s.sql).slice(0, 110)}…  params ${JSON.stringify(s.params).slice(0, 160)}`);

@@ -31,26 +31,37 @@ export function sqliteSnapshot(db: Db): ReadSnapshot {
 }
 
 /**
+ * Settings of a snapshot's transactions on PostgreSQL, for reports of many large aggregates
+ * (measured with `npm run bench -- results-postgres`, 100 000 users and 1 000 000 outcomes):
+ * - jit off: the planner prices CUPED's covariate subquery per assignment, so compiling the scan
+ *   of 100 000 assignments cost ~0.35 s to save nothing (captured covariates never run it);
+ * - no parallel workers: a report already runs on two connections, and helpers beside them cost
+ *   more than they saved on two cores, and took them from the runtime endpoints;
+ * - work_mem 64 MB: the per-user joins of ~50 000 users per variant sort in memory, not on disk.
+ */
+export const REPORT_SETTINGS = "SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL work_mem = '64MB'";
+const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/**
  * On PostgreSQL: a REPEATABLE READ transaction (one snapshot for all its statements) on
  * `connections` pooled connections that share it (the first exports its snapshot, the others
  * import it), so the statements of one read can run side by side and still see one state of the
  * data. Each statement goes to the connection with the fewest statements in flight. Connections
  * are released when done; one that broke is not returned to the pool.
  */
-export function postgresSnapshot(pool: pg.Pool, connections = 1): ReadSnapshot {
+export function postgresSnapshot(pool: pg.Pool, connections = 2): ReadSnapshot {
   return async (read) => {
     const clients: pg.PoolClient[] = [];
     try {
       const first = await pool.connect();
       clients.push(first);
-      await first.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await first.query(`${BEGIN_READ_ONLY}; ${REPORT_SETTINGS}`);
       if (connections > 1) {
         const { rows } = await first.query<{ id: string }>('SELECT pg_export_snapshot() AS id');
         for (let i = 1; i < connections; i++) {
           const other = await pool.connect();
           clients.push(other);
-          await other.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-          await other.query(`SET TRANSACTION SNAPSHOT '${rows[0]!.id}'`);
+          await other.query(`${BEGIN_READ_ONLY}; SET TRANSACTION SNAPSHOT '${rows[0]!.id}'; ${REPORT_SETTINGS}`);
         }
       }
       const result = await read(postgresSql(leastBusy(clients)));

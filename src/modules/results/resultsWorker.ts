@@ -10,7 +10,7 @@ import type { ResultsRequest, ResultsResponse, ResultsSource } from './resultsRu
  * Computes experiment results off the main thread, on its own read-only connection: at a million
  * outcomes a report is most of a second of database work and of JavaScript over per-user rows,
  * which must not stall the runtime endpoints. On SQLite, WAL lets this reader see every committed
- * write while the writer goes on; on PostgreSQL the report holds one pooled connection of its own.
+ * write while the writer goes on; on PostgreSQL the report holds two pooled connections of its own.
  */
 function snapshotOf(source: ResultsSource): ReadSnapshot {
   if (source.databaseUrl === null) return sqliteSnapshot(openReadOnlyDatabase(source.dataDir));
@@ -18,7 +18,6 @@ function snapshotOf(source: ResultsSource): ReadSnapshot {
     connectionString: source.databaseUrl,
     max: REPORT_CONNECTIONS,
     connectionTimeoutMillis: 5000,
-    options: REPORT_SETTINGS,
   });
   // A broken idle connection is dropped by the pool; the next report opens a new one.
   pool.on('error', () => undefined);
@@ -26,20 +25,10 @@ function snapshotOf(source: ResultsSource): ReadSnapshot {
 }
 
 /**
- * A report's statements run on two connections sharing one snapshot, so per-variant scans go side
- * by side: on PostgreSQL a statement uses one core, and the report is most of a second of them.
+ * A report's statements run on two connections sharing one snapshot (postgresSnapshot), so
+ * per-variant scans go side by side: on PostgreSQL a statement uses one core.
  */
 const REPORT_CONNECTIONS = 2;
-
-/**
- * Session settings of the report's connections only (measured with `npm run bench -- results-postgres`):
- * - jit off: the planner prices the covariate subquery per assignment, so compiling the scan of
- *   100 000 assignments cost ~0.35 s to save nothing (the captured covariates never run it);
- * - no parallel workers: a report already takes two connections, and helpers beside them took
- *   cores from the runtime endpoints and cost more than they saved;
- * - work_mem 64 MB: the per-user joins of ~50 000 users per variant sort in memory, not on disk.
- */
-const REPORT_SETTINGS = '-c jit=off -c max_parallel_workers_per_gather=0 -c work_mem=64MB';
 
 const readSnapshot = snapshotOf(workerData as ResultsSource);
 
