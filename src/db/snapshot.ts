@@ -15,16 +15,21 @@ export type ReadSnapshot = <T>(read: (sql: Sql) => Promise<T>) => Promise<T>;
  */
 export function sqliteSnapshot(db: Db): ReadSnapshot {
   const sql = sqliteSql(db);
+  return oneAtATime(async (read) => {
+    db.exec('BEGIN');
+    try {
+      return await read(sql);
+    } finally {
+      db.exec('COMMIT');
+    }
+  });
+}
+
+/** A ReadSnapshot whose calls run one after the other, each once the one before has settled. */
+function oneAtATime(snapshot: ReadSnapshot): ReadSnapshot {
   let queue: Promise<unknown> = Promise.resolve();
   return (read) => {
-    const run = queue.then(async () => {
-      db.exec('BEGIN');
-      try {
-        return await read(sql);
-      } finally {
-        db.exec('COMMIT');
-      }
-    });
+    const run = queue.then(() => snapshot(read));
     queue = run.catch(() => undefined);
     return run;
   };
@@ -47,10 +52,11 @@ const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
  * `connections` pooled connections that share it (the first exports its snapshot, the others
  * import it), so the statements of one read can run side by side and still see one state of the
  * data. Each statement goes to the connection with the fewest statements in flight. Connections
- * are released when done; one that broke is not returned to the pool.
+ * are released when done; one that broke is not returned to the pool. One snapshot at a time: two
+ * that each held one connection while waiting for a second would wait for each other.
  */
 export function postgresSnapshot(pool: pg.Pool, connections = 2): ReadSnapshot {
-  return async (read) => {
+  return oneAtATime(async (read) => {
     const clients: pg.PoolClient[] = [];
     try {
       const first = await pool.connect();
@@ -78,7 +84,7 @@ export function postgresSnapshot(pool: pg.Pool, connections = 2): ReadSnapshot {
         client.release(!rolledBack);
       }
     }
-  };
+  });
 }
 
 /** One query target over several clients: each statement goes to the one with the fewest in flight (a client runs its own one at a time). */

@@ -39,3 +39,10 @@ describe('readSnapshot', () => {
     expect(await t.store.readSnapshot((sql) => sql.value<number>(count))).toBe(2);
   });
 });
+
+describe('reports asked for at once', () => {
+  it('are computed one after the other, each answered (the worker holds two connections, and a report takes both)', async () => {
+    const answers = await Promise.all([1, 2, 3, 4].map(() => t.request('GET', '/experiments/nope/results')));
+    expect(answers.map((res) => res.status)).toEqual([404, 404, 404, 404]);
+  });
+});
