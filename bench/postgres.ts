@@ -9,13 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { withDatabase } from './benchDatabase.js';
 import { startPromptlineProcess, type ProbedChild } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ADMIN_KEY = 'pl_a_bench-postgres-admin-key-0000000000';
-const SERVER_URL = process.env.PROMPTLINE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Rate {
   rps: number;
@@ -50,22 +49,6 @@ async function measure(origins: string[], pathName: keyof typeof ENDPOINTS): Pro
   return { rps: rates.reduce((sum, r) => sum + r.rps, 0), p99: Math.max(...rates.map((r) => r.p99)), errors: rates.reduce((sum, r) => sum + r.errors, 0) };
 }
 
-async function withDatabase<T>(use: (url: string) => Promise<T>): Promise<T> {
-  const name = `promptline_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(SERVER_URL);
-    url.pathname = `/${name}`;
-    return await use(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 async function replicas(count: number, env: Record<string, string>): Promise<ProbedChild[]> {
   const started: ProbedChild[] = [];
   // One after the other: the first migrates, the rest find nothing to do.
@@ -95,7 +78,7 @@ export async function main(): Promise<void> {
       await stopAll(sqlite);
     }
     for (const count of [1, 2]) {
-      await withDatabase(async (url) => {
+      await withDatabase(`promptline_bench_${process.pid}`, async (url) => {
         const started = await replicas(count, { PROMPTLINE_DATABASE_URL: url, PROMPTLINE_DATA_DIR: dataDir });
         try {
           for (const endpoint of Object.keys(ENDPOINTS) as Array<keyof typeof ENDPOINTS>) {

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { buildApp, type PromptlineApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { capturedCovariate, type Covariate } from '../src/modules/results/covariate.js';
+import { withDatabase } from './benchDatabase.js';
 import { seed, USERS } from './resultsSeed.js';
 
 export const ADMIN_KEY = 'pl_a_bench-results-admin-key-0000000000000';
@@ -106,27 +107,6 @@ export async function benchApp(dataDir: string, databaseUrl: string | null = nul
   const app = await buildApp(config);
   await app.bootstrap();
   return { app, projectId: (await app.keys.authenticate(ADMIN_KEY))!.projectId };
-}
-
-const SERVER_URL = process.env.PROMPTLINE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** A fresh PostgreSQL database for `use`, dropped afterwards whatever happens. */
-async function withDatabase<T>(name: string, use: (url: string) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const url = new URL(SERVER_URL);
-      url.pathname = `/${name}`;
-      return await use(url.toString());
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }
-  } finally {
-    await admin.end();
-  }
 }
 
 /** Runs `use` on a bench app with its own data directory (and database, for PostgreSQL), closed and removed afterwards. */
