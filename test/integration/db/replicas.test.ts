@@ -80,4 +80,21 @@ describe('replicas on one PostgreSQL database', () => {
     expect((await a.request('POST', '/experiments/tone/pause')).status).toBe(200);
     expect(await within(1000, async () => (await served(b, 'user-new')).variant_assigned, null)).toBeLessThan(1000);
   });
+
+  it('honour an Idempotency-Key whichever replica gets the retry, and store one outcome for twins sent to both', async () => {
+    const track = (app: TestApp, key: string) =>
+      app.request('POST', '/track_outcome', {
+        body: { prompt_id: 'greet', external_user_id: 'buyer', event_type: 'order' },
+        headers: { 'idempotency-key': key },
+      });
+    const first = await track(a, 'order-1');
+    expect(first.status).toBe(200);
+    const retry = await track(b, 'order-1');
+    expect([retry.status, retry.json]).toEqual([200, first.json]);
+
+    const twins = await Promise.all([track(a, 'order-2'), track(b, 'order-2'), track(a, 'order-2'), track(b, 'order-2')]);
+    expect(twins.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(twins.map((res) => res.json.outcome_id)).size).toBe(1);
+    expect(await a.store.sql.value<number>("SELECT count(*) FROM outcomes WHERE event_type = 'order'")).toBe(2);
+  });
 });
