@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { runLoad, type LoadResult } from './load.js';
 import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, type ProbedChild } from './processes.js';
 
 /**
@@ -169,61 +168,13 @@ async function autocannonAmount(origin: string, pathName: string, body: (i: numb
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
 
-async function providerOverhead(): Promise<void> {
-  const fake = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['fake'], {}, /LISTENING (\d+)/);
-  const proxy = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['proxy', fake.origin], {}, /LISTENING (\d+)/);
-  const pl = await startPromptline({ PROMPTLINE_PROVIDER_FAKE_BASE_URL: `${fake.origin}/v1`, PROMPTLINE_PROVIDER_FAKE_API_KEY: 'bench' });
-  try {
-    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'p', template: 'Say hi to {{name}}.', model: 'fake/gpt-4o-mini', labels: ['production'] });
-    const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
-    const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
-    const ms = SECONDS * 1000;
-    console.log(`\n## /run_prompt overhead over a zero-latency fake model (${SECONDS}s each)\n`);
-    console.log(
-      '| clients | fake direct p50 / p99 ms | /run_prompt p50 / p99 ms | added p50 / p99 ms | ratio p50 / p99 | for scale: bare proxy → fake p50 / p99 ms |',
-    );
-    console.log('|---|---|---|---|---|---|');
-    await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections: 16, durationMs: 2000, body: modelBody });
-    await runLoad({ origin: pl.origin, path: '/run_prompt', connections: 16, durationMs: 2000, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
-    await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections: 16, durationMs: 2000, body: modelBody });
-    for (const connections of [1, 16, 64]) {
-      const direct = await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
-      const run = await runLoad({ origin: pl.origin, path: '/run_prompt', connections, durationMs: ms, body: runBody, headers: { 'x-api-key': ADMIN_KEY } });
-      // The proxy pays the same extra network hop as /run_prompt and nothing else.
-      const hop = await runLoad({ origin: proxy.origin, path: '/v1/chat/completions', connections, durationMs: ms, body: modelBody });
-      console.log(
-        `| ${connections} | ${fmt(direct.p50, 3)} / ${fmt(direct.p99, 3)} | ${fmt(run.p50, 3)} / ${fmt(run.p99, 3)} | ${fmt(run.p50 - direct.p50, 3)} / ${fmt(run.p99 - direct.p99, 3)} | ${fmt(run.p50 / direct.p50)} / ${fmt(run.p99 / direct.p99)} | ${fmt(hop.p50, 3)} / ${fmt(hop.p99, 3)} |${run.errors ? ` errors: ${run.errors}` : ''}`,
-      );
-    }
-    const viaProxy: LoadResult = await runLoad({
-      origin: proxy.origin,
-      path: '/v1/chat/completions',
-      connections: CONNECTIONS,
-      durationMs: ms,
-      body: modelBody,
-    });
-    const viaPromptline = await runLoad({
-      origin: pl.origin,
-      path: '/run_prompt',
-      connections: CONNECTIONS,
-      durationMs: ms,
-      body: runBody,
-      headers: { 'x-api-key': ADMIN_KEY },
-    });
-    console.log(`\n| ${CONNECTIONS} clients | req/s | ratio |\n|---|---|---|`);
-    console.log(`| keep-alive node:http proxy → fake (reference) | ${Math.round(viaProxy.rps)} | 1.00 |`);
-    console.log(`| /run_prompt → fake | ${Math.round(viaPromptline.rps)} | ${fmt(viaPromptline.rps / viaProxy.rps)} |`);
-    console.log('\nTargets: adds < 1 ms at p50 and < 3 ms at p99 at moderate load; throughput ≥ 0.50 of the proxy.');
-  } finally {
-    await Promise.all([fake.stop(), proxy.stop(), pl.stop()]);
-    fs.rmSync(pl.dataDir, { recursive: true, force: true });
-  }
-}
-
 const only = process.argv[2];
 console.log(`# Promptline benchmarks — ${os.cpus().length} cores, Node ${process.version}`);
 if (!only || only === 'runtime') await runtimeEndpoints();
-if (!only || only === 'provider') await providerOverhead();
+if (!only || only === 'gateway') {
+  const { main } = await import('./gateway.js');
+  await main();
+}
 if (!only || only === 'postgres') {
   const { main } = await import('./postgres.js');
   await main();
