@@ -5,6 +5,7 @@ import path from 'node:path';
 import { summariseProfile } from './cpuProfile.js';
 import { type LoadResult, runLoad } from './load.js';
 import { BENCH_DIR, type Child, type ProbedChild, startProcess, startPromptlineProcess } from './processes.js';
+import { ADMIN_KEY, admin } from './adminApi.js';
 
 /**
  * `node dist/bench/run.js gateway` (issue 14, first increment: measure, do not optimise). In one
@@ -22,7 +23,6 @@ import { BENCH_DIR, type Child, type ProbedChild, startProcess, startPromptlineP
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_MS = 2000;
 const CONNECTION_COUNTS = [1, 16, 64] as const;
-const ADMIN_KEY = 'pl_a_bench-admin-key-0000000000000000';
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR ?? '/tmp/gwprof';
 const PROFILE_CONNECTIONS = Number(process.env.BENCH_CPU_PROF_CONNECTIONS ?? 64);
@@ -94,16 +94,6 @@ async function measure(target: Target, connections: number, fakePid: number): Pr
     fakeUs: perRequest(fake1.user + fake1.system - fake0.user - fake0.system),
     loadGenUs: (gen.user + gen.system) / load.requests,
   };
-}
-
-async function admin(origin: string, method: string, pathName: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${origin}${pathName}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${pathName} → ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, type ProbedChild } from './processes.js';
+import { ADMIN_KEY, admin } from './adminApi.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
@@ -10,7 +11,6 @@ import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, t
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ADMIN_KEY = 'pl_a_bench-admin-key-0000000000000000';
 const USERS = 100_000;
 
 interface Throughput {
@@ -42,16 +42,6 @@ async function cannonFor(seconds: number, origin: string, pathName: string, body
     ],
   });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
-}
-
-async function admin(origin: string, method: string, pathName: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${origin}${pathName}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${pathName} → ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 /** Promptline as configured by default (access log at info level, synchronous=FULL), its log discarded. */
