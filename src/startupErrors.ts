@@ -1,4 +1,5 @@
 import { type Config, redactPassword } from './config.js';
+import { codeOf } from './db/storageErrors.js';
 
 /** Why PostgreSQL refused to start with us, by error code: what an operator changes in the URL or on the server. */
 const POSTGRES_START_ERRORS: Record<string, string> = {
@@ -19,7 +20,7 @@ const POSTGRES_START_ERRORS: Record<string, string> = {
  * anything else, which is a bug and keeps its stack.
  */
 export function describeStartupError(error: unknown, config: Config): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   if (config.databaseUrl !== null) {
     const reason = POSTGRES_START_ERRORS[String(code)];
     if (reason !== undefined) return `PROMPTLINE_DATABASE_URL=${redactPassword(config.databaseUrl)}: ${reason} (${String(code)})`;

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { redactPassword } from '../config.js';
 import { defaultMigrationsDir, latestVersion, loadMigrations, migrate } from './migrate.js';
 import { migratePostgres, postgresMigrations } from './migratePostgres.js';
+import { openPool } from './postgres.js';
 
 /**
  * The two kinds of database `promptline db copy` reads and writes, behind one small interface, so
@@ -155,8 +156,7 @@ const types = {
  */
 export async function postgresEndpoint(url: string, role: 'source' | 'target'): Promise<Endpoint> {
   const label = redactPassword(url);
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5000, types });
-  pool.on('error', () => undefined);
+  const pool = openPool(url, 1, { types });
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -206,8 +206,7 @@ export async function postgresEndpoint(url: string, role: 'source' | 'target'): 
     },
     async migrate() {
       // The migrator takes a pool (it holds an advisory lock on one of its connections): a second, short-lived one.
-      const migrator = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5000 });
-      migrator.on('error', () => undefined);
+      const migrator = openPool(url, 1);
       try {
         await migratePostgres(migrator, postgresMigrations());
       } finally {

@@ -68,6 +68,16 @@ function values(translated: Translated, params: SqlParams | undefined): unknown[
   });
 }
 
+/**
+ * A connection pool on `url`. An idle connection that breaks (the server restarted) must not crash
+ * the process: the pool drops it, and the next query opens a new one. Connecting gives up after 5 s.
+ */
+export function openPool(url: string, max: number, options: Pick<pg.PoolConfig, 'types'> = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, ...options });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 /** `Sql` over a pool (reads: each statement on whichever connection is free) or one client (a transaction). */

@@ -1,4 +1,5 @@
-const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+/** The `code` a driver error carries (SQLite's name, PostgreSQL's SQLSTATE, a socket's errno name), if any. */
+export const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /**
  * The answer when the disk (or SQLite's page limit) is full: writes fail, reads go on, and freeing

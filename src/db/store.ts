@@ -1,11 +1,10 @@
-import pg from 'pg';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from './open.js';
 import type { GroupCommitWriter } from './writer.js';
 import { openDatabase, openReadOnlyDatabase, type Durability } from './open.js';
 import { defaultMigrationsDir, loadMigrations, migrate, type Migration } from './migrate.js';
 import { migratePostgres, postgresMigrations } from './migratePostgres.js';
-import { postgresConnection, postgresSql } from './postgres.js';
+import { openPool, postgresConnection, postgresSql } from './postgres.js';
 import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from './snapshot.js';
 import { type Sql, sqliteSql } from './sql.js';
 import { createGroupCommitWriter, sqliteConnection } from './writer.js';
@@ -64,10 +63,7 @@ export function openSqliteStore(dataDir: string, durability: Durability, clock: 
  * Acknowledged means committed: synchronous_commit is left as the server has it (on by default).
  */
 export async function openPostgresStore(url: string, clock: Clock = systemClock, telemetry?: Telemetry): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
-  // An idle connection that breaks (the server restarted) must not crash the process: the pool
-  // drops it, and the next query opens a new one.
-  pool.on('error', () => undefined);
+  const pool = openPool(url, 10);
   const migrations = postgresMigrations();
   try {
     await migratePostgres(pool, migrations);

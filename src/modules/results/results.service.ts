@@ -86,12 +86,12 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
   const primary = declared.find((m) => m.role === 'primary');
   const everyType = options.explore || declared.length === 0;
 
-  // Reads that depend on nothing else start at once, to run beside the rest (on PostgreSQL).
   // CUPED's covariate, for all declared event types at once: captured at first assignment, or one
   // seek per user whose assignment did not capture this window and these event types. That scan of
   // every assignment in user order also checks the outcomes against assignments, by a merge; without
   // CUPED, one seek per user with outcomes does (cheaper when few of the exposed have any).
   const cov = options.cuped ? covariate(e.cuped_days, outcomeTypes) : null;
+  // It and the other reads that depend on nothing else start at once, to run beside the rest (on PostgreSQL).
   const assignedRead = cov === null ? null : started(sources.assignedRows(db, projectId, id, cov));
   const runsAndLatency = started(runStats(db, projectId, id));
   const unattributed = started(e.started_at === null ? Promise.resolve(0) : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at));

@@ -1,6 +1,7 @@
-import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openReadOnlyDatabase } from '../../db/open.js';
+import { openPool } from '../../db/postgres.js';
+import { codeOf } from '../../db/storageErrors.js';
 import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from '../../db/snapshot.js';
 import { NotFound } from '../../lib/errors.js';
 import { createResultsService } from './results.service.js';
@@ -14,14 +15,7 @@ import type { ResultsRequest, ResultsResponse, ResultsSource } from './resultsRu
  */
 function snapshotOf(source: ResultsSource): ReadSnapshot {
   if (source.databaseUrl === null) return sqliteSnapshot(openReadOnlyDatabase(source.dataDir));
-  const pool = new pg.Pool({
-    connectionString: source.databaseUrl,
-    max: REPORT_CONNECTIONS,
-    connectionTimeoutMillis: 5000,
-  });
-  // A broken idle connection is dropped by the pool; the next report opens a new one.
-  pool.on('error', () => undefined);
-  return postgresSnapshot(pool, REPORT_CONNECTIONS);
+  return postgresSnapshot(openPool(source.databaseUrl, REPORT_CONNECTIONS), REPORT_CONNECTIONS);
 }
 
 /**
@@ -38,7 +32,7 @@ parentPort!.on('message', async (request: ResultsRequest) => {
     const service = createResultsService({ readSnapshot, clock: { now: () => new Date(request.now) } });
     response = { id: request.id, ok: true, report: await service.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
+    const code = codeOf(error);
     response =
       error instanceof NotFound
         ? { id: request.id, ok: false, notFound: true, message: error.message }
