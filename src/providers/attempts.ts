@@ -46,21 +46,17 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     if (ctx.stop.aborted) throw ctx.stopError();
     const release = await takeSlot(provider, ctx);
     const callStart = performance.now();
-    const timer = timeoutMs === null ? null : callTimer(timeoutMs, ctx.stop);
     let failure: Failure;
     try {
-      const answer = await provider.call(request, timer?.signal ?? ctx.stop);
+      const answer = await provider.call(request, ctx.stop);
       ctx.attempts.push({ model: label, attempt, status: 200, error: null, latency_ms: since(callStart) });
       return { ok: true, answer };
     } catch (err) {
-      failure = timer?.timedOut()
-        ? { kind: 'retryable', status: null, reason: `${provider.name} timed out after ${timeoutMs} ms`, retryAfterMs: null, timedOut: true }
-        : provider.classify(err);
+      failure = provider.classify(err);
     } finally {
-      timer?.clear();
       release();
     }
-    const timedOut = timer?.timedOut() ?? false;
+    const timedOut = failure.kind === 'retryable' && failure.timedOut;
     if (ctx.stop.aborted && !timedOut) {
       ctx.attempts.push({ model: label, attempt, status: null, error: stopReason(ctx), latency_ms: since(callStart) });
       throw ctx.stopError();
@@ -81,26 +77,6 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     if (since(ctx.startedAt) + wait >= settings.requestDeadlineMs) return { ok: false, failure, timeoutMs };
     await sleep(wait, ctx);
   }
-}
-
-/** One call's own signal: aborted when its time limit passes, or when the whole request stops. */
-function callTimer(timeoutMs: number, stop: AbortSignal): { signal: AbortSignal; timedOut(): boolean; clear(): void } {
-  const call = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    call.abort();
-  }, timeoutMs);
-  const onStop = () => call.abort();
-  stop.addEventListener('abort', onStop, { once: true });
-  return {
-    signal: call.signal,
-    timedOut: () => timedOut,
-    clear() {
-      clearTimeout(timer);
-      stop.removeEventListener('abort', onStop);
-    },
-  };
 }
 
 async function takeSlot(provider: ChatProvider, ctx: AttemptContext): Promise<() => void> {

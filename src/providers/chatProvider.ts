@@ -30,9 +30,10 @@ export interface ChatProvider {
   /** Lower-case; the `<provider>` of `<provider>/<model>`. */
   readonly name: string;
   /**
-   * One call's time limit; the gateway aborts the call's signal when it passes. Null for a
-   * provider that answers locally without I/O (echo): no timer is set, the request's own stop
-   * signal is passed as is.
+   * One call's time limit, enforced by the provider itself (the openai SDK's own per-request timer:
+   * a second timer and AbortController of ours per call cost CPU and bought nothing). A call that
+   * outlives it fails with a retryable failure marked `timedOut`. Null for a provider that answers
+   * locally without I/O (echo).
    */
   readonly timeoutMs: number | null;
   /** Bounds calls in flight to this provider; null when it needs no bound (a local provider). */
@@ -41,6 +42,7 @@ export interface ChatProvider {
   readonly fixedPrice: PriceUsed | null;
   /** Where the provider's API lives, so the price table can recognise it under another name. */
   readonly baseURL: string | undefined;
+  /** `signal` stops the whole request (deadline, client gone): the call must end when it fires. */
   call(request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer>;
   /** What an error thrown by `call` means (retry, or stop), with a reason that holds no secret. */
   classify(error: unknown): Failure;

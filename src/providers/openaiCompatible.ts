@@ -34,8 +34,8 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
     adminAPIKey: null,
     webhookSecret: null,
     maxRetries: 0, // the gateway retries, with its own budget and fallbacks
-    // A backstop only: the gateway aborts each call itself at the provider's timeout.
-    timeout: config.timeoutMs + 1_000,
+    // Each call's time limit (ChatProvider.timeoutMs): the SDK's own timer, which it sets anyway.
+    timeout: config.timeoutMs,
     fetch: pooled.fetch,
     logLevel: 'off',
   });
@@ -54,7 +54,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
       const completion: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
       return readCompletion(completion);
     },
-    classify: (error) => classifyFailure(error, config.name, secrets),
+    classify: (error) => classifyFailure(error, config.name, secrets, config.timeoutMs),
     close: () => pooled.close(),
   };
 }
@@ -102,9 +102,9 @@ function isCount(x: unknown): x is number {
  * Classifies an error from one SDK call whose abort was not caused by us (the gateway checks its
  * own timeout, deadline and client signals first). `secrets` are scrubbed from every message.
  */
-export function classifyFailure(err: unknown, provider: string, secrets: readonly string[]): Failure {
+export function classifyFailure(err: unknown, provider: string, secrets: readonly string[], timeoutMs: number): Failure {
   if (err instanceof APIConnectionTimeoutError) {
-    return { kind: 'retryable', status: null, reason: `${provider} timed out`, retryAfterMs: null, timedOut: true };
+    return { kind: 'retryable', status: null, reason: `${provider} timed out after ${timeoutMs} ms`, retryAfterMs: null, timedOut: true };
   }
   if (err instanceof APIConnectionError) {
     return { kind: 'retryable', status: null, reason: `${provider}: ${connectionReason(err)}`, retryAfterMs: null, timedOut: false };

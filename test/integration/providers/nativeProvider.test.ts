@@ -5,7 +5,7 @@ import { parseProviderEnv } from '../../../src/providers/settings.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 
 // A provider that is not OpenAI-compatible (say a native Messages API) is one object implementing
-// ChatProvider: the gateway gives it the same timeouts, retries, fallbacks, token estimates and
+// ChatProvider (its client enforces its per-call timeout): the gateway gives it the same deadline, retries, fallbacks, token estimates and
 // run records as every other. This double stands for such a provider; no real API is called.
 class Overloaded extends Error {}
 

@@ -1,4 +1,4 @@
-import { APIConnectionError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimiter, QueueAbortedError, QueueTimeoutError } from '../../../src/providers/limiter.js';
 import { backoffMs, parseRetryAfterMs, scrub } from '../../../src/providers/retry.js';
@@ -30,37 +30,47 @@ describe('parseRetryAfterMs', () => {
 describe('classifyFailure', () => {
   const headers = new Headers({ 'retry-after': '1' });
   it('retries 429 and 5xx with their Retry-After, never other 4xx', () => {
-    expect(classifyFailure(new RateLimitError(429, { message: 'slow down' }, undefined, headers), 'openai', [])).toEqual({
+    expect(classifyFailure(new RateLimitError(429, { message: 'slow down' }, undefined, headers), 'openai', [], 30_000)).toEqual({
       kind: 'retryable',
       status: 429,
       reason: 'openai returned 429: slow down',
       retryAfterMs: 1000,
       timedOut: false,
     });
-    expect(classifyFailure(new InternalServerError(503, undefined, 'oops', new Headers()), 'x', []).kind).toBe('retryable');
-    const bad = classifyFailure(new BadRequestError(400, { message: 'bad temperature' }, undefined, new Headers()), 'x', []);
+    expect(classifyFailure(new InternalServerError(503, undefined, 'oops', new Headers()), 'x', [], 30_000).kind).toBe('retryable');
+    const bad = classifyFailure(new BadRequestError(400, { message: 'bad temperature' }, undefined, new Headers()), 'x', [], 30_000);
     expect(bad).toEqual({ kind: 'fatal', status: 400, reason: 'x returned 400: bad temperature' });
   });
 
   it('names connection errors from the cause chain', () => {
     const cause = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
-    expect(classifyFailure(new APIConnectionError({ cause }), 'x', [])).toMatchObject({
+    expect(classifyFailure(new APIConnectionError({ cause }), 'x', [], 30_000)).toMatchObject({
       kind: 'retryable',
       reason: 'x: connection reset',
     });
     const refused = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
-    expect(classifyFailure(new APIConnectionError({ cause: refused }), 'x', []).reason).toBe('x: connection refused');
+    expect(classifyFailure(new APIConnectionError({ cause: refused }), 'x', [], 30_000).reason).toBe('x: connection refused');
+  });
+
+  it("retries a call that outlived the provider's time limit, saying which limit", () => {
+    expect(classifyFailure(new APIConnectionTimeoutError(), 'x', [], 150)).toEqual({
+      kind: 'retryable',
+      status: null,
+      reason: 'x timed out after 150 ms',
+      retryAfterMs: null,
+      timedOut: true,
+    });
   });
 
   it('treats a malformed answer as fatal', () => {
-    expect(classifyFailure(new SyntaxError('Unexpected end of JSON input'), 'x', []).kind).toBe('fatal');
-    expect(classifyFailure(new MalformedResponseError('no choices'), 'x', []).reason).toContain('malformed');
+    expect(classifyFailure(new SyntaxError('Unexpected end of JSON input'), 'x', [], 30_000).kind).toBe('fatal');
+    expect(classifyFailure(new MalformedResponseError('no choices'), 'x', [], 30_000).reason).toContain('malformed');
   });
 
   it('never lets a key through', () => {
     const secret = 'my-very-secret-key-123';
     const err = new AuthenticationError(401, { message: `Incorrect API key provided: ${secret} / sk-abc****wxyz` }, undefined, new Headers());
-    const reason = classifyFailure(err, 'x', [secret]).reason;
+    const reason = classifyFailure(err, 'x', [secret], 30_000).reason;
     expect(reason).not.toContain(secret);
     expect(reason).not.toContain('sk-abc');
     expect(scrub('gsk_abcdef token', [])).toBe('[redacted] token');
