@@ -43,16 +43,13 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
     const fail: AttemptContext['fail'] = (kind, message, extra = {}) => new ModelCallError(kind, message, attempts, since(startedAt), extra);
 
     // One signal stops everything in flight (call, queue wait, backoff): the request deadline or
-    // the caller going away.
-    const stop = new AbortController();
+    // the caller going away (the caller aborts the same controller).
+    const stop = req.abort ?? new AbortController();
     let deadlineHit = false;
     const deadlineTimer = setTimeout(() => {
       deadlineHit = true;
       stop.abort();
     }, settings.requestDeadlineMs);
-    const onClientAbort = () => stop.abort();
-    req.signal?.addEventListener('abort', onClientAbort, { once: true });
-    if (req.signal?.aborted) stop.abort();
     const ctx: AttemptContext = {
       settings,
       startedAt,
@@ -92,7 +89,6 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
       throw fail('failed', `Model provider error: ${last?.failure.reason ?? 'no model to call'}`);
     } finally {
       clearTimeout(deadlineTimer);
-      req.signal?.removeEventListener('abort', onClientAbort);
     }
   }
 

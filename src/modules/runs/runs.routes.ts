@@ -5,13 +5,13 @@ import type { RunService } from './runs.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import { ListRunsQuery, RunIdParams, RunPageSchema, RunPromptRequest, RunPromptResponse, RunSchema } from './runs.schemas.js';
 
-/** An AbortSignal that fires when the client goes away before its answer was written. */
-function clientGone(reply: { raw: NodeJS.WritableStream & { writableFinished: boolean; on(e: 'close', f: () => void): unknown } }): AbortSignal {
+/** The request's controller (ModelRequest.abort), aborted when the client goes away before its answer was written. */
+function abortedWhenClientGoes(reply: { raw: NodeJS.WritableStream & { writableFinished: boolean; on(e: 'close', f: () => void): unknown } }): AbortController {
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  return controller.signal;
+  return controller;
 }
 
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
@@ -29,7 +29,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
-      return { status: 200, body: await runs.run(auth.projectId, body, clientGone(reply), claim), floatKeys: FLOAT_KEYS };
+      return { status: 200, body: await runs.run(auth.projectId, body, abortedWhenClientGoes(reply), claim), floatKeys: FLOAT_KEYS };
     },
   });
   registerRoute(app, access, {

@@ -100,7 +100,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
      * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
      */
-    async run(projectId: string, input: RunPromptInput, signal: AbortSignal, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
+    async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       const prior = claim && ((await replay(store.sql, projectId, claim)) as RunAnswer | null);
       if (prior) return prior;
       const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
@@ -114,7 +114,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
           fallbacks: [...served.version.fallbacks],
           messages: rendered.messages,
           params: served.version.params,
-          signal,
+          abort,
           promptText: rendered.text,
         });
       } catch (error) {

@@ -277,7 +277,7 @@ describe('client abort', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
     const started = performance.now();
-    const err = await failure(gw.execute(req('main/gpt-4o-mini', { signal: ac.signal, fallbacks: ['backup/x'] })));
+    const err = await failure(gw.execute(req('main/gpt-4o-mini', { abort: ac, fallbacks: ['backup/x'] })));
     expect(performance.now() - started).toBeLessThan(500);
     expect(err.clientAborted).toBe(true);
     expect(err.attempts).toHaveLength(1);
@@ -293,7 +293,7 @@ describe('client abort', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
     const started = performance.now();
-    const err = await failure(gw.execute(req('main/m', { signal: ac.signal })));
+    const err = await failure(gw.execute(req('main/m', { abort: ac })));
     expect(performance.now() - started).toBeLessThan(600);
     expect(err.clientAborted).toBe(true);
     expect(primary.requests).toHaveLength(1);
