@@ -40,10 +40,11 @@ const CLK_TCK = clockTicksPerSecond();
 
 /**
  * utime + stime of a process, in clock ticks: fields 14 and 15 of /proc/<pid>/stat, counted after
- * the parenthesised command name (which may hold spaces). Includes all the process's threads.
+ * the parenthesised command name (which may hold spaces). Includes all the process's threads, or
+ * only `thread`'s (the main thread's id is the process's).
  */
-function cpuTicks(pid: number): { user: number; system: number } {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+function cpuTicks(pid: number, thread?: number): { user: number; system: number } {
+  const stat = fs.readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): utime (14) is fields[11], stime (15) fields[12].
   return { user: Number(fields[11]), system: Number(fields[12]) };
@@ -69,6 +70,8 @@ interface Row {
   /** CPU of the process under load, µs per completed request: user + system, and the system part. */
   serverUs: number;
   serverSystemUs: number;
+  /** The part of serverUs spent on the main thread (the event loop); the rest is libuv's pool, GC and compiler threads. */
+  serverMainUs: number;
   /** CPU of the fake model's process, µs per completed request. */
   fakeUs: number;
   /** CPU of this process (the load generator), µs per completed request. */
@@ -80,17 +83,20 @@ async function measure(target: Target, connections: number, fakePid: number): Pr
   const opts = { origin: target.origin, path: target.path, connections, body: target.body, headers: target.headers ?? {} };
   await runLoad({ ...opts, durationMs: WARM_UP_MS });
   const server0 = cpuTicks(target.pid);
+  const main0 = cpuTicks(target.pid, target.pid);
   const fake0 = cpuTicks(fakePid);
   const gen0 = process.cpuUsage();
   const load = await runLoad({ ...opts, durationMs: SECONDS * 1000 });
   const gen = process.cpuUsage(gen0);
   const server1 = cpuTicks(target.pid);
+  const main1 = cpuTicks(target.pid, target.pid);
   const fake1 = cpuTicks(fakePid);
   const perRequest = (ticks: number) => (ticks * 1e6) / CLK_TCK / load.requests;
   return {
     load,
     serverUs: perRequest(server1.user + server1.system - server0.user - server0.system),
     serverSystemUs: perRequest(server1.system - server0.system),
+    serverMainUs: perRequest(main1.user + main1.system - main0.user - main0.system),
     fakeUs: perRequest(fake1.user + fake1.system - fake0.user - fake0.system),
     loadGenUs: (gen.user + gen.system) / load.requests,
   };
@@ -170,12 +176,12 @@ export async function main(): Promise<void> {
         `Load generator: bench/load.ts (Node, undici Pool, closed loop, one request in flight per connection), running in the bench process — it shares this machine's ${os.cpus().length} cores with the servers`,
         "(fake, proxy and Promptline are one process each), unlike the issue's reference figures, taken with wrk with one thread. Its own CPU per request is in the table.",
         'Added latency: the row\'s p50 / p99 minus those of "fake model, direct" at the same connection count (separate runs: differences of percentiles).',
-        `CPU per request: utime + stime from /proc/<pid>/stat (CLK_TCK = ${CLK_TCK}) read before and after the measured ${SECONDS} s only, ÷ requests completed (stime alone in brackets); "server" is the process the row loads.`,
+        `CPU per request: utime + stime from /proc/<pid>/stat (CLK_TCK = ${CLK_TCK}) read before and after the measured ${SECONDS} s only, ÷ requests completed (in brackets: stime alone, and the main thread's utime + stime from /proc/<pid>/task/<pid>/stat); "server" is the process the row loads.`,
         `Load average at start: ${loadAverage()}.`,
       ].join('\n'),
     );
     console.log(
-      '\n| connections | target | req/s | ratio to proxy | p50 ms | p99 ms | added p50 ms | added p99 ms | server CPU µs/req (of which system) | fake CPU µs/req | load generator CPU µs/req | errors |',
+      '\n| connections | target | req/s | ratio to proxy | p50 ms | p99 ms | added p50 ms | added p99 ms | server CPU µs/req (system; main thread) | fake CPU µs/req | load generator CPU µs/req | errors |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     const results = new Map<number, { direct: Row; proxy: Row; run: Row }>();
@@ -187,7 +193,7 @@ export async function main(): Promise<void> {
       const line = (target: Target, row: Row, isDirect: boolean) =>
         `| ${connections} | ${target.name} | ${Math.round(row.load.rps)} | ${fmt(row.load.rps / p.load.rps)} | ${fmt(row.load.p50, 3)} | ${fmt(row.load.p99, 3)} | ${
           isDirect ? '–' : fmt(row.load.p50 - d.load.p50, 3)
-        } | ${isDirect ? '–' : fmt(row.load.p99 - d.load.p99, 3)} | ${Math.round(row.serverUs)} (${Math.round(row.serverSystemUs)}) | ${isDirect ? '–' : Math.round(row.fakeUs)} | ${Math.round(row.loadGenUs)} | ${row.load.errors} |`;
+        } | ${isDirect ? '–' : fmt(row.load.p99 - d.load.p99, 3)} | ${Math.round(row.serverUs)} (${Math.round(row.serverSystemUs)}; ${Math.round(row.serverMainUs)}) | ${isDirect ? '–' : Math.round(row.fakeUs)} | ${Math.round(row.loadGenUs)} | ${row.load.errors} |`;
       console.log(line(direct, d, true));
       console.log(line(viaProxy, p, false));
       console.log(line(viaPromptline, r, false));
