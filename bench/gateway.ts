@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { summariseProfile } from './cpuProfile.js';
 import { type LoadResult, runLoad } from './load.js';
-import { BENCH_DIR, type Child, type ProbedChild, startProcess, startPromptlineProcess } from './processes.js';
+import { BENCH_DIR, type Child, type EventLoopDelay, type ProbedChild, startProcess, startPromptlineProcess } from './processes.js';
 import { ADMIN_KEY, admin } from './adminApi.js';
 
 /**
@@ -63,6 +63,8 @@ interface Target {
   body: (i: number) => string;
   headers?: Record<string, string>;
   pid: number;
+  /** The server's event-loop probe (Promptline only): read and reset around the measured load. */
+  eventLoop?: () => Promise<EventLoopDelay>;
 }
 
 interface Row {
@@ -76,18 +78,22 @@ interface Row {
   fakeUs: number;
   /** CPU of this process (the load generator), µs per completed request. */
   loadGenUs: number;
+  /** The server's event loop during the measured load, where it has a probe. */
+  stall: EventLoopDelay | null;
 }
 
 /** 2 s warm-up of the same load, then the measured load with the CPU of the processes read around it. */
 async function measure(target: Target, connections: number, fakePid: number): Promise<Row> {
   const opts = { origin: target.origin, path: target.path, connections, body: target.body, headers: target.headers ?? {} };
   await runLoad({ ...opts, durationMs: WARM_UP_MS });
+  await target.eventLoop?.();
   const server0 = cpuTicks(target.pid);
   const main0 = cpuTicks(target.pid, target.pid);
   const fake0 = cpuTicks(fakePid);
   const gen0 = process.cpuUsage();
   const load = await runLoad({ ...opts, durationMs: SECONDS * 1000 });
   const gen = process.cpuUsage(gen0);
+  const stall = (await target.eventLoop?.()) ?? null;
   const server1 = cpuTicks(target.pid);
   const main1 = cpuTicks(target.pid, target.pid);
   const fake1 = cpuTicks(fakePid);
@@ -99,6 +105,7 @@ async function measure(target: Target, connections: number, fakePid: number): Pr
     serverMainUs: perRequest(main1.user + main1.system - main0.user - main0.system),
     fakeUs: perRequest(fake1.user + fake1.system - fake0.user - fake0.system),
     loadGenUs: (gen.user + gen.system) / load.requests,
+    stall,
   };
 }
 
@@ -167,6 +174,7 @@ export async function main(): Promise<void> {
       body: runBody,
       headers: { 'x-api-key': ADMIN_KEY },
       pid: pidOf(pl),
+      eventLoop: pl.eventLoop,
     };
 
     console.log(`\n## Gateway: /run_prompt against a zero-latency fake model and a bare keep-alive proxy (issue 14; ${os.cpus().length} cores)\n`);
@@ -199,6 +207,13 @@ export async function main(): Promise<void> {
       console.log(line(viaPromptline, r, false));
     }
     console.log(`\nLoad average at end: ${loadAverage()}.`);
+    const stalls = CONNECTION_COUNTS.map((c) => {
+      const stall = results.get(c)!.run.stall;
+      return stall === null ? `${c}: n/a` : `${c}: longest ${fmt(stall.maxMs, 1)} ms, p99 ${fmt(stall.p99Ms, 1)} ms`;
+    });
+    console.log(
+      `Promptline's event-loop delay during each measured /run_prompt load (perf_hooks, preloaded by the bench), by connections: ${stalls.join('; ')}.`,
+    );
 
     const at = (connections: number) => results.get(connections)!;
     const lines: string[] = [];
