@@ -94,8 +94,11 @@ function decode(row: RunRow): RunRecord {
   };
 }
 
+/** Built once: /run_prompt inserts on every call. */
+const INSERT = `INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`;
+
 export async function insertRun(db: Sql, projectId: string, run: RunRecord): Promise<void> {
-  await db.run(`INSERT INTO runs (project_id, ${SELECT}) VALUES (@project_id, ${COLUMNS.map((c) => `@${c}`).join(', ')})`, {
+  await db.run(INSERT, {
     ...encode(run),
     project_id: projectId,
   });
