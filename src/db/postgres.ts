@@ -75,6 +75,11 @@ function values(translated: Translated, params: SqlParams | undefined): unknown[
 export function openPool(url: string, max: number, options: Pick<pg.PoolConfig, 'types'> = {}): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, ...options });
   pool.on('error', () => undefined);
+  // A client's connection can end while it is checked out (the server restarts, the network cuts
+  // it): the statement in flight fails with that error, which its caller handles, and the client
+  // also emits 'error' — which the pool listens to only while the client is idle. Unheard, that is
+  // an uncaught exception: the process would crash on a database restart.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
