@@ -41,15 +41,20 @@ function stats(samples: number[]): { median: number; max: number } {
  */
 let onePassMs = Number.NaN;
 
-async function time(label: string, repeat: number, action: () => Promise<unknown> | unknown): Promise<void> {
-  await action(); // warm-up: statement preparation and the page cache
+/** Milliseconds of `repeat` runs of `action`, after one unmeasured run (statement preparation, the page cache). */
+async function sampleMs(repeat: number, action: () => Promise<unknown> | unknown): Promise<number[]> {
+  await action();
   const samples: number[] = [];
   for (let i = 0; i < repeat; i++) {
     const started = performance.now();
     await action();
     samples.push(performance.now() - started);
   }
-  const { median, max } = stats(samples);
+  return samples;
+}
+
+async function time(label: string, repeat: number, action: () => Promise<unknown> | unknown): Promise<void> {
+  const { median, max } = stats(await sampleMs(repeat, action));
   console.log(
     `${label.padEnd(58)} median ${median.toFixed(0).padStart(5)} ms  max ${max.toFixed(0).padStart(5)} ms  ` +
       `(${repeat} runs)  median/target ${(median / TARGET_MS).toFixed(2)}  median/one pass ${(median / onePassMs).toFixed(1)}`,
@@ -88,16 +93,7 @@ async function hotPathDuringResults(app: PromptlineApp, url: string): Promise<vo
  */
 async function listPages(app: PromptlineApp, experimentId: string): Promise<void> {
   const page = async (url: string) => (await request(app, 'GET', url)).json() as { data: Array<{ run_id?: string }>; next_cursor: string | null };
-  const sample = async (action: () => Promise<unknown>) => {
-    await action();
-    const samples: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      await action();
-      samples.push(performance.now() - started);
-    }
-    return stats(samples);
-  };
+  const sample = async (action: () => Promise<unknown>) => stats(await sampleMs(20, action));
   const runId = (await page('/runs?limit=1')).data[0]!.run_id!;
   const reference = await sample(() => request(app, 'GET', `/runs/${runId}`));
   console.log(`\nLists over 1 000 000 outcomes / 200 000 runs, 100 rows a page (reference: GET /runs/{id}, median ${reference.median.toFixed(2)} ms)`);
@@ -145,14 +141,7 @@ async function measure(app: PromptlineApp, projectId: string, databaseUrl: strin
           return async () => statement.get(projectId, experimentId);
         })()
       : () => app.store.sql.get('SELECT count(*), sum(numeric_value) FROM outcomes WHERE project_id = ? AND experiment_id = ?', [projectId, experimentId]);
-  await onePass();
-  const passes: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    await onePass();
-    passes.push(performance.now() - started);
-  }
-  onePassMs = stats(passes).median;
+  onePassMs = stats(await sampleMs(5, onePass)).median;
   console.log(`reference: one pass over the ${outcomes} outcomes of the experiment, median ${onePassMs.toFixed(0)} ms`);
   const url = `/experiments/${experimentId}/results`;
   await time('service.results (what the CLI runs): 2 goals, 1 guardrail, CUPED', 7, () => service.results(projectId, experimentId));

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { PromptlineApp } from '../src/app.js';
 import { translate } from '../src/db/postgres.js';
-import { REPORT_SETTINGS } from '../src/db/snapshot.js';
+import { BEGIN_READ_ONLY, REPORT_SETTINGS } from '../src/db/snapshot.js';
 import type { Sql, SqlParams } from '../src/db/sql.js';
 import type { ResultsOptions } from '../src/modules/results/measured.js';
 import { createResultsService } from '../src/modules/results/results.service.js';
@@ -86,7 +86,7 @@ export async function profileReport(
       const { text } = translate(s.sql);
       const values =
         s.params === undefined ? [] : Array.isArray(s.params) ? [...s.params] : translate(s.sql).names!.map((n) => (s.params as Record<string, unknown>)[n]);
-      await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ${REPORT_SETTINGS}`);
+      await client.query(`${BEGIN_READ_ONLY}; ${REPORT_SETTINGS}`);
       try {
         const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
         console.log(`\n  EXPLAIN (ANALYZE, BUFFERS) ${oneLine(s.sql).slice(0, 110)}…  params ${JSON.stringify(s.params).slice(0, 160)}`);

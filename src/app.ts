@@ -109,7 +109,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     app.log.error({ err: error }, 'results worker failed'),
   );
 
-  // Another process (the CLI) committed: whatever memory holds may be stale.
   // Another process committed a change (the CLI on the SQLite file, another replica on
   // PostgreSQL): whatever memory holds may be stale.
   const forgetCached = () => {

@@ -45,7 +45,7 @@ function oneAtATime(snapshot: ReadSnapshot): ReadSnapshot {
  * - work_mem 64 MB: the per-user joins of ~50 000 users per variant sort in memory, not on disk.
  */
 export const REPORT_SETTINGS = "SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL work_mem = '64MB'";
-const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+export const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /**
  * On PostgreSQL: a REPEATABLE READ transaction (one snapshot for all its statements) on

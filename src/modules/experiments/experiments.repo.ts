@@ -95,10 +95,6 @@ export async function findExperiment(db: Sql, projectId: string, id: string): Pr
   return decodeIf(await db.get(`SELECT ${SELECT} FROM experiments WHERE project_id = ? AND id = ?`, [projectId, id]));
 }
 
-/**
- * The same read on a SQLite connection, synchronously: the results worker runs every read of one
- * report inside one synchronous read transaction (one snapshot).
- */
 export interface ExperimentListQuery extends PageBounds {
   prompt_id?: string | undefined;
   status?: ExperimentStatus | undefined;
