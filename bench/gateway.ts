@@ -50,13 +50,13 @@ function cpuTicks(pid: number, thread?: number): { user: number; system: number 
   return { user: Number(fields[11]), system: Number(fields[12]) };
 }
 
-function pidOf(child: Child): number {
+export function pidOf(child: Child): number {
   const pid = child.process.pid;
   if (pid === undefined) throw new Error('child process has no pid');
   return pid;
 }
 
-interface Target {
+export interface Target {
   name: string;
   origin: string;
   path: string;
@@ -67,7 +67,7 @@ interface Target {
   eventLoop?: () => Promise<EventLoopDelay>;
 }
 
-interface Row {
+export interface Row {
   load: LoadResult;
   /** CPU of the process under load, µs per completed request: user + system, and the system part. */
   serverUs: number;
@@ -83,7 +83,7 @@ interface Row {
 }
 
 /** 2 s warm-up of the same load, then the measured load with the CPU of the processes read around it. */
-async function measure(target: Target, connections: number, fakePid: number): Promise<Row> {
+export async function measure(target: Target, connections: number, fakePid: number): Promise<Row> {
   const opts = { origin: target.origin, path: target.path, connections, body: target.body, headers: target.headers ?? {} };
   await runLoad({ ...opts, durationMs: WARM_UP_MS });
   await target.eventLoop?.();
@@ -110,10 +110,17 @@ async function measure(target: Target, connections: number, fakePid: number): Pr
 }
 
 const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
-const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
+export const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
 
-/** Promptline as configured by default (as in run.ts), its model `fake/…` pointing at the fake server, with prompt `p` in production. */
-async function startPromptline(fake: Child, nodeArgs: string[] = []): Promise<ProbedChild & { dataDir: string }> {
+/**
+ * Promptline as configured by default (as in run.ts), its model `fake/…` pointing at the fake
+ * server, with prompt `p` in production. `env` is added to the server's environment, `serverJs`
+ * picks another build (bench/gatewayAB.ts).
+ */
+export async function startPromptline(
+  fake: Child,
+  { nodeArgs = [], serverJs, env = {} }: { nodeArgs?: string[]; serverJs?: string; env?: Record<string, string> } = {},
+): Promise<ProbedChild & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-'));
   const child = await startPromptlineProcess(
     {
@@ -121,8 +128,10 @@ async function startPromptline(fake: Child, nodeArgs: string[] = []): Promise<Pr
       PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
       PROMPTLINE_PROVIDER_FAKE_BASE_URL: `${fake.origin}/v1`,
       PROMPTLINE_PROVIDER_FAKE_API_KEY: 'bench',
+      ...env,
     },
     nodeArgs,
+    serverJs,
   );
   try {
     await admin(child.origin, 'POST', '/prompts', { prompt_id: 'p', template: 'Say hi to {{name}}.', model: 'fake/gpt-4o-mini', labels: ['production'] });
@@ -144,7 +153,7 @@ async function startPromptline(fake: Child, nodeArgs: string[] = []): Promise<Pr
 
 const exited = (child: Child) => child.process.exitCode !== null || child.process.signalCode !== null;
 
-const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const passMiss = (ok: boolean) => (ok ? '**pass**' : '**miss**');
 const loadAverage = () =>
   os
@@ -272,7 +281,7 @@ async function profilePass(): Promise<void> {
   let load: LoadResult;
   let pid: number;
   try {
-    pl = await startPromptline(fake, ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`]);
+    pl = await startPromptline(fake, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] });
     pid = pidOf(pl);
     const opts = { origin: pl.origin, path: '/run_prompt', connections: PROFILE_CONNECTIONS, body: runBody, headers: { 'x-api-key': ADMIN_KEY } };
     await runLoad({ ...opts, durationMs: WARM_UP_MS });

@@ -70,13 +70,14 @@ export function freePort(): Promise<number> {
 /**
  * Starts the built Promptline server on a chosen port and waits until /healthz answers, whatever
  * the log level. The event-loop probe is preloaded, so every figure can come with the longest stall.
- * `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
+ * `nodeArgs` go to node before the script (e.g. `--cpu-prof`); `serverJs` is another build's server
+ * (an A/B comparison), this one's by default.
  */
-export async function startPromptlineProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ProbedChild> {
+export async function startPromptlineProcess(env: Record<string, string>, nodeArgs: string[] = [], serverJs = SERVER_JS): Promise<ProbedChild> {
   const port = await freePort();
   const eldFile = path.join(os.tmpdir(), `promptline-bench-eld-${port}.json`);
   const probe = pathToFileURL(path.join(BENCH_DIR, 'eventLoopProbe.js')).href;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', probe, SERVER_JS], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', probe, serverJs], {
     env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

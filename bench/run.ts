@@ -165,6 +165,11 @@ if (!only || only === 'gateway') {
   const { main } = await import('./gateway.js');
   await main();
 }
+// Not part of the full run: it compares two builds (see bench/gatewayAB.ts).
+if (only === 'gateway-ab') {
+  const { main } = await import('./gatewayAB.js');
+  await main();
+}
 if (!only || only === 'postgres') {
   const { main } = await import('./postgres.js');
   await main();
