@@ -56,7 +56,7 @@ export function pidOf(child: Child): number {
   return pid;
 }
 
-export interface Target {
+interface Target {
   name: string;
   origin: string;
   path: string;

@@ -12,7 +12,8 @@ import { BENCH_DIR, SERVER_JS, startProcess } from './processes.js';
  * model, and reports each round and the means.
  *
  * - `BENCH_AB_BASELINE`: the root of another checkout, built (`npm run build` there; its
- *   `node_modules` may be a link to this one's). Default: this build against itself.
+ *   `node_modules` may be a link to this one's); `$PWD` compares this build with itself (the noise).
+ *   Default: this build, and then `BENCH_AB_ENV` must say what differs.
  * - `BENCH_AB_ENV`: a JSON object of environment variables for this build's server only, e.g.
  *   `{"PROMPTLINE_DURABILITY":"normal"}` to price the fsync.
  * - `BENCH_AB_ROUNDS` (default 3), `BENCH_AB_CONNECTIONS` (default `16,64`), `BENCH_SECONDS`.
