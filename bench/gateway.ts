@@ -109,7 +109,7 @@ export async function measure(target: Target, connections: number, fakePid: numb
   };
 }
 
-const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
+export const modelBody = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
 export const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fmt, measure, pidOf, type Row, runBody, startPromptline } from './gateway.js';
+import { fmt, measure, modelBody, pidOf, type Row, runBody, startPromptline } from './gateway.js';
 import { ADMIN_KEY } from './adminApi.js';
 import { runLoad } from './load.js';
 import { BENCH_DIR, SERVER_JS, startProcess } from './processes.js';
@@ -11,7 +11,7 @@ import { BENCH_DIR, SERVER_JS, startProcess } from './processes.js';
  * the gateway part's load in one run (A B, B A, A B …, each freshly started), with the same fake
  * model, and reports each round and the means.
  *
- * - `BENCH_AB_BASELINE`: the root of another checkout, built (`npm run build` there; its
+ * - `BENCH_AB_BASELINE`: the root of another checkout, built (`npx tsc -p tsconfig.build.json` there; its
  *   `node_modules` may be a link to this one's); `$PWD` compares this build with itself (the noise).
  *   Default: this build, and then `BENCH_AB_ENV` must say what differs.
  * - `BENCH_AB_ENV`: a JSON object of environment variables for this build's server only, e.g.
@@ -34,7 +34,7 @@ function sides(): [Side, Side] {
     throw new Error('gateway-ab compares two servers: set BENCH_AB_BASELINE (another built checkout) and/or BENCH_AB_ENV (see bench/gatewayAB.ts)');
   }
   const baselineJs = baselineRoot === undefined ? SERVER_JS : path.resolve(baselineRoot, 'dist/src/server.js');
-  if (!fs.existsSync(baselineJs)) throw new Error(`${baselineJs} does not exist: build the baseline checkout first (npm run build there)`);
+  if (!fs.existsSync(baselineJs)) throw new Error(`${baselineJs} does not exist: build the baseline checkout first (npx tsc -p tsconfig.build.json there)`);
   return [
     { name: 'baseline', serverJs: baselineJs, env: {} },
     { name: 'candidate', serverJs: SERVER_JS, env },
@@ -47,15 +47,10 @@ export async function main(): Promise<void> {
   const [baseline, candidate] = sides();
   const fake = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['fake'], {}, /LISTENING (\d+)/);
   // The fake's JIT warms before the first round, or that round's first server pays for it.
-  await runLoad({
-    origin: fake.origin,
-    path: '/v1/chat/completions',
-    connections: 64,
-    body: () => '{"model":"m","messages":[]}',
-    headers: {},
-    durationMs: 3000,
-  });
-  const rows = new Map<string, Row[]>();
+  await runLoad({ origin: fake.origin, path: '/v1/chat/completions', connections: 64, body: modelBody, headers: {}, durationMs: 3000 });
+  const fakePid = pidOf(fake);
+  // rows[side][i]: the i-th connection count's row of every round, in order.
+  const rows: Record<Side['name'], Row[][]> = { baseline: CONNECTIONS.map(() => []), candidate: CONNECTIONS.map(() => []) };
   console.log(`\n## Gateway A/B: /run_prompt, ${ROUNDS} alternated rounds\n`);
   console.log(`baseline: ${baseline.serverJs}\ncandidate: ${candidate.serverJs} ${JSON.stringify(candidate.env)}\n`);
   console.log('| round | server | connections | req/s | p50 ms | p99 ms | CPU µs/req | main thread µs/req | errors |');
@@ -66,9 +61,9 @@ export async function main(): Promise<void> {
         const pl = await startPromptline(fake, { serverJs: side.serverJs, env: side.env });
         try {
           const target = { name: side.name, origin: pl.origin, path: '/run_prompt', body: runBody, headers: { 'x-api-key': ADMIN_KEY }, pid: pidOf(pl) };
-          for (const connections of CONNECTIONS) {
-            const row = await measure(target, connections, pidOf(fake));
-            rows.set(`${side.name}@${connections}`, [...(rows.get(`${side.name}@${connections}`) ?? []), row]);
+          for (const [i, connections] of CONNECTIONS.entries()) {
+            const row = await measure(target, connections, fakePid);
+            rows[side.name][i]!.push(row);
             console.log(
               `| ${round} | ${side.name} | ${connections} | ${Math.round(row.load.rps)} | ${fmt(row.load.p50)} | ${fmt(row.load.p99)} | ${Math.round(row.serverUs)} | ${Math.round(row.serverMainUs)} | ${row.load.errors} |`,
             );
@@ -86,16 +81,14 @@ export async function main(): Promise<void> {
     '\n| connections | req/s baseline → candidate (means; range of the rounds) | main thread µs/req baseline → candidate | rounds where the candidate served more |',
   );
   console.log('|---|---|---|---|');
-  for (const connections of CONNECTIONS) {
-    const a = rows.get(`baseline@${connections}`)!;
-    const b = rows.get(`candidate@${connections}`)!;
-    const wins = b.filter((row, i) => row.load.rps > a[i]!.load.rps).length;
-    const rps = (r: Row[]) => r.map((row) => row.load.rps);
-    const spread = (r: Row[]) => `${Math.round(Math.min(...rps(r)))}–${Math.round(Math.max(...rps(r)))}`;
-    const main = (r: Row[]) => Math.round(mean(r.map((row) => row.serverMainUs)));
-    const ratio = mean(rps(b)) / mean(rps(a));
+  for (const [i, connections] of CONNECTIONS.entries()) {
+    const a = rows.baseline[i]!.map((row) => row.load.rps);
+    const b = rows.candidate[i]!.map((row) => row.load.rps);
+    const wins = b.filter((rps, round) => rps > a[round]!).length;
+    const summary = (rps: number[]) => `${Math.round(mean(rps))} (${Math.round(Math.min(...rps))}–${Math.round(Math.max(...rps))})`;
+    const main = (side: Side['name']) => Math.round(mean(rows[side][i]!.map((row) => row.serverMainUs)));
     console.log(
-      `| ${connections} | ${Math.round(mean(rps(a)))} (${spread(a)}) → ${Math.round(mean(rps(b)))} (${spread(b)}): ${fmt(ratio)}× | ${main(a)} → ${main(b)} | ${wins} of ${ROUNDS} |`,
+      `| ${connections} | ${summary(a)} → ${summary(b)}: ${fmt(mean(b) / mean(a))}× | ${main('baseline')} → ${main('candidate')} | ${wins} of ${ROUNDS} |`,
     );
   }
   console.log('\nNoise alone moves these on a shared VM: BENCH_AB_BASELINE=$PWD compares this build with itself.');

@@ -31,7 +31,7 @@ describe('pooledFetch headers', () => {
     expect(await res.json()).toMatchObject({ authorization: 'Bearer k', 'x-stainless-retry-count': '0' });
   });
 
-  it('rejects a header name that is not an HTTP token before sending anything', async () => {
+  it('rejects a header name that is not an HTTP token', async () => {
     await expect(pooled.fetch(`${origin}/`, { headers: [['bad name', 'x']] })).rejects.toThrow(TypeError);
   });
 });
