@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MAX_BODY_NESTING, nestsDeeperThan } from './jsonNesting.js';
 import { decodePythonJson } from './pythonJson.js';
 import type { ErrorItem } from './pydanticValidator.js';
 
@@ -37,17 +38,25 @@ function isJsonContentType(header: string | undefined): boolean {
   return type.slice(0, slash) === 'application' && (subtype === 'json' || subtype.endsWith('+json'));
 }
 
-/** Step 2 of contract.md §2: empty → missing; bad UTF-8 → 400; JSON errors → one json_invalid item. */
+/**
+ * Step 2 of contract.md §2: empty → missing; JSON nested deeper than MAX_BODY_NESTING or bad
+ * UTF-8 → 400; JSON errors → one json_invalid item.
+ */
 export function readBody(req: FastifyRequest): BodyResult {
   const raw = req.body;
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { kind: 'missing' };
+  const json = isJsonContentType(originalContentType.get(req));
+  // Before anything decodes or parses it (and before the key is looked at): refusing a hostile
+  // depth must cost no more than reading the bytes. The answer is FastAPI's for a body too deep
+  // for Python's parser, as is the answer for bad UTF-8, so which is found first does not matter.
+  if (json && nestsDeeperThan(raw, MAX_BODY_NESTING)) return { kind: 'undecodable' };
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
     return { kind: 'undecodable' };
   }
-  if (!isJsonContentType(originalContentType.get(req))) return { kind: 'value', value: text };
+  if (!json) return { kind: 'value', value: text };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const decoded = decodePythonJson(text);
   if (decoded.ok) return { kind: 'value', value: decoded.value };

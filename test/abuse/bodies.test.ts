@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNTIME_MAX } from '../../src/modules/runtimeLimits.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { healthDuring } from '../support/healthProbe.js';
+import { callServer, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
 // Oversized and deeply nested input: a documented 4xx for each, nothing stored, the server unharmed.
 let t: TestApp;
@@ -72,8 +76,11 @@ describe('metadata is bounded in size and depth', () => {
     const deep = await t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'p', metadata: nested(11) } });
     expect(deep.status).toBe(422);
     expect(deep.json.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'metadata'], msg: 'Value error, metadata may nest at most 10 levels deep' });
-    const veryDeep = await t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'p', metadata: nested(900) } });
+    // Up to the body's nesting limit (100 levels, the body included) this is metadata's own 422;
+    // deeper, the body is refused before it is parsed (below).
+    const veryDeep = await t.request('POST', '/track_outcome', { key: runtime, body: { prompt_id: 'p', metadata: nested(99) } });
     expect(veryDeep.status).toBe(422);
+    expect(veryDeep.json.detail[0]).toMatchObject({ type: 'value_error', loc: ['body', 'metadata'] });
     expect(count('outcomes')).toBe(before);
   });
 
@@ -87,6 +94,8 @@ describe('metadata is bounded in size and depth', () => {
 describe('bodies beyond what the parser allows', () => {
   it.each([
     ['JSON nested deeper than Python parses', `{"prompt_id":"p","metadata":${'['.repeat(5000)}${']'.repeat(5000)}}`, 400],
+    ['JSON nested 101 levels deep', `{"prompt_id":"p","extra":${'['.repeat(100)}${']'.repeat(100)}}`, 400],
+    ['101 levels deep, and no valid JSON after them', `{"prompt_id":"p","extra":${'['.repeat(100)}`, 400],
     ['an integer of 5 000 digits', `{"prompt_id":"p","numeric_value":${'9'.repeat(5000)}}`, 400],
     ['a body over 1 MiB', `{"prompt_id":"p","value":"${'v'.repeat(1_048_576)}"}`, 413],
     ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 400],
@@ -96,4 +105,108 @@ describe('bodies beyond what the parser allows', () => {
     expect(res.status).toBe(status);
     expect(count('outcomes')).toBe(before);
   });
+
+  it('JSON nested 100 levels deep, the limit, is read as usual', async () => {
+    const raw = `{"prompt_id":"p","extra":${'['.repeat(99)}${']'.repeat(99)}}`;
+    const res = await t.request('POST', '/track_outcome', { key: runtime, raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    // A body that is not JSON by its type is text, not parsed, and so not limited in depth.
+    const text = await t.request('POST', '/track_outcome', { key: runtime, raw: '['.repeat(500), headers: { 'content-type': 'text/plain' } });
+    expect(text.json.detail[0]).toMatchObject({ type: 'model_attributes_type', loc: ['body'] });
+  });
 });
+
+describe('deep JSON from anonymous senders costs the server almost nothing', () => {
+  const ADMIN = 'pl_a_abuse-bodies-admin-key-000000000000';
+  let server: RunningServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDataDir();
+    server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    expect((await callServer(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'Hi {{name}}' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Completed /get_prompt calls per second of a legitimate client (4 at a time) over `ms`. */
+  async function legitimateThroughput(ms: number): Promise<number> {
+    const until = performance.now() + ms;
+    let done = 0;
+    const worker = async () => {
+      while (performance.now() < until) {
+        const res = await callServer(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { name: 'A' } });
+        expect(res.status).toBe(200);
+        done++;
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, worker));
+    return done / (ms / 1000);
+  }
+
+  it('four senders of 1 MB of "[[[…]]]" without a key: each refused with 400, legitimate throughput and /healthz kept', async () => {
+    const baseline = await legitimateThroughput(2_000);
+    const attackers = deepJsonSenders(server.origin, 4);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const { result: underAttack, health } = await healthDuring(server.origin, () => legitimateThroughput(3_000));
+      const attack = await attackers.stop();
+      console.log(
+        `legitimate /get_prompt: ${baseline.toFixed(0)} req/s alone, ${underAttack.toFixed(1)} req/s beside 4 deep-JSON senders ` +
+          `(${attack.sent} deep bodies answered: ${JSON.stringify(attack.statuses)}); /healthz p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms`,
+      );
+      expect(Object.keys(attack.statuses)).toEqual(['400']);
+      expect(attack.sent).toBeGreaterThan(20);
+      expect(underAttack).toBeGreaterThan(baseline * 0.25);
+      expect(health.failures).toEqual([]);
+      expect(health.p99).toBeLessThan(100);
+    } finally {
+      await attackers.stop();
+    }
+  }, 60_000);
+});
+
+// The attackers run in a process of their own, so that the legitimate client in this process
+// measures the server, not its own event loop shared with the senders.
+const SENDERS_SCRIPT = `
+const [origin, count] = process.argv.slice(1);
+const body = Buffer.from('['.repeat(500000) + ']'.repeat(500000));
+const statuses = {};
+let sent = 0;
+let stopping = false;
+process.stdin.on('data', () => { stopping = true; });
+const sender = async () => {
+  while (!stopping) {
+    try {
+      const res = await fetch(origin + '/track_outcome', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await res.arrayBuffer();
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    } catch (error) {
+      statuses[String(error?.cause?.code ?? error)] = (statuses[String(error?.cause?.code ?? error)] ?? 0) + 1;
+    }
+    sent++;
+  }
+};
+Promise.all(Array.from({ length: Number(count) }, sender)).then(() => process.stdout.write(JSON.stringify({ sent, statuses })));
+`;
+
+function deepJsonSenders(origin: string, count: number): { stop(): Promise<{ sent: number; statuses: Record<string, number> }> } {
+  const child = spawn(process.execPath, ['-e', SENDERS_SCRIPT, origin, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopped: Promise<{ sent: number; statuses: Record<string, number> }> | undefined;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        child.stdin.end('stop\n');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        await exited;
+        clearTimeout(killer);
+        return JSON.parse(out || '{"sent":0,"statuses":{"senders died":1}}');
+      })();
+      return stopped;
+    },
+  };
+}
