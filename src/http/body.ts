@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_BODY_NESTING, nestsDeeperThan } from './jsonNesting.js';
-import { decodePythonJson } from './pythonJson.js';
+import { MAX_BODY_NESTING, prescanJson } from './jsonPrescan.js';
+import { decodePythonJson, INT_MAX_STR_DIGITS } from './pythonJson.js';
 import type { ErrorItem } from './pydanticValidator.js';
 
 export type BodyResult = { kind: 'missing' } | { kind: 'value'; value: unknown } | { kind: 'undecodable' } | { kind: 'json_invalid'; item: ErrorItem };
@@ -39,8 +39,8 @@ function isJsonContentType(header: string | undefined): boolean {
 }
 
 /**
- * Step 2 of contract.md §2: empty → missing; JSON nested deeper than MAX_BODY_NESTING or bad
- * UTF-8 → 400; JSON errors → one json_invalid item.
+ * Step 2 of docs/runtime-contract.md "The order of checks": empty → missing; JSON nested deeper
+ * than MAX_BODY_NESTING or bad UTF-8 → 400; JSON errors → one json_invalid item.
  */
 export function readBody(req: FastifyRequest): BodyResult {
   const raw = req.body;
@@ -49,7 +49,8 @@ export function readBody(req: FastifyRequest): BodyResult {
   // Before anything decodes or parses it (and before the key is looked at): refusing a hostile
   // depth must cost no more than reading the bytes. The answer is FastAPI's for a body too deep
   // for Python's parser, as is the answer for bad UTF-8, so which is found first does not matter.
-  if (json && nestsDeeperThan(raw, MAX_BODY_NESTING)) return { kind: 'undecodable' };
+  const scan = json ? prescanJson(raw, MAX_BODY_NESTING, INT_MAX_STR_DIGITS) : null;
+  if (scan?.tooDeep) return { kind: 'undecodable' };
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -58,7 +59,8 @@ export function readBody(req: FastifyRequest): BodyResult {
   }
   if (!json) return { kind: 'value', value: text };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const decoded = decodePythonJson(text);
+  // Nesting is within Python's limit; unless a long run of digits was seen, so are integers.
+  const decoded = decodePythonJson(text, { withinPythonLimits: scan?.longDigitRun === false });
   if (decoded.ok) return { kind: 'value', value: decoded.value };
   // Python itself would fail outside JSON syntax (nesting or integer-size limits): FastAPI's 400.
   if (decoded.fatal) return { kind: 'undecodable' };

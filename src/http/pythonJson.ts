@@ -20,7 +20,16 @@ export interface PythonJsonError {
 
 export type PythonJsonResult = { ok: true; value: unknown } | PythonJsonError;
 
-export function decodePythonJson(text: string): PythonJsonResult {
+export interface DecodeOptions {
+  /**
+   * The caller has checked that the text nests no deeper than MAX_NESTING_DEPTH and holds no
+   * integer literal longer than INT_MAX_STR_DIGITS (src/http/jsonPrescan.ts does, on the bytes):
+   * a text JSON.parse accepts is then not looked at again.
+   */
+  withinPythonLimits?: boolean;
+}
+
+export function decodePythonJson(text: string, options: DecodeOptions = {}): PythonJsonResult {
   // V8's JSON.parse accepts a strict subset of what Python accepts and builds the same values
   // (last duplicate wins, 1e400 -> Infinity), so the hand-written scanner only runs for
   // invalid input, NaN/Infinity literals, and documents that could hit Python's limits.
@@ -30,12 +39,15 @@ export function decodePythonJson(text: string): PythonJsonResult {
   } catch {
     return scanDocument(text);
   }
-  if (mayExceedPythonLimits(text)) return scanDocument(text);
+  if (!options.withinPythonLimits && mayExceedPythonLimits(text)) return scanDocument(text);
   return { ok: true, value };
 }
 
 function mayExceedPythonLimits(text: string): boolean {
-  return (text.length > MAX_NESTING_DEPTH * 2 && nestsDeeperThan(text, MAX_NESTING_DEPTH)) || (text.length > INT_MAX_STR_DIGITS && hasDigitRunLongerThan(text, INT_MAX_STR_DIGITS));
+  return (
+    (text.length > MAX_NESTING_DEPTH * 2 && nestsDeeperThan(text, MAX_NESTING_DEPTH)) ||
+    (text.length > INT_MAX_STR_DIGITS && hasDigitRunLongerThan(text, INT_MAX_STR_DIGITS))
+  );
 }
 
 /**
