@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { boundDetail, boundString } from './errorBounds.js';
+import type { ErrorItem } from './pydanticScalars.js';
 
 /**
  * FastAPI answers compact JSON with exactly `content-type: application/json` (no charset) and
@@ -29,6 +31,7 @@ function stringifyWithFloats(body: unknown, floatKeys: ReadonlySet<string>): str
   return marked ? text.replace(FLOAT_MARKED, '$1.0') : text;
 }
 
-export function sendDetail(reply: FastifyReply, statusCode: number, detail: unknown): FastifyReply {
-  return sendJson(reply, statusCode, { detail });
+/** An error answer, `{"detail": …}`: every one goes through here, so every one is bounded (errorBounds.ts). */
+export function sendDetail(reply: FastifyReply, statusCode: number, detail: string | readonly ErrorItem[]): FastifyReply {
+  return sendJson(reply, statusCode, { detail: typeof detail === 'string' ? boundString(detail) : boundDetail(detail) });
 }

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { healthDuring } from '../support/healthProbe.js';
+import { callServer, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
 // The reproducers of the hardening report, through the real app: each is answered with a clear
 // 4xx, stores nothing, and leaves the server serving.
@@ -124,3 +127,136 @@ describe('template shapes are limited when a version is created', () => {
     await expectHealthy();
   });
 });
+
+describe('a 422 for many missing variables is bounded, whatever the inputs weigh', () => {
+  // The built server in a process of its own, so the /healthz probe measures its event loop and
+  // /proc tells its peak memory.
+  const ADMIN = 'pl_a_abuse-templates-admin-key-0000000000';
+  const pad = 'x'.repeat(900_000);
+  const vars = (n: number) => Array.from({ length: n }, (_, i) => `{{v${i}}}`).join(' ');
+  // The whole answer: at most 32 KiB of items, plus `{"detail":` and `}`.
+  const ANSWER_MAX_BYTES = 32_768 + 12;
+  let server: RunningServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = tempDataDir();
+    server = await startServer({ PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    for (const n of [50, 500, 5000]) {
+      const created = await callServer(server.origin, '/prompts', ADMIN, { prompt_id: `vars${n}`, template: vars(n) });
+      expect(created.status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Each body is written once: the test process should spend its CPU sending, not serialising.
+  const bodies = new Map<string, Buffer>();
+  const bodyFor = (promptId: string) => {
+    if (!bodies.has(promptId)) bodies.set(promptId, Buffer.from(JSON.stringify({ prompt_id: promptId, inputs: { pad } })));
+    return bodies.get(promptId)!;
+  };
+
+  /** One /get_prompt with every variable missing and a 900 000-character `inputs.pad`: status, body bytes, ms. */
+  async function missingAll(promptId: string): Promise<{ status: number; bytes: Buffer; ms: number }> {
+    const body = bodyFor(promptId);
+    const started = performance.now();
+    const res = await fetch(`${server.origin}/get_prompt`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN },
+      body,
+    });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, bytes, ms: performance.now() - started };
+  }
+
+  /** The items say, in order, which variables are missing, and a last one how many were left out if any were. */
+  function expectBoundedMissing(answer: { status: number; bytes: Buffer }, variables: number): void {
+    expect(answer.status).toBe(422);
+    expect(answer.bytes.length).toBeLessThanOrEqual(ANSWER_MAX_BYTES);
+    const detail = JSON.parse(answer.bytes.toString()).detail as Array<Record<string, any>>;
+    const shown = detail.filter((item) => item.type === 'missing');
+    expect(shown.length).toBeGreaterThan(10);
+    shown.forEach((_, i) => {
+      expect(detail[i]).toStrictEqual({
+        type: 'missing',
+        loc: ['body', 'inputs', `v${i}`],
+        msg: 'Field required',
+        input: { pad: `${'x'.repeat(1000)}…[truncated: 899000 more characters]` },
+      });
+    });
+    if (shown.length === variables) {
+      expect(detail).toHaveLength(variables);
+      return;
+    }
+    expect(detail).toHaveLength(shown.length + 1);
+    expect(detail.at(-1)).toStrictEqual({
+      type: 'too_many_errors',
+      loc: [],
+      msg: `${variables - shown.length} more errors left out of this answer`,
+      input: null,
+      ctx: { omitted: variables - shown.length },
+    });
+  }
+
+  /**
+   * Rounds of `round` for about `ms` (at least one), `pauseMs` apart: the same attack again and
+   * again, so that the probe (every 20 ms) takes enough samples for its p99 to mean something.
+   */
+  async function repeatFor<T>(ms: number, pauseMs: number, round: () => Promise<T>): Promise<T[]> {
+    const until = performance.now() + ms;
+    const results: T[] = [];
+    for (;;) {
+      results.push(await round());
+      if (performance.now() >= until) return results;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
+
+  it.each([500, 5000])(
+    '%d missing variables and a 900 KB input, again and again: each a 422 of at most 32 KiB, /healthz unaffected',
+    async (n) => {
+      const { result: answers, health } = await healthDuring(server.origin, () => repeatFor(2_000, 20, () => missingAll(`vars${n}`)));
+      const meanMs = answers.reduce((sum, a) => sum + a.ms, 0) / answers.length;
+      console.log(
+        `${n} missing variables: ${answers[0]!.status}, ${answers[0]!.bytes.length} bytes, first in ${answers[0]!.ms.toFixed(0)} ms, ` +
+          `${answers.length} answers in ${meanMs.toFixed(1)} ms on average; /healthz p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms (${health.latenciesMs.length} probes)`,
+      );
+      for (const answer of answers) expectBoundedMissing(answer, n);
+      expect(health.failures).toEqual([]);
+      expect(health.p99).toBeLessThan(100);
+    },
+    120_000,
+  );
+
+  it('16 requests at once with 50 missing variables each, again and again: bounded answers and bounded memory', async () => {
+    const rssBefore = memoryOf(server).rssMb;
+    const { result: rounds, health } = await healthDuring(server.origin, () =>
+      repeatFor(2_000, 100, async () => {
+        const started = performance.now();
+        const answers = await Promise.all(Array.from({ length: 16 }, () => missingAll('vars50')));
+        return { answers, ms: performance.now() - started };
+      }),
+    );
+    const { peakMb } = memoryOf(server);
+    const first = rounds[0]!;
+    const total = first.answers.reduce((sum, a) => sum + a.bytes.length, 0);
+    console.log(
+      `16 × 50 missing variables: ${total} bytes in all (${first.answers[0]!.bytes.length} each), first round in ${first.ms.toFixed(0)} ms, ${rounds.length} rounds; ` +
+        `server RSS ${rssBefore} MB before, peak ${peakMb} MB; /healthz p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms (${health.latenciesMs.length} probes)`,
+    );
+    for (const round of rounds) for (const answer of round.answers) expectBoundedMissing(answer, 50);
+    expect(peakMb - rssBefore).toBeLessThan(200);
+    expect(health.failures).toEqual([]);
+    expect(health.p99).toBeLessThan(100);
+  }, 120_000);
+});
+
+/** The server child's resident memory now and at its peak (Linux /proc), in MB. */
+function memoryOf(server: RunningServer): { rssMb: number; peakMb: number } {
+  const status = fs.readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+}
