@@ -37,9 +37,12 @@ export function decodePythonJson(text: string, options: DecodeOptions = {}): Pyt
   try {
     value = JSON.parse(text);
   } catch {
-    return scanDocument(text);
+    // Most such texts are simply invalid: find Python's error without building anything (an
+    // anonymous client's 1 MB of "[1,1,…,x" must cost a scan, not 500 000 values). Only a text
+    // Python accepts and V8 does not (NaN, Infinity) is then scanned again to build its value.
+    return checkDocument(text) ?? scanDocument(text);
   }
-  if (!options.withinPythonLimits && mayExceedPythonLimits(text)) return scanDocument(text);
+  if (!options.withinPythonLimits && mayExceedPythonLimits(text)) return checkDocument(text) ?? { ok: true, value };
   return { ok: true, value };
 }
 
@@ -90,8 +93,22 @@ function scanDocument(text: string): PythonJsonResult {
   try {
     return { ok: true, value: new Scanner(text).document() };
   } catch (e) {
-    if (!(e instanceof Fail)) throw e;
-    const pos = codePointLength(text.slice(0, e.pos));
-    return e.fatal ? { ok: false, pos, msg: e.msg, fatal: true } : { ok: false, pos, msg: e.msg };
+    return failure(text, e);
   }
+}
+
+/** Python's error for `text`, or null when Python would decode it. */
+function checkDocument(text: string): PythonJsonError | null {
+  try {
+    new Scanner(text, false).document();
+    return null;
+  } catch (e) {
+    return failure(text, e);
+  }
+}
+
+function failure(text: string, e: unknown): PythonJsonError {
+  if (!(e instanceof Fail)) throw e;
+  const pos = codePointLength(text.slice(0, e.pos));
+  return e.fatal ? { ok: false, pos, msg: e.msg, fatal: true } : { ok: false, pos, msg: e.msg };
 }

@@ -29,12 +29,23 @@ function isWs(c: number): boolean {
 
 type Container = unknown[] | Record<string, unknown>;
 
+// What a checking scan keeps on its stack: the kind of each open container, never its contents.
+const OPEN_ARRAY: unknown[] = [];
+const OPEN_OBJECT: Record<string, unknown> = {};
+
 export class Scanner {
   private readonly n: number;
   /** Index just after the token most recently read by `string` / `scalar`. */
   private end = 0;
 
-  constructor(private readonly s: string) {
+  /**
+   * With `build` false the scan only checks: it finds the same first error (or none) without
+   * making any value, which is what an error answer needs, at a fraction of the cost.
+   */
+  constructor(
+    private readonly s: string,
+    private readonly build = true,
+  ) {
     this.n = s.length;
   }
 
@@ -66,10 +77,10 @@ export class Scanner {
           i = j + 1;
         } else {
           if (isObj) {
-            stack.push({});
+            stack.push(this.build ? {} : OPEN_OBJECT);
             i = this.key(j, keys);
           } else {
-            stack.push([]);
+            stack.push(this.build ? [] : OPEN_ARRAY);
             i = j;
           }
           continue;
@@ -90,8 +101,12 @@ export class Scanner {
           return v;
         }
         const isArr = Array.isArray(top);
-        if (isArr) top.push(v);
-        else setKey(top, keys.pop() as string, v);
+        if (isArr) {
+          if (this.build) top.push(v);
+        } else {
+          const key = keys.pop() as string;
+          if (this.build) setKey(top, key, v);
+        }
         const c2 = i < n ? s.charCodeAt(i) : -1;
         if (c2 === (isArr ? 0x5d : 0x7d)) {
           stack.pop();
@@ -131,7 +146,7 @@ export class Scanner {
         if (c <= 0x1f) throw new Fail(next, 'Invalid control character at');
       }
       if (next >= n) throw new Fail(begin, 'Unterminated string starting at');
-      if (next !== end) out += s.slice(end, next);
+      if (next !== end && this.build) out += s.slice(end, next);
       next++;
       if (c === 0x22) {
         this.end = next;
@@ -143,7 +158,7 @@ export class Scanner {
         end = next + 1;
         const ch = SIMPLE_ESCAPES[c];
         if (ch === undefined) throw new Fail(end - 2, 'Invalid \\escape');
-        out += ch;
+        if (this.build) out += ch;
         continue;
       }
       next++;
@@ -156,12 +171,12 @@ export class Scanner {
         const cl = hex4(s, end + 2);
         if (cl < 0) throw new Fail(end + 1, 'Invalid \\uXXXX escape');
         if (cl >= 0xdc00 && cl <= 0xdfff) {
-          out += String.fromCharCode(cu, cl);
+          if (this.build) out += String.fromCharCode(cu, cl);
           end += 6;
           continue;
         }
       }
-      out += String.fromCharCode(cu);
+      if (this.build) out += String.fromCharCode(cu);
     }
   }
 
@@ -238,7 +253,7 @@ export class Scanner {
       throw new Fail(start, msg, true);
     }
     this.end = i;
-    return Number(s.slice(start, i));
+    return this.build ? Number(s.slice(start, i)) : 0;
   }
 }
 
