@@ -197,11 +197,7 @@ function boundItem(item: ErrorItem, echoes: Map<unknown, Bounded>): { item: Erro
     loc = loc.map((part) => (typeof part === 'string' ? boundString(part) : part));
   }
   const msg = boundString(item.msg);
-  let ctx = item.ctx;
-  if (ctx !== undefined) {
-    const bounded = boundEcho(ctx) as Record<string, unknown>;
-    ctx = bounded;
-  }
+  const ctx = item.ctx === undefined ? undefined : (boundEcho(item.ctx) as Record<string, unknown>);
   // The literal's key order is the order written: type, loc, msg, input, ctx.
   const bounded =
     input === item.input && loc === item.loc && msg === item.msg && ctx === item.ctx
@@ -221,8 +217,8 @@ function tooManyErrors(omitted: number): ErrorItem {
 
 /**
  * A `detail` list within its bounds: every item bounded, and items listed in order while the list
- * stays within 100 items and 64 KiB; when some do not fit, the last item (type `too_many_errors`)
- * says how many were left out. A list already within bounds is returned as it is.
+ * stays within 100 items and 32 KiB; when some do not fit, the last item (type `too_many_errors`)
+ * says how many were left out. Items already within bounds are the very same objects.
  */
 export function boundDetail(items: readonly ErrorItem[]): ErrorItem[] {
   const echoes = new Map<unknown, Bounded>();
