@@ -34,7 +34,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal, timeoutMs }, 'shutting down');
     const deadline = setTimeout(() => {
       app.log.warn('shutdown deadline reached: closing the connections still open');
-      app.server.closeAllConnections();
+      service.cutOpenConnections();
     }, timeoutMs);
     const giveUp = setTimeout(() => {
       app.log.error('shutdown did not finish after its deadline: exiting');
