@@ -17,13 +17,13 @@ export interface ConnectionLimits {
 }
 
 /**
- * Connections beyond the global cap kept for health checks, so that a load balancer still hears
+ * Connections beyond the caps (global or the address's) kept for health checks, so that a load balancer still hears
  * `/healthz` and `/readyz` when every slot is taken. Each may carry one request, a health check,
  * then closes; it is given at most RESERVE_FIRST_REQUEST_MS to send it.
  */
 export const HEALTH_RESERVE = 8;
 /** Of the reserve, at most this many connections from one address at a time (an orchestrator probes liveness and readiness together). */
-const HEALTH_RESERVE_PER_ADDRESS = 2;
+const HEALTH_RESERVE_PER_ADDRESS = 4;
 const RESERVE_FIRST_REQUEST_MS = 1_000;
 /** An address whose reserved connection carried anything but a health check may not use the reserve again for this long. */
 const RESERVE_BAN_MS = 10_000;
@@ -64,8 +64,8 @@ class Counts {
  * - requests in flight per client address (PROMPTLINE_MAX_IN_FLIGHT_PER_ADDRESS), decided once the
  *   headers are read, on `req.ip`: behind a trusted proxy, the forwarded client. Beyond it, 429 and
  *   the connection closed (a stalled upload is not waited for).
- * - `/healthz` and `/readyz` are never refused: they skip the in-flight cap, and at the global cap a
- *   few connections beyond it (HEALTH_RESERVE) may each carry one health check.
+ * - `/healthz` and `/readyz` are never refused: they skip the in-flight cap, and over either
+ *   connection cap a few connections more (HEALTH_RESERVE) may each carry one health check.
  *
  * We enforce the global cap ourselves rather than with Node's `server.maxConnections`, which drops
  * a connection before its first request can be seen and so leaves no room for a reserve.
@@ -78,12 +78,10 @@ export function installConnectionLimits(app: FastifyInstance, limits: Connection
   const refuse = (reply: FastifyReply, status: number, detail: string) => sendDetail(reply.header('connection', 'close'), status, detail);
   // A callback hook, installed first: every request passes here, and health checks must pass whatever follows.
   app.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const socket = req.raw.socket;
-    if (reserve.takeFirstRequest(socket)) {
+    const held = reserve.takeFirstRequest(req.raw.socket);
+    if (held !== undefined) {
       if (!isHealthCheck(req)) {
-        // A trusted proxy is not banned: it is usually the load balancer whose health checks these are.
-        const address = socket.remoteAddress ?? '';
-        if (!limits.isTrustedProxy(address)) reserve.ban(addressGroup(address));
+        if (held.banOnMisuse) reserve.ban(held.group);
         return refuse(reply, 503, 'Too many open connections');
       }
       // Answered, then closed: the slot is for the next health check.
@@ -102,28 +100,40 @@ export function installConnectionLimits(app: FastifyInstance, limits: Connection
   });
 }
 
-/** The connections admitted beyond the global cap, each waiting for its one request; and who may not have one. */
+interface ReservedSocket {
+  readonly group: string;
+  /**
+   * Whether misusing the slot bans the address: only when the global cap sent it here (many
+   * addresses could otherwise take turns holding the reserve), and never a trusted proxy, which is
+   * usually the load balancer whose health checks the reserve is for. An address over only its own
+   * cap can hold no more than HEALTH_RESERVE_PER_ADDRESS slots, and everyone else still gets in.
+   */
+  readonly banOnMisuse: boolean;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** The connections admitted beyond the caps, each waiting for its one request; and who may not have one. */
 class HealthReserve {
-  private readonly waiting = new WeakMap<Socket, NodeJS.Timeout>();
+  private readonly waiting = new WeakMap<Socket, ReservedSocket>();
   private readonly bannedUntil = new Map<string, number>();
 
-  /** Holds `socket` for one request; closes it (and bans its address, if `ban`) if none comes within `ms`. */
-  admit(socket: Socket, group: string, ms: number, ban: boolean): void {
+  /** Holds `socket` for one request; closes it (and bans its address if `banOnMisuse`) if none comes within `ms`. */
+  admit(socket: Socket, group: string, ms: number, banOnMisuse: boolean): void {
     const timer = setTimeout(() => {
-      if (ban) this.ban(group);
+      if (banOnMisuse) this.ban(group);
       socket.destroy();
     }, ms);
     timer.unref();
-    this.waiting.set(socket, timer);
+    this.waiting.set(socket, { group, banOnMisuse, timer });
   }
 
-  /** True once for a reserved socket's first request; false for every other. */
-  takeFirstRequest(socket: Socket): boolean {
-    const timer = this.waiting.get(socket);
-    if (timer === undefined) return false;
-    clearTimeout(timer);
+  /** The reservation, once, for a reserved socket's first request; undefined for every other request. */
+  takeFirstRequest(socket: Socket): ReservedSocket | undefined {
+    const held = this.waiting.get(socket);
+    if (held === undefined) return undefined;
+    clearTimeout(held.timer);
     this.waiting.delete(socket);
-    return true;
+    return held;
   }
 
   closed(socket: Socket): void {
@@ -162,14 +172,16 @@ function gateConnections(server: Server, limits: ConnectionLimits, reserve: Heal
     if (address === undefined) return void socket.destroy(); // already gone
     const group = addressGroup(address);
     const capped = limits.maxConnectionsPerAddress > 0 && !limits.isTrustedProxy(address);
-    if (capped && perAddress.get(group) >= limits.maxConnectionsPerAddress) return void socket.destroy();
-    const reserved = limits.maxConnections > 0 && open >= limits.maxConnections;
+    // Over either cap, only a health check may come in: a load balancer whose own address is at its
+    // cap (it forwards traffic, untrusted) must still hear the replica answer.
+    const globalCapReached = limits.maxConnections > 0 && open >= limits.maxConnections;
+    const reserved = globalCapReached || (capped && perAddress.get(group) >= limits.maxConnectionsPerAddress);
     if (reserved) {
       const full = reservedOpen >= HEALTH_RESERVE || reservedPerAddress.get(group) >= HEALTH_RESERVE_PER_ADDRESS;
       if (full || reserve.isBanned(group)) return void socket.destroy();
       reservedOpen++;
       reservedPerAddress.add(group);
-      reserve.admit(socket, group, firstRequestMs, !limits.isTrustedProxy(address));
+      reserve.admit(socket, group, firstRequestMs, globalCapReached && !limits.isTrustedProxy(address));
     } else {
       open++;
     }
