@@ -94,7 +94,10 @@ function mostAtOnce(spans: [number, number][]): number {
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let most = 0;
-  for (const [, step] of events) most = Math.max(most, (now += step));
+  for (const [, step] of events) {
+    now += step;
+    most = Math.max(most, now);
+  }
   return most;
 }
 
