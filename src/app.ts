@@ -70,6 +70,8 @@ export interface PromptlineApp {
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Runs the start-up bootstrap of management.md; returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
+  /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
+  cutOpenConnections(): void;
   close(): Promise<void>;
 }
 
@@ -165,7 +167,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
 
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
-  registerRunRoutes(app, access, runs);
+  // Aborted at the shutdown deadline, just before the connections still open are closed.
+  const cutByShutdown = new AbortController();
+  registerRunRoutes(app, access, runs, cutByShutdown.signal);
   registerOutcomeRoutes(app, access, outcomes);
   registerExperimentRoutes(app, access, experiments);
   registerResultsRoutes(app, access, results);
@@ -187,6 +191,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
+    },
+    cutOpenConnections() {
+      cutByShutdown.abort();
+      app.server.closeAllConnections();
     },
     /**
      * Stops in order; a step that fails (a full disk refusing the last exposure counts or the

@@ -1,5 +1,6 @@
 import { ECHO_PROVIDER, parseProviderEnv, type ProviderSettings } from './providers/settings.js';
 import type { Durability } from './db/open.js';
+import { isTrustProxyList } from './lib/clientAddress.js';
 
 export interface Config {
   readonly port: number;
@@ -31,6 +32,10 @@ export interface Limits {
   readonly keepAliveTimeoutMs: number;
   /** 0: no cap. */
   readonly maxConnections: number;
+  /** Open connections one client address may hold (trusted proxies exempt); 0: no cap. */
+  readonly maxConnectionsPerAddress: number;
+  /** Requests one client address (the forwarded one behind a trusted proxy) may have in flight; 0: no cap. */
+  readonly maxInFlightPerAddress: number;
   readonly shutdownTimeoutMs: number;
   /** Requests per minute for a key without its own limit; 0: unlimited. */
   readonly rateLimitPerMinute: number;
@@ -88,8 +93,7 @@ const onOff = (raw: string) => (raw === 'on' ? true : raw === 'off' ? false : un
 /** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
 const trustProxyValue = (raw: string): boolean | string | undefined => {
   if (raw === 'on' || raw === 'off') return raw === 'on';
-  const parts = raw.split(',').map((p) => p.trim());
-  return parts.every((p) => /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(p)) ? raw : undefined;
+  return isTrustProxyList(raw) ? raw : undefined;
 };
 
 /** Environment → typed, frozen configuration. Every bad variable is listed; the caller exits. */
@@ -139,13 +143,22 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
 function readLimits(read: ReturnType<typeof reader>, errors: string[]): Limits {
   const ms = (name: string, fallback: number, min: number, max: number) =>
     read(name, fallback, integerIn(min, max), `an integer number of milliseconds (${min} to ${max})`);
+  const maxConnections = read('PROMPTLINE_MAX_CONNECTIONS', 512, integerIn(0, 1_000_000), 'an integer (0 for no cap)');
   const limits: Limits = {
     renderMaxBytes: read('PROMPTLINE_RENDER_MAX_BYTES', 1_048_576, integerIn(65_536, 100 * 1_048_576), 'an integer number of bytes (65536 to 104857600)'),
     renderMaxSteps: read('PROMPTLINE_RENDER_MAX_STEPS', 50_000, integerIn(10_000, 10_000_000), 'an integer (10000 to 10000000)'),
     headersTimeoutMs: ms('PROMPTLINE_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: ms('PROMPTLINE_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     keepAliveTimeoutMs: ms('PROMPTLINE_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
-    maxConnections: read('PROMPTLINE_MAX_CONNECTIONS', 512, integerIn(0, 1_000_000), 'an integer (0 for no cap)'),
+    maxConnections,
+    // Half the global cap by default: a busy client behind no proxy keeps room, and never all of it.
+    maxConnectionsPerAddress: read(
+      'PROMPTLINE_MAX_CONNECTIONS_PER_ADDRESS',
+      Math.floor(maxConnections / 2),
+      integerIn(0, 1_000_000),
+      'an integer (0 for no cap)',
+    ),
+    maxInFlightPerAddress: read('PROMPTLINE_MAX_IN_FLIGHT_PER_ADDRESS', Math.floor(maxConnections / 2), integerIn(0, 1_000_000), 'an integer (0 for no cap)'),
     shutdownTimeoutMs: ms('PROMPTLINE_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: read('PROMPTLINE_RATE_LIMIT_PER_MINUTE', 0, integerIn(0, 100_000_000), 'an integer (0 for unlimited)'),
     authFailuresPerMinute: read('PROMPTLINE_AUTH_FAILURES_PER_MINUTE', 30, integerIn(0, 1_000_000), 'an integer (0 for no throttle)'),

@@ -7,21 +7,25 @@ import type { Config } from './config.js';
 const CLOSE_GRACE_MS = 5_000;
 
 /**
- * Starts the service: bootstrap, listen, and a graceful SIGTERM/SIGINT: stop accepting, close idle
+ * Starts the service: listen, bootstrap (a configured admin key before listening), and a graceful SIGTERM/SIGINT: stop accepting, close idle
  * keep-alive connections at once, give in-flight requests PROMPTLINE_SHUTDOWN_TIMEOUT_MS, destroy
  * whatever is still open (a stalled upload), flush the writer, checkpoint the WAL, exit 0.
  */
 export async function serve(config: Config): Promise<void> {
   const service = await buildApp(config);
   const { app } = service;
-  const printedKey = await service.bootstrap();
+  // A configured key is in place before the first request can use it. A generated one is made only
+  // once the server listens: a start that cannot listen must not print a key (the next start, seeing
+  // the project, would print none), so the database keeps no key nobody was shown.
+  if (config.bootstrapAdminKey !== null) await service.bootstrap();
+  // The metrics port binds first: a taken port stops the start before the main port accepts anything.
+  const metricsServer = service.metrics !== null && config.metrics.port !== null ? await serveMetrics(service.metrics, config.metrics.port, config.host) : null;
+  await app.listen({ port: config.port, host: config.host });
+  const printedKey = config.bootstrapAdminKey === null ? await service.bootstrap() : null;
   if (printedKey !== null) {
     // Shown once, on stdout only, never logged: the only copy the operator will ever see.
     process.stdout.write(`\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`);
   }
-  // The metrics port binds first: a taken port stops the start before the main port accepts anything.
-  const metricsServer = service.metrics !== null && config.metrics.port !== null ? await serveMetrics(service.metrics, config.metrics.port, config.host) : null;
-  await app.listen({ port: config.port, host: config.host });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -30,7 +34,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.info({ signal, timeoutMs }, 'shutting down');
     const deadline = setTimeout(() => {
       app.log.warn('shutdown deadline reached: closing the connections still open');
-      app.server.closeAllConnections();
+      service.cutOpenConnections();
     }, timeoutMs);
     const giveUp = setTimeout(() => {
       app.log.error('shutdown did not finish after its deadline: exiting');

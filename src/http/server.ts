@@ -1,7 +1,9 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { trustedProxyTest } from '../lib/clientAddress.js';
 import { installAccessLog } from './accessLog.js';
 import { registerRawBodyParser } from './body.js';
+import { installConnectionLimits } from './connectionLimits.js';
 import { installErrorHandler } from './errorHandler.js';
 import { registerOpenApi } from './openapi.js';
 import { installRoutingAnswers } from './routing.js';
@@ -13,6 +15,7 @@ import { installRoutingAnswers } from './routing.js';
  */
 export async function createHttpServer(config: Config, version: string): Promise<FastifyInstance> {
   const { limits } = config;
+  const isTrustedProxy = trustedProxyTest(limits.trustProxy);
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -33,10 +36,11 @@ export async function createHttpServer(config: Config, version: string): Promise
       // Node checks those two timeouts on this period (30 s by default): often enough to honour them.
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
     },
-    trustProxy: limits.trustProxy,
+    // One rule for the client's address here and for the connection caps (a test, not Fastify's own parse of the list).
+    trustProxy: limits.trustProxy === false ? false : (address: string) => isTrustedProxy(address),
   });
-  // Beyond this many open connections new ones are refused at once, so descriptors stay for the rest of the process.
-  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+  // Connections and requests in flight, in all and per address; health checks answered even at the cap.
+  installConnectionLimits(app, { ...limits, isTrustedProxy });
 
   registerRawBodyParser(app, config.bodyLimitBytes);
   installRoutingAnswers(app);

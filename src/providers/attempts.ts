@@ -4,7 +4,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ChatAnswer, ChatProvider, ChatRequest } from './chatProvider.js';
-import type { ModelCallError } from './errors.js';
+import { type ModelCallError, ServerShutdown } from './errors.js';
 import { QueueTimeoutError } from './limiter.js';
 import { backoffMs, type Failure } from './retry.js';
 import type { ProviderSettings } from './settings.js';
@@ -16,11 +16,11 @@ export type ModelOutcome = { ok: true; answer: ChatAnswer } | { ok: false; failu
 export interface AttemptContext {
   readonly settings: Pick<ProviderSettings, 'maxRetries' | 'requestDeadlineMs' | 'retryAfterCapMs' | 'queueTimeoutMs'>;
   readonly startedAt: number;
-  /** Fires on the request deadline or when the client goes away. */
+  /** Fires on the request deadline, when the client goes away, or at the shutdown deadline (reason: ServerShutdown). */
   readonly stop: AbortSignal;
   /** True once `stop` fired because the deadline passed (rather than the client leaving). */
   deadlineHit(): boolean;
-  /** The error that ends the request once `stop` fired (deadline: 504; client gone: 502). */
+  /** The error that ends the request once `stop` fired (deadline: 504; client gone or shutdown: 502). */
   stopError(): ModelCallError;
   fail(kind: 'failed' | 'busy' | 'timeout', message: string, extra?: { retryAfterSeconds?: number }): ModelCallError;
   readonly attempts: AttemptRecord[];
@@ -90,7 +90,8 @@ async function takeSlot(provider: ChatProvider, ctx: AttemptContext): Promise<()
 }
 
 function stopReason(ctx: AttemptContext): string {
-  return ctx.deadlineHit() ? `deadline of ${ctx.settings.requestDeadlineMs} ms reached` : 'aborted by the client';
+  if (ctx.deadlineHit()) return `deadline of ${ctx.settings.requestDeadlineMs} ms reached`;
+  return ctx.stop.reason instanceof ServerShutdown ? ctx.stop.reason.message : 'aborted by the client';
 }
 
 async function sleep(ms: number, ctx: AttemptContext): Promise<void> {

@@ -1,6 +1,17 @@
 import type { AttemptRecord } from './types.js';
 
 /**
+ * The reason a request's controller is aborted with when the server cuts the request at its
+ * shutdown deadline: the call is then recorded as cut by the shutdown, not by the client.
+ */
+export class ServerShutdown extends Error {
+  override readonly name = 'ServerShutdown';
+  constructor() {
+    super('the server shut down');
+  }
+}
+
+/**
  * A model call that produced no output, with every attempt made. `kind` says why, and the route
  * layer answers it as the contract prescribes: `failed` 502, `busy` 503 (with Retry-After),
  * `timeout` 504. The message never holds a key.

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import { callWithRetries, since, type AttemptContext, type ModelOutcome } from './attempts.js';
 import type { ChatAnswer, ChatProvider } from './chatProvider.js';
-import { ModelCallError } from './errors.js';
+import { ModelCallError, ServerShutdown } from './errors.js';
 import { computeCostNano, PriceBook } from './prices.js';
 import { createProviderRegistry } from './registry.js';
 import type { ProviderSettings } from './settings.js';
@@ -12,7 +12,7 @@ import { countChatTokens, countTextTokens } from './tokens.js';
 import type { AttemptRecord, ModelGateway, ModelRequest, ModelResult } from './types.js';
 
 export type { AttemptRecord, ChatMessage, ModelGateway, ModelRequest, ModelResult, PriceUsed } from './types.js';
-export { ModelCallError } from './errors.js';
+export { ModelCallError, ServerShutdown } from './errors.js';
 
 /** What the gateway logs through: a pino logger, or Fastify's `app.log`. */
 export type ProviderLogger = Pick<Logger, 'warn' | 'debug'>;
@@ -63,7 +63,9 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
       stopError: () =>
         deadlineHit
           ? fail('timeout', `Model provider timed out after ${settings.requestDeadlineMs} ms`)
-          : new ModelCallError('failed', 'Model provider error: request aborted by the client', attempts, since(startedAt), { clientAborted: true }),
+          : stop.signal.reason instanceof ServerShutdown
+            ? fail('failed', 'Model provider error: the server shut down during the call')
+            : new ModelCallError('failed', 'Model provider error: request aborted by the client', attempts, since(startedAt), { clientAborted: true }),
     };
 
     try {

@@ -13,7 +13,8 @@ export interface ModelRequest {
   params?: Record<string, unknown>;
   /**
    * The request's one controller: the caller aborts it when its client goes away (the in-flight call
-   * is aborted and nothing is retried), and the gateway aborts it when the deadline passes. One, not
+   * is aborted and nothing is retried; with a `ServerShutdown` reason when the server's shutdown cut
+   * it), and the gateway aborts it when the deadline passes. One, not
    * one per layer: in Node 20 each AbortController costs ~10 µs of CPU, on every call.
    */
   abort?: AbortController;

@@ -1,10 +1,11 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { processFixtures } from '../support/processes.js';
+import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
+import { callServer, processFixtures } from '../support/processes.js';
 
 // SIGTERM with clients that never finish: the built server, as `npm start` runs it.
 const ADMIN = 'pl_a_abuse-shutdown-admin-key-00000000000';
-const { serve, forget } = processFixtures(ADMIN);
+const { dataDir, serve, forget } = processFixtures(ADMIN);
 const start = (env: Record<string, string> = {}) => serve(undefined, env);
 
 function connect(origin: string): Promise<net.Socket> {
@@ -55,5 +56,33 @@ describe('graceful shutdown never hangs', () => {
     await closed;
     expect(server.output()).toContain('shutdown deadline reached');
     idle.destroy();
+  });
+
+  it('a model call cut by the shutdown deadline is stored as cut by the shutdown, not as a client abort', async () => {
+    const model = new FakeOpenAI().setDefault(behave.hang());
+    const { baseURL } = await model.start();
+    try {
+      const dir = dataDir();
+      const env = { PROMPTLINE_PROVIDER_SLOW_BASE_URL: baseURL, PROMPTLINE_SHUTDOWN_TIMEOUT_MS: '300' };
+      const server = await serve(dir, env);
+      expect((await callServer(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'hi', model: 'slow/m' })).status).toBe(201);
+      const cut = callServer(server.origin, '/run_prompt', ADMIN, { prompt_id: 'p', inputs: {} }).then(
+        (res) => res.status,
+        (error: Error) => error.name,
+      );
+      while (model.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+      const code = await server.stop('SIGTERM');
+      forget(server);
+      expect(code).toBe(0);
+      expect(await cut).toBe('TypeError'); // fetch failed: the connection was closed without an answer
+
+      const again = await serve(dir, env);
+      const runs = await callServer(again.origin, '/runs', ADMIN, undefined, 'GET');
+      expect(runs.json.data).toHaveLength(1);
+      expect(runs.json.data[0]).toMatchObject({ status: 'error', error: 'Model provider error: the server shut down during the call' });
+      expect(runs.json.data[0].attempts).toMatchObject([{ model: 'slow/m', status: null, error: 'the server shut down' }]);
+    } finally {
+      await model.close();
+    }
   });
 });

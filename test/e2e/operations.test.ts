@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callServer, cli, processFixtures, ROOT } from '../support/processes.js';
@@ -29,6 +30,27 @@ describe('configuration', () => {
     const viaCli = cli(['serve'], env as Record<string, string>);
     expect(viaCli.status).toBe(1);
     expect(viaCli.stderr.trim()).toBe(direct.stderr.trim());
+  });
+
+  it('a start that cannot listen prints no admin key, and the next start prints one that works', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    const dir = dataDir();
+    // No configured key: a new database gets a generated one, printed once.
+    const env = { ...process.env, PORT: String(port), PROMPTLINE_DATA_DIR: dir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: '' };
+    const failed = spawnSync(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, encoding: 'utf8' });
+    await new Promise((resolve) => busy.close(resolve));
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain(`PORT=${port} on HOST=127.0.0.1 is already in use`);
+    expect(failed.stdout + failed.stderr).not.toMatch(/pl_a_|admin API key/);
+
+    const server = await serve(dir, { PROMPTLINE_BOOTSTRAP_ADMIN_KEY: '' });
+    const printed = /admin API key.*:\n\n {2}(pl_a_\S+)\n/;
+    for (let waited = 0; !printed.test(server.output()) && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    const key = printed.exec(server.output())?.[1];
+    expect(key, server.output()).toBeDefined();
+    expect((await call(server.origin, '/keys', key!, undefined, 'GET')).status).toBe(200);
   });
 
   it('a data directory that cannot hold the database is one line naming PROMPTLINE_DATA_DIR', () => {

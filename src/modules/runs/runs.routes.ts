@@ -1,15 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
+import { ServerShutdown } from '../../providers/gateway.js';
 import type { RunService } from './runs.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import { ListRunsQuery, RunIdParams, RunPageSchema, RunPromptRequest, RunPromptResponse, RunSchema } from './runs.schemas.js';
 
-/** The request's controller (ModelRequest.abort), aborted when the client goes away before its answer was written. */
-function abortedWhenClientGoes(reply: { raw: NodeJS.WritableStream & { writableFinished: boolean; on(e: 'close', f: () => void): unknown } }): AbortController {
+/**
+ * The request's controller (ModelRequest.abort), aborted when its connection closes before the
+ * answer was written: by the client, or by the server at its shutdown deadline (`shuttingDown` has
+ * fired by then), which the stored run must tell apart.
+ */
+function abortedWhenConnectionCloses(
+  reply: { raw: NodeJS.WritableStream & { writableFinished: boolean; on(e: 'close', f: () => void): unknown } },
+  shuttingDown: AbortSignal,
+): AbortController {
   const controller = new AbortController();
   reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableFinished) controller.abort(shuttingDown.aborted ? new ServerShutdown() : undefined);
   });
   return controller;
 }
@@ -17,7 +25,8 @@ function abortedWhenClientGoes(reply: { raw: NodeJS.WritableStream & { writableF
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 
-export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService): void {
+/** `shuttingDown` fires when the server cuts the connections still open at its shutdown deadline. */
+export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService, shuttingDown: AbortSignal): void {
   registerRoute(app, access, {
     method: 'POST',
     url: '/run_prompt',
@@ -29,7 +38,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
-      return { status: 200, body: await runs.run(auth.projectId, body, abortedWhenClientGoes(reply), claim), floatKeys: FLOAT_KEYS };
+      return { status: 200, body: await runs.run(auth.projectId, body, abortedWhenConnectionCloses(reply, shuttingDown), claim), floatKeys: FLOAT_KEYS };
     },
   });
   registerRoute(app, access, {

@@ -30,11 +30,47 @@ export function urlFormProblem(raw: string): string | null {
   return null;
 }
 
-/** The kind of a non-public address ("loopback", "private", "linkLocal", …), or null when it is public unicast. */
+/**
+ * The kind of a non-public address ("loopback", "private", "linkLocal", …), or null when it is
+ * public unicast. An IPv6 address that carries an IPv4 address is judged by the IPv4 address: the
+ * network may deliver it there (a mapped address by this host's own stack, NAT64, 6to4 and Teredo
+ * by a translator or relay), so `::ffff:127.0.0.1` or `64:ff9b::10.0.0.1` is no more public than
+ * the address inside.
+ */
 export function nonPublicRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'invalid';
-  // IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return ipv4Range(parsed as ipaddr.IPv4);
+  const ipv6 = parsed as ipaddr.IPv6;
+  const range = ipv6.range();
+  const parts = ipv6.parts;
+  const ipv4At = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  switch (range) {
+    case 'ipv4Mapped':
+      return ipv4Range(ipv6.toIPv4Address());
+    case '6to4': // 2002:AABB:CCDD::/48 is the 6to4 site of AA.BB.CC.DD
+      return ipv4Range(ipv4At(parts[1]!, parts[2]!));
+    case 'teredo': {
+      // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC, the client's address stored inverted.
+      const server = ipv4Range(ipv4At(parts[2]!, parts[3]!));
+      return server ?? ipv4Range(ipv4At(parts[6]! ^ 0xffff, parts[7]! ^ 0xffff));
+    }
+    case 'rfc6052':
+      // 64:ff9b::/96 carries the IPv4 address in its last 32 bits. 64:ff9b:1::/48 is for local
+      // use (RFC 8215): the network chooses where the IPv4 address sits, so none can be read.
+      if (parts[2] !== 0) return 'nat64LocalUse';
+      return ipv4Range(ipv4At(parts[6]!, parts[7]!));
+    case 'unicast':
+      // ::a.b.c.d, IPv4-compatible (deprecated by RFC 4291): no real destination has one.
+      if (parts.slice(0, 6).every((p) => p === 0)) return ipv4Range(ipv4At(parts[6]!, parts[7]!)) ?? 'ipv4Compatible';
+      return null;
+    default:
+      return range;
+  }
+}
+
+function ipv4Range(address: ipaddr.IPv4): string | null {
+  const range = address.range();
   return range === 'unicast' ? null : range;
 }
 
