@@ -9,7 +9,7 @@ import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt, ServingService } from '../prompts/serving.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
-import type { ListRunsInput, RunAnswer, RunPromptInput, RunView } from './runs.schemas.js';
+import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 /**
@@ -187,7 +187,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
         cursor: query.cursor,
         limit: query.limit ?? 50,
       };
-      return toPage(await listRuns(store.sql, projectId, q), runView);
+      return toPage(await listRuns(store.sql, projectId, q), (run): RunListItem => ({ ...runView(run), truncated: run.leftOut }));
     },
 
     /** For an outcome's write (in its transaction): the run it names, as attribution needs it. */
