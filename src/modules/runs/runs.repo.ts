@@ -170,6 +170,8 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
     index: 'runs_project_created',
     columns: LIST_SELECT,
     projectId,
+    // A run's row can hold megabytes that a list does not read but SQLite must step over.
+    chunkRows: 20,
     ...boundsOf(q),
     filters: [
       { column: 'experiment_id', value: q.experiment_id, index: 'runs_experiment_list' },
