@@ -42,6 +42,13 @@ export interface ListRequest {
   /** The id of the last row of the previous page (its `next_cursor`). */
   cursor?: string | undefined;
   limit: number;
+  /**
+   * Read the page this many rows per statement, letting other requests run in between: for tables
+   * whose rows can be large, where even reading past their large columns (SQLite walks their
+   * pages to reach the columns stored after them) adds up over a page. Rows must carry created_at
+   * and the key.
+   */
+  chunkRows?: number;
 }
 
 export interface ListPage<Row> {
@@ -144,7 +151,7 @@ export async function listNewestFirst<Row>(db: Sql, req: ListRequest): Promise<L
   }
   const { page, fetch } = listStatements(req, cursorCreatedAt);
   if (!page.scanned) {
-    const rows = await db.all<Row & Record<string, unknown>>(page.sql, page.args);
+    const rows = req.chunkRows === undefined ? await db.all<Row & Record<string, unknown>>(page.sql, page.args) : await inChunks<Row>(db, req, cursorCreatedAt);
     const last = rows[req.limit - 1];
     return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? String(last![req.key ?? 'id']) : null };
   }
@@ -156,8 +163,35 @@ export async function listNewestFirst<Row>(db: Sql, req: ListRequest): Promise<L
     nextCursor = (await db.value<string>(page.budgetEnd!.sql, page.budgetEnd!.args)) ?? null;
   }
   const rows: Row[] = [];
-  for (const id of ids.slice(0, req.limit)) rows.push((await db.get<Row>(fetch.sql, [req.projectId, id]))!);
+  for (const id of ids.slice(0, req.limit)) {
+    if (req.chunkRows !== undefined && rows.length > 0 && rows.length % req.chunkRows === 0) await nextTurn();
+    rows.push((await db.get<Row>(fetch.sql, [req.projectId, id]))!);
+  }
   return { rows, nextCursor };
+}
+
+/** A turn of the event loop: SQLite's statements are synchronous, so awaiting one never yields. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The unfiltered page's limit + 1 rows, chunkRows per statement, each chunk going on from the last row. */
+async function inChunks<Row>(db: Sql, req: ListRequest, cursorCreatedAt: string): Promise<Array<Row & Record<string, unknown>>> {
+  const key = req.key ?? 'id';
+  const chunk = req.chunkRows!;
+  const rows: Array<Row & Record<string, unknown>> = [];
+  let cursor = req.cursor;
+  let createdAt = cursorCreatedAt;
+  while (rows.length < req.limit + 1) {
+    const want = Math.min(chunk, req.limit + 1 - rows.length);
+    const { page } = listStatements({ ...req, cursor, limit: want - 1 }, createdAt);
+    const got = await db.all<Row & Record<string, unknown>>(page.sql, page.args);
+    rows.push(...got);
+    if (got.length < want) break;
+    const last = got[got.length - 1]!;
+    cursor = String(last[key]);
+    createdAt = String(last.created_at);
+    await nextTurn();
+  }
+  return rows;
 }
 
 /** A list as the API answers it: one page of views and the cursor of the next. */

@@ -49,3 +49,13 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = codeOf(error);
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * A value the database refused to hold, which request validation should have caught (PostgreSQL:
+ * a NUL in text 22021, an unsupported Unicode escape in JSON 22P05, a number out of a column's
+ * range 22003, text that is not the column's type 22P02). SQLite stores all of these.
+ */
+export function isUnstorableValue(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '22021' || code === '22P05' || code === '22003' || code === '22P02';
+}

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, isStorageFailure, isStorageFull } from '../db/storageErrors.js';
+import { codeOf, isDatabaseUnavailable, isStorageFailure, isStorageFull, isUnstorableValue } from '../db/storageErrors.js';
 import { sendDomainError } from './domainErrors.js';
 import { requestParts } from './route.js';
 import { sendDetail } from './send.js';
@@ -32,6 +32,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isStorageFailure(error)) {
       req.log.error({ err: error }, 'write refused: storage failing');
       return sendDetail(reply, 503, 'Storage unavailable: this write was not stored');
+    }
+    if (isUnstorableValue(error)) {
+      // The client's value, not a fault of the service: one line without a stack, nothing stored.
+      req.log.warn({ code: codeOf(error), reason: error.message }, 'value refused by the database');
+      return sendDetail(reply, 422, 'A value in this request cannot be stored (the database refused it); nothing was stored');
     }
     if (clientAborted(error, req)) {
       req.log.debug({ code: error.code }, 'client aborted the request');

@@ -33,6 +33,49 @@ export function reportAt(st: State, key: string, type: string, msg: string, inpu
 
 export const passThrough: Check = (v) => v;
 
+/**
+ * No string of a request may hold U+0000: PostgreSQL's text cannot store it (SQLite can), and the
+ * service keys caches and marks float output with it. Refused at validation, like a validator of
+ * a FastAPI model would (`value_error`), so both backends give the same answer before any storage.
+ */
+export const NUL_REASON = 'String should not contain the NUL character (U+0000)';
+
+export function reportNul(st: State, input: unknown): void {
+  report(st, 'value_error', `Value error, ${NUL_REASON}`, input, { error: NUL_REASON });
+}
+
+/** A NUL in an object key: pydantic's loc for a key is the key followed by `[key]`. */
+export function reportNulKey(st: State, key: string): void {
+  st.path.push(key, '[key]');
+  reportNul(st, key);
+  st.path.length -= 2;
+}
+
+/**
+ * `Any` (free JSON: metadata, params, get_prompt's inputs): passed through unchanged, but every
+ * string and key in it is checked for NUL like a typed string. Recursion is bounded by the body
+ * decoder's nesting limit.
+ */
+export const checkFreeJson: Check = (v, st) => {
+  if (typeof v === 'string') {
+    if (v.includes('\u0000')) reportNul(st, v);
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      st.path.push(i);
+      checkFreeJson(v[i], st);
+      st.path.pop();
+    }
+  } else if (typeof v === 'object' && v !== null) {
+    for (const key of Object.keys(v)) {
+      if (key.includes('\u0000')) reportNulKey(st, key);
+      st.path.push(key);
+      checkFreeJson((v as Record<string, unknown>)[key], st);
+      st.path.pop();
+    }
+  }
+  return v;
+};
+
 /** Loose view of the TypeBox schema keywords this module reads. */
 export interface Schema {
   [Kind]?: string;
@@ -62,7 +105,7 @@ export function compileString(schema: Schema): Check {
       report(st, 'string_too_long', `String should have at most ${max} ${plural(max)}`, v, { max_length: max });
     } else if (re !== undefined && !re.test(v)) {
       report(st, 'string_pattern_mismatch', `String should match pattern '${pattern}'`, v, { pattern });
-    }
+    } else if (v.includes('\u0000')) reportNul(st, v);
     return v;
   };
 }

@@ -5,6 +5,7 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import {
   type Check,
   checkBool,
+  checkFreeJson,
   compileLiterals,
   compileNumber,
   compileString,
@@ -14,6 +15,7 @@ import {
   passThrough,
   report,
   reportAt,
+  reportNulKey,
   type Schema,
   type State,
 } from './pydanticScalars.js';
@@ -49,7 +51,7 @@ function compile(raw: TSchema, strict: boolean): Check {
   switch (schema[Kind]) {
     case 'Any':
     case 'Unknown':
-      return passThrough;
+      return checkFreeJson;
     case 'String':
       return compileString(schema);
     case 'Number':
@@ -168,6 +170,7 @@ function compileRecord(schema: Schema, strict: boolean): Check {
     const keys = Object.keys(v);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
+      if (key.includes('\u0000')) reportNulKey(st, key);
       const raw = v[key];
       st.path.push(key);
       const c = item(raw, st);

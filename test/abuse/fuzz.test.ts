@@ -6,6 +6,7 @@ import { mulberry32 } from '../support/prng.js';
 
 // Thousands of generated requests over every registered route (the route table, so a new route
 // is fuzzed without writing anything): none may answer 5xx, and the server serves normally after.
+// On the backend the suite is given (PROMPTLINE_TEST_BACKEND=postgres: startTestApp's database).
 const REQUESTS_PER_ROUTE = 110;
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -170,12 +171,14 @@ describe(`fuzzing every route (seed ${SEED})`, () => {
     const failures: string[] = [];
     const reachedHandler = new Set<string>();
     let sent = 0;
-    for (const route of routes) {
+    for (const [r, route] of routes.entries()) {
       for (let i = 0; i < REQUESTS_PER_ROUTE; i++) {
         const url = `${pathFor(route)}${queryFor(route)}`;
         const payload = route.body || random() < 0.1 ? rawBody(route) : {};
         const res = await t.request(route.method as string, url, {
           key: pick(keys),
+          // One address per request: the throttle of invalid keys per address is not what is fuzzed here.
+          from: `198.18.${r}.${i}`,
           ...payload,
           ...(payload.contentType ? { headers: { 'content-type': payload.contentType } } : {}),
         });

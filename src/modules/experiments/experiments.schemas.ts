@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 import { MetricInputSchema, MetricSchema, OUTCOME_KINDS } from './metrics.js';
 
 const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
@@ -7,7 +7,7 @@ const VARIANT_KEY_PATTERN = '^[a-z0-9_-]{1,64}$';
 
 const Variant = Type.Object({
   key: Type.String({ pattern: VARIANT_KEY_PATTERN }),
-  version: Type.Integer({ minimum: 1 }),
+  version: VersionNumber(),
   weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: 1 })),
 });
 

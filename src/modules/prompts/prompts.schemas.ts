@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
-import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
@@ -8,7 +8,7 @@ const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
 const MODEL_PATTERN = '^[A-Za-z0-9_.-]+/\\S+$';
 
 export const PromptIdParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }) });
-export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: Type.Integer({ minimum: 1 }) });
+export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: VersionNumber() });
 export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), label: Type.String({ pattern: LABEL_PATTERN }) });
 
 /** contract.md §1, in declaration order (errors are reported in this order). */
@@ -57,7 +57,7 @@ export type CreatePromptInput = Static<typeof CreatePromptBody>;
 export const CreateVersionBody = Type.Object(versionFields);
 export type VersionInput = Static<typeof CreateVersionBody>;
 
-export const MoveLabelBody = Type.Object({ version: Type.Integer({ minimum: 1 }) });
+export const MoveLabelBody = Type.Object({ version: VersionNumber() });
 
 export const ListPromptsQuery = Type.Object({
   ...PageQuery,

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
+import { boundedColumn } from '../../db/listFields.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
 
@@ -69,6 +70,9 @@ const COLUMNS = [
   'created_at',
 ];
 const SELECT = COLUMNS.join(', ');
+/** The columns that can be large (a client's inputs, a model's output): left out of lists when they are. */
+const BOUNDED = ['inputs', 'rendered', 'output', 'error'] as const;
+const LIST_SELECT = COLUMNS.map((c) => ((BOUNDED as readonly string[]).includes(c) ? boundedColumn(c) : c)).join(', ');
 
 function encode(run: RunRecord): RunRow {
   return {
@@ -129,8 +133,34 @@ export interface RunListQuery extends PageBounds {
   status?: 'ok' | 'error' | undefined;
 }
 
-export async function listRuns(db: Sql, projectId: string, q: RunListQuery): Promise<ListPage<RunRecord>> {
-  return mapPage(await listNewestFirst<RunRow>(db, runListRequest(projectId, q)), decode);
+/** The fields of a listed run left out because they are large (given whole by findRun). */
+export type LeftOut = 'inputs' | 'rendered_prompt' | 'messages' | 'output' | 'error';
+export type ListedRun = RunRecord & { leftOut: LeftOut[] };
+
+type ListedRow = RunRow & Record<`${(typeof BOUNDED)[number]}_left_out`, number>;
+
+/** A run as a list reads it: a large column is empty there ({}, "", []) and named in `leftOut`. */
+function decodeListed(row: ListedRow): ListedRun {
+  const leftOut: LeftOut[] = [];
+  if (row.inputs_left_out === 1) leftOut.push('inputs');
+  if (row.rendered_left_out === 1) leftOut.push('rendered_prompt', 'messages');
+  if (row.output_left_out === 1) leftOut.push('output');
+  if (row.error_left_out === 1) leftOut.push('error');
+  const { inputs_left_out: _i, rendered_left_out: _r, output_left_out: _o, error_left_out: _e, ...stored } = row;
+  return {
+    ...decode({
+      ...stored,
+      inputs: stored.inputs ?? '{}',
+      rendered: stored.rendered ?? JSON.stringify({ text: '', messages: [] }),
+      output: row.output_left_out === 1 ? '' : stored.output,
+      error: row.error_left_out === 1 ? '' : stored.error,
+    }),
+    leftOut,
+  };
+}
+
+export async function listRuns(db: Sql, projectId: string, q: RunListQuery): Promise<ListPage<ListedRun>> {
+  return mapPage(await listNewestFirst<ListedRow>(db, runListRequest(projectId, q)), decodeListed);
 }
 
 /** Filters in order of selectivity; the first given that has a list index (migrations/0002) leads. */
@@ -138,8 +168,10 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
   return {
     table: 'runs',
     index: 'runs_project_created',
-    columns: SELECT,
+    columns: LIST_SELECT,
     projectId,
+    // A run's row can hold megabytes that a list does not read but SQLite must step over.
+    chunkRows: 20,
     ...boundsOf(q),
     filters: [
       { column: 'experiment_id', value: q.experiment_id, index: 'runs_experiment_list' },

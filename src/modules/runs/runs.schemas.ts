@@ -85,5 +85,23 @@ export const RunSchema = Type.Object({
 
 export type RunView = Static<typeof RunSchema>;
 
-export const RunPageSchema = Type.Object({ data: Type.Array(RunSchema), next_cursor: Nullable(Type.String()) });
+/**
+ * A run in `GET /runs`: its large fields left out (docs/management-api.md, "List pages"), named in
+ * `truncated`; `GET /runs/{run_id}` gives them whole.
+ */
+export const RunListItemSchema = Type.Composite([
+  RunSchema,
+  Type.Object({
+    truncated: Type.Array(
+      Type.Union([Type.Literal('inputs'), Type.Literal('rendered_prompt'), Type.Literal('messages'), Type.Literal('output'), Type.Literal('error')]),
+      {
+        description:
+          'fields left out of this list because they are stored in more than 8192 bytes: shown empty ({}, "", []); [] when the run is whole. GET /runs/{run_id} gives them whole.',
+      },
+    ),
+  }),
+]);
+export type RunListItem = Static<typeof RunListItemSchema>;
+
+export const RunPageSchema = Type.Object({ data: Type.Array(RunListItemSchema), next_cursor: Nullable(Type.String()) });
 export const RunIdParams = Type.Object({ run_id: Type.String({ maxLength: 128 }) });

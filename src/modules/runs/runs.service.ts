@@ -6,10 +6,23 @@ import { newId } from '../../lib/ids.js';
 import { notFound } from '../../lib/errors.js';
 import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
+import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt, ServingService } from '../prompts/serving.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
-import type { ListRunsInput, RunAnswer, RunPromptInput, RunView } from './runs.schemas.js';
+import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
 import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
+
+/**
+ * What a model or provider sends back is stored as the client's text is, except U+0000, which
+ * PostgreSQL's text cannot hold (SQLite can): replaced by U+FFFD on both backends, in the answer too.
+ */
+function storable(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
+function storableAttempts(attempts: readonly AttemptRecord[]): AttemptRecord[] {
+  return attempts.map((a) => (a.error === null ? a : { ...a, error: storable(a.error) }));
+}
 
 function runView(run: RunRecord): RunView {
   const { id, rendered, cost_nano_usd: costNanoUsd, ...rest } = run;
@@ -79,7 +92,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
   function withResult(run: RunRecord, result: ModelResult): RunRecord {
     return {
       ...run,
-      output: result.output,
+      output: storable(result.output),
       model_used: result.modelUsed,
       prompt_tokens: result.promptTokens,
       completion_tokens: result.completionTokens,
@@ -91,7 +104,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
       cost_known: result.costKnown,
       price: result.price,
       latency_ms: result.latencyMs,
-      attempts: result.attempts,
+      attempts: storableAttempts(result.attempts),
     };
   }
 
@@ -125,9 +138,9 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
             insertRun(db, projectId, {
               ...run,
               status: 'error',
-              error: error.message,
+              error: storable(error.message),
               latency_ms: error.latencyMs,
-              attempts: error.attempts,
+              attempts: storableAttempts(error.attempts),
             }),
           );
         }
@@ -136,7 +149,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
       const stored = withResult(run, result);
       const answer: RunAnswer = {
         run_id: stored.id,
-        output: result.output,
+        output: storable(result.output),
         model_used: result.modelUsed,
         latency_ms: result.latencyMs,
         prompt_tokens: result.promptTokens,
@@ -174,7 +187,7 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
         cursor: query.cursor,
         limit: query.limit ?? 50,
       };
-      return toPage(await listRuns(store.sql, projectId, q), runView);
+      return toPage(await listRuns(store.sql, projectId, q), (run): RunListItem => ({ ...runView(run), truncated: run.leftOut }));
     },
 
     /** For an outcome's write (in its transaction): the run it names, as attribution needs it. */

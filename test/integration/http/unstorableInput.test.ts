@@ -1,0 +1,199 @@
+import { Kind } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeTable, type RouteEntry } from '../../../src/http/route.js';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+import { validSample } from '../../support/validSample.js';
+
+// Values one backend can store and the other cannot: a NUL character (PostgreSQL's text refuses
+// U+0000; SQLite keeps it) and integers beyond what a BIGINT column (or a JS number, exactly)
+// holds. Every string and integer a route accepts, in its path, query and body, is tried here,
+// generated from the route table, so a new route or field is covered without writing anything.
+// Each must be the same 422 on SQLite and PostgreSQL (run with PROMPTLINE_TEST_BACKEND=postgres):
+// an item at the field's loc, refused at validation, before any storage.
+
+interface Schema {
+  [Kind]?: string;
+  anyOf?: Schema[];
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+}
+
+type Part = 'path' | 'query' | 'body';
+/** Where a value goes: the request part and the path inside it (`[key]` names a record's key). */
+interface Slot {
+  part: Part;
+  path: (string | number)[];
+  kind: 'string' | 'integer' | 'key' | 'any';
+}
+
+const NUL = 'a\u0000b';
+const HUGE_INT = 1e308;
+const HUGE_INT_TEXT = '9'.repeat(30);
+
+/** Every string, integer, record key and free JSON value reachable in a schema. */
+function slotsOf(schema: Schema | undefined, part: Part, path: (string | number)[] = [], depth = 0): Slot[] {
+  if (schema === undefined || depth > 6) return [];
+  switch (schema[Kind]) {
+    case 'String':
+      return [{ part, path, kind: 'string' }];
+    case 'Integer':
+      return [{ part, path, kind: 'integer' }];
+    case 'Any':
+    case 'Unknown':
+      return [{ part, path, kind: 'any' }];
+    case 'Union':
+      return (schema.anyOf ?? []).flatMap((m) => slotsOf(m, part, path, depth));
+    case 'Array':
+      return slotsOf(schema.items, part, [...path, 0], depth + 1);
+    case 'Record': {
+      const value = Object.values(schema.patternProperties ?? {})[0];
+      return [{ part, path, kind: 'key' as const }, ...slotsOf(value, part, [...path, 'k'], depth + 1)];
+    }
+    case 'Object':
+      return Object.entries(schema.properties ?? {}).flatMap(([name, s]) => slotsOf(s, part, [...path, name], depth + 1));
+    default:
+      return [];
+  }
+}
+
+let t: TestApp;
+const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp', inputs: { name: 'A' } };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
+  await t.request('POST', '/experiments', {
+    body: {
+      experiment_id: 'exp',
+      prompt_id: 'p',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 1 },
+      ],
+    },
+  });
+  fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
+  fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'k', role: 'read' } })).json.key_id;
+  fixtures.webhook_id = (
+    await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
+  ).json.webhook_id;
+});
+afterAll(async () => t.cleanup());
+
+/**
+ * `base` with `value` at `path`, the objects and arrays on the way filled with valid samples of
+ * their schemas, so the only thing wrong with the request is the value tried.
+ */
+function placed(schema: Schema, base: unknown, path: (string | number)[], value: unknown, asKey: boolean): unknown {
+  if (path.length === 0) return asKey ? { ...(base as object), [value as string]: 'v' } : value;
+  const [step, ...rest] = path as [string | number, ...(string | number)[]];
+  if (schema[Kind] === 'Union') {
+    const members = (schema.anyOf ?? []).filter((m) => m[Kind] !== 'Null');
+    const fits = members.find((m) => (typeof step === 'number' ? m[Kind] === 'Array' : m[Kind] === 'Object' || m[Kind] === 'Record')) ?? members[0]!;
+    return placed(fits, base, path, value, asKey);
+  }
+  const sample = (s: Schema | undefined) => (s === undefined ? {} : validSample(s as never, fixtures));
+  if (schema[Kind] === 'Array') {
+    const items = Array.isArray(base) && base.length > 0 ? structuredClone(base) : [sample(schema.items)];
+    items[step as number] = placed(schema.items!, items[step as number] ?? sample(schema.items), rest, value, asKey);
+    return items;
+  }
+  const child = schema[Kind] === 'Record' ? Object.values(schema.patternProperties ?? {})[0]! : schema.properties![step]!;
+  const node = base !== null && typeof base === 'object' && !Array.isArray(base) ? structuredClone(base) : sample(schema);
+  const current = (node as Record<string, unknown>)[step];
+  (node as Record<string, unknown>)[step] = placed(child, current === undefined ? sample(child) : current, rest, value, asKey);
+  return node;
+}
+
+interface Case {
+  name: string;
+  method: string;
+  url: string;
+  body?: unknown;
+  /** The loc the 422 must name. */
+  loc: (string | number)[];
+}
+
+function casesFor(route: RouteEntry): Case[] {
+  const params: Record<string, string> = Object.fromEntries(
+    Object.keys((route.params as Schema | undefined)?.properties ?? {}).map((name) => [name, String(fixtures[name] ?? 'x')]),
+  );
+  const baseBody = route.body ? validSample(route.body, fixtures) : undefined;
+  const urlWith = (path: Record<string, string>, query: string) =>
+    route.url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(path[name] ?? 'x')) + (query ? `?${query}` : '');
+  const cases: Case[] = [];
+  const name = (slot: Slot, what: string) => `${route.method} ${route.url} ${slot.part}.${slot.path.join('.')} ${what}`;
+  for (const slot of [...slotsOf(route.params as Schema, 'path'), ...slotsOf(route.query as Schema, 'query'), ...slotsOf(route.body as Schema, 'body')]) {
+    const values: Array<[string, unknown, (string | number)[]]> =
+      slot.kind === 'integer'
+        ? [['huge integer', slot.part === 'body' ? HUGE_INT : HUGE_INT_TEXT, slot.path]]
+        : slot.kind === 'key'
+          ? [['NUL in a key', NUL, [...slot.path, NUL, '[key]']]]
+          : slot.kind === 'any'
+            ? [['NUL in a nested JSON string', { deep: [NUL] }, [...slot.path, 'deep', 0]]]
+            : [['NUL', NUL, slot.path]];
+    for (const [what, value, at] of values) {
+      if (slot.part === 'body') {
+        const body = placed(route.body as Schema, baseBody, slot.path, value, slot.kind === 'key');
+        cases.push({ name: name(slot, what), method: route.method as string, url: urlWith(params, ''), body, loc: ['body', ...at] });
+      } else if (slot.part === 'path') {
+        const url = urlWith({ ...params, [slot.path[0] as string]: String(value) }, '');
+        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['path', ...at] });
+      } else {
+        const url = urlWith(params, `${encodeURIComponent(String(slot.path[0]))}=${encodeURIComponent(String(value))}`);
+        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['query', ...at] });
+      }
+    }
+  }
+  return cases;
+}
+
+describe('values one backend cannot store are refused on both, at validation', () => {
+  it('NUL in every string and key, and an out-of-range integer in every integer field → 422 naming the field', async () => {
+    const cases = routeTable(t.app).flatMap(casesFor);
+    expect(cases.length).toBeGreaterThan(71);
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const res = await t.request(c.method, c.url, c.body === undefined ? {} : { body: c.body });
+      const items: Array<{ type: string; loc: unknown[]; msg: string }> = Array.isArray(res.json?.detail) ? res.json.detail : [];
+      const item = items.find((i) => JSON.stringify(i.loc) === JSON.stringify(c.loc));
+      if (res.status !== 422 || item === undefined) wrong.push(`${c.name} → ${res.status} ${res.text.slice(0, 300)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the NUL item says why, with its input; a plain string without a pattern gets it', async () => {
+    const res = await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' }, external_user_id: NUL } });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'external_user_id'],
+        msg: 'Value error, String should not contain the NUL character (U+0000)',
+        input: NUL,
+        ctx: { error: 'String should not contain the NUL character (U+0000)' },
+      },
+    ]);
+  });
+
+  it('PUT a label {"version": 1e308} → 422 less_than_equal, nothing moved', async () => {
+    const res = await t.request('PUT', '/prompts/p/labels/production', { body: { version: 1e308 } });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([
+      {
+        type: 'less_than_equal',
+        loc: ['body', 'version'],
+        msg: 'Input should be less than or equal to 9007199254740991',
+        input: 1e308,
+        ctx: { le: 9007199254740991 },
+      },
+    ]);
+    expect((await t.request('GET', '/prompts/p')).json.labels).toEqual({ production: 1 });
+  });
+
+  it('the largest accepted integer reaches the service and is an ordinary 404 there', async () => {
+    const res = await t.request('GET', `/prompts/p/versions/${Number.MAX_SAFE_INTEGER}`);
+    expect(res.status).toBe(404);
+  });
+});
