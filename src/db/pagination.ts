@@ -16,6 +16,22 @@ import type { Sql } from './sql.js';
  */
 export const SCAN_BUDGET = 5_000;
 
+/**
+ * A page stops growing once the text of its rows passes this many characters (about bytes), and
+ * comes back short with a cursor: however large each row may be (an audit entry holding two
+ * versions of a 200 000-character template), a page's answer stays near a megabyte, so no list
+ * request can take hundreds of megabytes of memory or stall the process while it is serialised.
+ * It always holds at least one row, so paging always moves on.
+ */
+export const PAGE_TEXT_BUDGET = 1 << 20;
+
+/** The text a row carries: what its answer costs to build and send. */
+function rowText(row: Record<string, unknown>): number {
+  let n = 0;
+  for (const value of Object.values(row)) if (typeof value === 'string') n += value.length;
+  return n;
+}
+
 export interface ListFilter {
   column: string;
   /** undefined: no filter; null: the column must be NULL. */
@@ -150,10 +166,13 @@ export async function listNewestFirst<Row>(db: Sql, req: ListRequest): Promise<L
     cursorCreatedAt = at;
   }
   const { page, fetch } = listStatements(req, cursorCreatedAt);
+  const key = req.key ?? 'id';
   if (!page.scanned) {
     const rows = req.chunkRows === undefined ? await db.all<Row & Record<string, unknown>>(page.sql, page.args) : await inChunks<Row>(db, req, cursorCreatedAt);
-    const last = rows[req.limit - 1];
-    return { rows: rows.slice(0, req.limit), nextCursor: rows.length > req.limit ? String(last![req.key ?? 'id']) : null };
+    const within = withinTextBudget(rows.slice(0, req.limit));
+    // A page that reached the budget goes on from its last row (rows after it may not have been read).
+    const more = rows.length > within.rows.length || within.full;
+    return { rows: within.rows, nextCursor: more ? String(within.rows.at(-1)![key]) : null };
   }
   const ids = await db.column<string>(page.sql, page.args);
   let nextCursor: string | null = null;
@@ -163,11 +182,25 @@ export async function listNewestFirst<Row>(db: Sql, req: ListRequest): Promise<L
     nextCursor = (await db.value<string>(page.budgetEnd!.sql, page.budgetEnd!.args)) ?? null;
   }
   const rows: Row[] = [];
+  let text = 0;
   for (const id of ids.slice(0, req.limit)) {
     if (req.chunkRows !== undefined && rows.length > 0 && rows.length % req.chunkRows === 0) await nextTurn();
-    rows.push((await db.get<Row>(fetch.sql, [req.projectId, id]))!);
+    const row = (await db.get<Row & Record<string, unknown>>(fetch.sql, [req.projectId, id]))!;
+    rows.push(row);
+    text += rowText(row);
+    if (text > PAGE_TEXT_BUDGET && id !== ids[ids.length - 1]) return { rows, nextCursor: id };
   }
   return { rows, nextCursor };
+}
+
+/** The first rows whose text stays within PAGE_TEXT_BUDGET and the row that passes it (`full`), or all of them. */
+function withinTextBudget<Row extends Record<string, unknown>>(rows: Row[]): { rows: Row[]; full: boolean } {
+  let text = 0;
+  for (let i = 0; i < rows.length; i++) {
+    text += rowText(rows[i]!);
+    if (text > PAGE_TEXT_BUDGET) return { rows: rows.slice(0, i + 1), full: true };
+  }
+  return { rows, full: false };
 }
 
 /** A turn of the event loop: SQLite's statements are synchronous, so awaiting one never yields. */
@@ -180,12 +213,15 @@ async function inChunks<Row>(db: Sql, req: ListRequest, cursorCreatedAt: string)
   const rows: Array<Row & Record<string, unknown>> = [];
   let cursor = req.cursor;
   let createdAt = cursorCreatedAt;
+  let text = 0;
   while (rows.length < req.limit + 1) {
     const want = Math.min(chunk, req.limit + 1 - rows.length);
     const { page } = listStatements({ ...req, cursor, limit: want - 1 }, createdAt);
     const got = await db.all<Row & Record<string, unknown>>(page.sql, page.args);
     rows.push(...got);
-    if (got.length < want) break;
+    for (const row of got) text += rowText(row);
+    // Past the page's text budget the page ends within what was read: reading on would only add rows to drop.
+    if (got.length < want || text > PAGE_TEXT_BUDGET) break;
     const last = got[got.length - 1]!;
     cursor = String(last[key]);
     createdAt = String(last.created_at);

@@ -46,6 +46,8 @@ export async function listAudit(db: Sql, projectId: string, q: AuditListQuery): 
       index: 'audit_created',
       columns: SELECT,
       projectId,
+      // An entry can hold two versions of a long template: read a page in steps, within its text budget.
+      chunkRows: 20,
       ...boundsOf(q),
       filters: [
         { column: 'target_id', value: q.target_id, index: 'audit_target_list' },
