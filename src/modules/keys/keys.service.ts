@@ -77,7 +77,18 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
       if (configuredKey !== null) {
         const hash = hashKey(configuredKey);
-        await revokeOtherBootstrapKeys(db, project!.id, hash, now);
+        // Audited like any revocation, so other replicas hear of it (recordChange's NOTIFY) and stop
+        // accepting the old key at once rather than whenever their cache happens to be dropped.
+        for (const revokedId of await revokeOtherBootstrapKeys(db, project!.id, hash, now)) {
+          const after = toPublic((await findKey(db, project!.id, revokedId))!);
+          await recordChange(db, project!.id, SYSTEM_ACTOR, store.clock, {
+            action: 'key.revoked',
+            targetType: 'key',
+            targetId: revokedId,
+            before: { ...after, revoked_at: null },
+            after,
+          });
+        }
         const existing = await findKeyByHash(db, hash);
         if (existing === undefined) await insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
         return { printedKey: null };

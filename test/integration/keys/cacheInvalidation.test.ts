@@ -79,4 +79,23 @@ describe.skipIf(testBackend() !== 'postgres')('two replicas (PostgreSQL only: ru
     expect((await getPrompt(b, kept)).json.prompt_version).toBe(2);
     expect([(await lookups(b, 'keys', 'miss')) - keyMisses, (await lookups(b, 'prompts', 'miss')) - promptMisses]).toEqual([0, 0]);
   });
+
+  it('a replica started with a new bootstrap key makes the others refuse the old one at once', async () => {
+    database = await createTestDatabase();
+    const a = await startTestApp({ PROMPTLINE_DATABASE_URL: database.url });
+    apps.push(a);
+    await a.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'Hello {{name}}' } });
+    expect((await getPrompt(a, ADMIN_KEY)).status).toBe(200); // cached on A
+    const replaced = 'pl_a_the-operator-rotated-the-bootstrap-key-000';
+    const c = await startTestApp({ PROMPTLINE_DATABASE_URL: database.url, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: replaced });
+    apps.push(c);
+    const started = performance.now();
+    while ((await getPrompt(a, ADMIN_KEY)).status !== 401) {
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((await getPrompt(a, replaced)).status).toBe(200);
+    const audit = await a.request('GET', '/audit?action=key.revoked', { key: replaced });
+    expect(audit.json.data).toMatchObject([{ key_name: 'system', after: { name: 'bootstrap' } }]);
+  });
 });
