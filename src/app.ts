@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { type ChangeFeed, listenForChanges } from './db/changeFeed.js';
+import { type ChangeFeed, type ChangeNotice, listenForChanges } from './db/changeFeed.js';
 import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
@@ -89,10 +89,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const gateway = metrics === null ? baseGateway : observeGateway(baseGateway, telemetry);
   const renderLimits = { maxBytes: config.limits.renderMaxBytes, maxSteps: config.limits.renderMaxSteps };
 
-  const keys = createKeyService(store, telemetry);
-  const promptCache = createPromptCache(store.sql, telemetry);
+  // On PostgreSQL the caches are used only while the change feed vouches for them (changeFeed.ts);
+  // a SQLite file's other writers are seen before every request, so its caches are always fresh.
+  let changeFeed: ChangeFeed | null = null;
+  const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
+  const keys = createKeyService(store, telemetry, cachesTrusted);
+  const promptCache = createPromptCache(store.sql, telemetry, cachesTrusted);
   const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
-  const router = createExperimentRouter(store, telemetry, (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'));
+  const router = createExperimentRouter(store, telemetry, (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'), cachesTrusted);
   const serving = createServingService(promptCache, router, renderLimits);
   const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => {
     router.invalidate(projectId, promptId);
@@ -107,26 +111,54 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   });
   // A forgotten user's id must not linger in the sticky assignments held in memory.
   const users = createUserService(store, () => router.clear());
-  const results = createResultsRunner({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, store.clock, (error) =>
-    app.log.error({ err: error }, 'results worker failed'),
+  const results = createResultsRunner(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
+    store.clock,
+    (error) => app.log.error({ err: error }, 'results worker failed'),
   );
 
   // Another process committed a change (the CLI on the SQLite file, another replica on
-  // PostgreSQL): whatever memory holds may be stale.
-  const forgetCached = () => {
+  // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's
+  // data_version only that something did, so there (and when a notice says nothing) all goes.
+  const forgetCached = (change: ChangeNotice | null) => {
+    switch (change?.targetType) {
+      case 'key':
+        keys.forget(change.targetId);
+        return;
+      case 'prompt':
+        promptCache.invalidate(change.projectId, change.targetId);
+        return;
+      case 'experiment':
+        if (change.promptId === undefined) break;
+        router.invalidate(change.projectId, change.promptId);
+        promptCache.invalidate(change.projectId, change.promptId); // a stop-and-ship moved production
+        return;
+      case 'user':
+        router.clear(); // an erased user's sticky assignments
+        return;
+      case 'webhook':
+        return; // nothing of webhooks is cached
+    }
     keys.invalidate();
     promptCache.clear();
     router.clear();
   };
-  let changeFeed: ChangeFeed | null = null;
   if (store.sqlite !== null) {
-    const checkExternalChanges = createExternalChangeWatcher(store.sqlite, forgetCached);
+    const checkExternalChanges = createExternalChangeWatcher(store.sqlite, () => forgetCached(null));
     app.addHook('onRequest', (_req, _reply, done) => {
       checkExternalChanges();
       done();
     });
   } else {
-    changeFeed = listenForChanges(config.databaseUrl!, forgetCached, (error) => app.log.warn({ err: error }, "listening for other replicas' changes failed"));
+    changeFeed = listenForChanges({
+      url: config.databaseUrl!,
+      timeoutMs: config.postgres.timeoutMs,
+      stalenessBoundMs: config.postgres.stalenessBoundMs,
+      onChange: forgetCached,
+      onError: (error) => app.log.warn({ err: error }, "listening for other replicas' changes failed"),
+    });
+    // A replica starting up is ready once it listens (or has failed to, and says so on /readyz).
+    await changeFeed.started;
   }
 
   if (metrics !== null) {
@@ -177,7 +209,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, createAuditService(store));
   registerWebhookRoutes(app, access, createWebhookService(store, config.webhooksAllowPrivate));
-  registerOperationsRoutes(app, createReadinessCheck(store, store.migrations));
+  const feed = changeFeed;
+  registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   await registerConsole(app);
   await app.ready();
 

@@ -21,6 +21,18 @@ export interface Config {
   readonly runTextRetentionDays: number | null;
   /** Webhook deliveries may reach loopback and private addresses (off: public addresses only). */
   readonly webhooksAllowPrivate: boolean;
+  /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (README "Scaling out"). */
+  readonly postgres: PostgresSettings;
+}
+
+/** How long PostgreSQL may take before a replica stops waiting for it (unused on SQLite). */
+export interface PostgresSettings {
+  /** Longest statement (the server cancels it), and connection attempt; the client gives up 1 s later. */
+  readonly timeoutMs: number;
+  /** The same for the statements of an experiment report (the results worker, the CLI). */
+  readonly reportTimeoutMs: number;
+  /** Past this long without proof that other replicas' changes are heard, in-memory caches are not used. */
+  readonly stalenessBoundMs: number;
 }
 
 /** Everything that bounds what one client can cost the process (README "Limits"). */
@@ -129,6 +141,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     },
     runTextRetentionDays: read('PROMPTLINE_RUN_TEXT_RETENTION_DAYS', null as number | null, integerIn(1, 36_500), 'an integer number of days (1 to 36500)'),
     webhooksAllowPrivate: read('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE', false, onOff, '"on" or "off"'),
+    postgres: readPostgresSettings(read),
   };
   const providers = parseProviderEnv(env);
   errors.push(...providers.errors);
@@ -138,6 +151,16 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
   }
   if (errors.length > 0) return { config: null, errors };
   return { config: Object.freeze({ ...partial, providers: providers.settings }), errors };
+}
+
+function readPostgresSettings(read: ReturnType<typeof reader>): PostgresSettings {
+  const ms = (name: string, fallback: number, min: number, max: number) =>
+    read(name, fallback, integerIn(min, max), `an integer number of milliseconds (${min} to ${max})`);
+  return Object.freeze({
+    timeoutMs: ms('PROMPTLINE_DB_TIMEOUT_MS', 5_000, 100, 600_000),
+    reportTimeoutMs: ms('PROMPTLINE_DB_REPORT_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    stalenessBoundMs: ms('PROMPTLINE_STALENESS_BOUND_MS', 5_000, 500, 600_000),
+  });
 }
 
 function readLimits(read: ReturnType<typeof reader>, errors: string[]): Limits {

@@ -53,7 +53,8 @@ async function withStore<T>(action: (services: Services) => Promise<T>, options:
   if (config.databaseUrl === null && !options.create && !fs.existsSync(file)) {
     throw new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`);
   }
-  const store = await openStore(config);
+  // An operator's command may compute a whole report on this connection: it gets a report's deadline.
+  const store = await openStore({ ...config, postgres: { timeoutMs: config.postgres.reportTimeoutMs } });
   try {
     return await action(services(store));
   } finally {

@@ -15,8 +15,9 @@ export interface Dialect {
   zeroBlob(bytes: number): string;
   /**
    * A statement that tells the other processes on the database, once its transaction commits,
-   * that management state changed (src/db/changeFeed.ts); null where they notice by themselves
-   * (SQLite: each process watches the file's data_version).
+   * that management state changed (src/db/changeFeed.ts), with one parameter: what changed
+   * (encodeChange). Null where they notice by themselves (SQLite: each process watches the file's
+   * data_version, which says that something changed, never what).
    */
   readonly announceChange: string | null;
   /** A JSON array of `values`. */
@@ -57,7 +58,7 @@ export const postgresDialect: Dialect = {
   jsonField: (expression, field) => `(CAST(${expression} AS jsonb) ->> '${field}')`,
   rowId: 'ctid',
   zeroBlob: (bytes) => `decode(repeat('00', ${bytes}), 'hex')`,
-  announceChange: `SELECT pg_notify('${CHANGES_CHANNEL}', '')`,
+  announceChange: `SELECT pg_notify('${CHANGES_CHANNEL}', ?)`,
   jsonArray: (values) => `json_build_array(${values.join(', ')})`,
   jsonText: (expression) => `CAST(${expression} AS text)`,
   jsonGroupArray: (expression) => `coalesce(json_agg(${expression}), CAST('[]' AS json))`,

@@ -69,11 +69,46 @@ function values(translated: Translated, params: SqlParams | undefined): unknown[
 }
 
 /**
- * A connection pool on `url`. An idle connection that breaks (the server restarted) must not crash
- * the process: the pool drops it, and the next query opens a new one. Connecting gives up after 5 s.
+ * TCP keepalive starts after this long without traffic, so a peer that vanished (a host powered
+ * off, a NAT entry dropped) is noticed in seconds rather than after the kernel's two hours. It
+ * cannot notice a path that still acknowledges packets but delivers nothing: the deadlines below do.
  */
-export function openPool(url: string, max: number, options: Pick<pg.PoolConfig, 'types'> = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, ...options });
+const KEEPALIVE_DELAY_MS = 10_000;
+/**
+ * The client's own deadline comes this long after the server's `statement_timeout`: a statement
+ * that is merely slow fails with the server's clean error (its connection stays usable), and only a
+ * connection that answers nothing at all (black-holed) meets the client's.
+ */
+const CLIENT_GRACE_MS = 1_000;
+/** Connecting gives up after this long when no deadline is given (the CLI's `db copy`, migrations). */
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Every PostgreSQL connection's settings. `timeoutMs` bounds each statement on the server
+ * (`statement_timeout`), the wait for its answer on the client (`query_timeout`, 1 s more), the
+ * time a transaction may sit idle (`idle_in_transaction_session_timeout`: a replica cut off
+ * mid-transaction does not hold its locks against the others) and a connection attempt; null
+ * leaves statements unbounded (migrations may wait on another replica's lock, a copy may be long).
+ */
+export function connectionConfig(url: string, timeoutMs: number | null): pg.ClientConfig {
+  return {
+    connectionString: url,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    connectionTimeoutMillis: timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(timeoutMs === null ? {} : { statement_timeout: timeoutMs, query_timeout: timeoutMs + CLIENT_GRACE_MS, idle_in_transaction_session_timeout: timeoutMs }),
+  };
+}
+
+/**
+ * A connection pool on `url`, with connectionConfig's settings (a statement deadline when
+ * `timeoutMs` is given). An idle connection that breaks (the server restarted) must not crash the
+ * process: the pool drops it, and the next query opens a new one. Waiting for a free connection
+ * gives up as connecting does.
+ */
+export function openPool(url: string, max: number, options: Pick<pg.PoolConfig, 'types'> & { timeoutMs?: number | null } = {}): pg.Pool {
+  const { timeoutMs = null, ...rest } = options;
+  const pool = new pg.Pool({ ...connectionConfig(url, timeoutMs), max, ...rest });
   pool.on('error', () => undefined);
   // A client's connection can end while it is checked out (the server restarts, the network cuts
   // it): the statement in flight fails with that error, which its caller handles, and the client
@@ -142,7 +177,15 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     sql,
     async begin() {
       client = await pool.connect();
-      await exec('BEGIN')();
+      try {
+        await exec('BEGIN')();
+      } catch (error) {
+        // No transaction to roll back, and the connection's state is unknown (a BEGIN that timed
+        // out may still arrive): it goes, rather than stay checked out for ever.
+        broken = true;
+        release();
+        throw error;
+      }
     },
     async commit() {
       try {

@@ -13,7 +13,9 @@ export function isStorageFull(error: unknown): boolean {
 /**
  * The database server cannot be reached or went away (PostgreSQL; an SQLite file is in process):
  * connection exceptions (08…), the server shutting down (57P…), too many connections or out of
- * resources (53…), a connection refused or timed out, or one that ended mid-query.
+ * resources (53…), a connection refused or timed out, one that ended mid-query, or one that did
+ * not answer within its deadline (the server's statement_timeout, 57014, or the client's own
+ * query_timeout: a connection black-holed on the way).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = codeOf(error);
@@ -22,13 +24,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       code.startsWith('08') ||
       code.startsWith('53') ||
       code.startsWith('57P') ||
+      code === '57014' ||
       // Only the socket errors of opening a connection: a reset or a broken pipe is as often the
       // client's own request going away, and a server lost mid-query says 'Connection terminated'.
       ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)
     );
   }
   return (
-    error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message)
+    error instanceof Error &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(error.message)
   );
 }
 

@@ -31,6 +31,8 @@ export interface StoreOptions {
   durability: Durability;
   /** A postgres:// URL: PostgreSQL; null: the SQLite file in dataDir. */
   databaseUrl?: string | null;
+  /** PostgreSQL's statement deadline (`timeoutMs`); absent: none. */
+  postgres?: { timeoutMs: number };
 }
 
 /**
@@ -59,18 +61,20 @@ export function openSqliteStore(dataDir: string, durability: Durability, clock: 
 
 /**
  * Connects to PostgreSQL, migrates under an advisory lock, and attaches the group-commit writer:
- * each batch is one transaction on one pooled connection; reads use the rest of the pool.
+ * each batch is one transaction on one pooled connection; reads use the rest of the pool. Every
+ * statement has `timeoutMs` (openPool), except the migrations': they run on a connection of their
+ * own without one, since they may wait for another replica's, or build an index on a large table.
  * Acknowledged means committed: synchronous_commit is left as the server has it (on by default).
  */
-export async function openPostgresStore(url: string, clock: Clock = systemClock, telemetry?: Telemetry): Promise<Store> {
-  const pool = openPool(url, 10);
+export async function openPostgresStore(url: string, clock: Clock = systemClock, telemetry?: Telemetry, timeoutMs: number | null = null): Promise<Store> {
   const migrations = postgresMigrations();
+  const migrator = openPool(url, 1);
   try {
-    await migratePostgres(pool, migrations);
-  } catch (error) {
-    await pool.end();
-    throw error;
+    await migratePostgres(migrator, migrations);
+  } finally {
+    await migrator.end();
   }
+  const pool = openPool(url, 10, { timeoutMs });
   return {
     sqlite: null,
     sql: postgresSql(pool),
@@ -85,6 +89,6 @@ export async function openPostgresStore(url: string, clock: Clock = systemClock,
 /** The configured backend: PostgreSQL when a database URL is given, else the SQLite file. */
 export async function openStore(options: StoreOptions, clock: Clock = systemClock, telemetry?: Telemetry): Promise<Store> {
   return options.databaseUrl
-    ? openPostgresStore(options.databaseUrl, clock, telemetry)
+    ? openPostgresStore(options.databaseUrl, clock, telemetry, options.postgres?.timeoutMs ?? null)
     : openSqliteStore(options.dataDir, options.durability, clock, telemetry);
 }

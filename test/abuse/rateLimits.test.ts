@@ -77,19 +77,24 @@ describe('PATCH /keys/{key_id}', () => {
 });
 
 describe('failed keys are throttled per client address', () => {
-  it('after the budget of invalid keys an address gets 429 without its keys being checked', async () => {
+  it('after the budget of invalid keys an address gets 429 for invalid keys, and 200 for valid ones', async () => {
     const from = '198.51.100.7';
     expect(await statuses(4, () => get('pl_r_guess', from))).toEqual([401, 401, 401, 401]);
     const throttled = await get('pl_r_guess-again', from);
     expect(throttled.status).toBe(429);
     expect(throttled.json.detail).toMatch(/^Too many invalid API keys from this address: try again in \d+ s$/);
     expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
-    // Another address is not affected; nor is an application behind the same address whose key
-    // this server has already seen valid.
+    // Another address is not affected; nor is an application behind the same address, whether this
+    // server has seen its key before or not (a cache drop must not lock it out).
     expect((await get('pl_r_guess', '198.51.100.8')).status).toBe(401);
     const app = await t.keyFor('runtime');
     expect((await get(app)).status).toBe(200);
     expect((await get(app, from)).status).toBe(200);
+    const unseen = (await t.request('POST', '/keys', { body: { name: 'behind-the-guesser', role: 'runtime', rate_limit_per_minute: 0 } })).json.key;
+    expect((await get(unseen, from)).status).toBe(200);
+    t.keys.invalidate(); // what another process's commit does on SQLite
+    expect((await get(app, from)).status).toBe(200);
+    expect((await get('pl_r_guess-once-more', from)).status).toBe(429);
   });
 
   it('counts an IPv6 client by its /64', async () => {

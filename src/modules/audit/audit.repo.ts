@@ -1,3 +1,4 @@
+import { type ChangeNotice, encodeChange } from '../../db/changeFeed.js';
 import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type PageBounds } from '../../db/pagination.js';
 
@@ -27,9 +28,9 @@ export async function insertAudit(db: Sql, projectId: string, record: AuditRecor
   });
 }
 
-/** Other processes drop what they hold in memory once this transaction commits (PostgreSQL's NOTIFY). */
-export async function announceChange(db: Sql): Promise<void> {
-  if (db.dialect.announceChange !== null) await db.run(db.dialect.announceChange);
+/** Other processes drop what they hold in memory of `change` once this transaction commits (PostgreSQL's NOTIFY). */
+export async function announceChange(db: Sql, change: ChangeNotice): Promise<void> {
+  if (db.dialect.announceChange !== null) await db.run(db.dialect.announceChange, [encodeChange(change)]);
 }
 
 export interface AuditListQuery extends PageBounds {

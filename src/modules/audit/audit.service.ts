@@ -21,6 +21,8 @@ export interface Change {
   action: string;
   targetType: 'prompt' | 'experiment' | 'key' | 'user' | 'webhook';
   targetId: string;
+  /** The prompt an experiment change concerns, so other replicas drop only that prompt's cached experiment. */
+  promptId?: string;
   before?: unknown;
   after?: unknown;
 }
@@ -43,8 +45,13 @@ export async function recordChange(db: Sql, projectId: string, actor: Actor, clo
     after: change.after ?? null,
   });
   // Every management change passes here, in its own transaction: other replicas hear of it when
-  // (and only if) it commits, and drop the keys, prompts and experiments they cached.
-  await repo.announceChange(db);
+  // (and only if) it commits, and drop what they cached of its target (that key, that prompt).
+  await repo.announceChange(db, {
+    projectId,
+    targetType: change.targetType,
+    targetId: change.targetId,
+    ...(change.promptId === undefined ? {} : { promptId: change.promptId }),
+  });
   // A change that is also a webhook event (prompt.label_moved, experiment.started, …) is queued
   // for delivery here, in the same transaction, so no caller can record one and forget the other.
   if (isEventType(change.action)) {

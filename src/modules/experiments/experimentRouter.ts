@@ -34,13 +34,16 @@ const EXPOSURE_CHUNK = 1000;
  * warm): the running experiment of a prompt and its assignments live in memory; a new assignment
  * is committed through the group-commit writer before the answer. Repeat calls only bump an
  * in-memory exposure counter, flushed every second: a crash can lose the last second of call
- * counts (last_seen, calls), never an assignment.
+ * counts (last_seen, calls), never an assignment. While `trusted()` says no (a replica that cannot
+ * be sure it heard other replicas' changes: a pause, a stop, an erasure), the running experiment
+ * and its users' assignments are read from the database on every call, and nothing is kept.
  */
 export function createExperimentRouter(
   store: Store,
   telemetry: Telemetry = noTelemetry,
   /** A timed flush of call counts failed (its counts are lost; assignments never are). */
   onFlushError: (error: unknown) => void = () => undefined,
+  trusted: () => boolean = () => true,
 ): ExperimentRouter & { invalidate(projectId: string, promptId: string): void; clear(): void; flushExposures(): Promise<void>; close(): Promise<void> } {
   const running = new Map<string, RunningExperiment | null>();
   // Repeat calls per (project, experiment) → user → count and last time (epoch ms, formatted at flush).
@@ -51,7 +54,8 @@ export function createExperimentRouter(
 
   async function load(projectId: string, promptId: string): Promise<RunningExperiment | null> {
     const key = keyOf(projectId, promptId);
-    const cached = running.get(key);
+    const useCache = trusted();
+    const cached = useCache ? running.get(key) : undefined;
     telemetry.cache('experiments', cached !== undefined);
     if (cached !== undefined) return cached;
     const startedAt = generation;
@@ -73,7 +77,7 @@ export function createExperimentRouter(
         inFlight: new Map(),
       };
     }
-    if (generation === startedAt) running.set(key, state);
+    if (useCache && generation === startedAt) running.set(key, state);
     return state;
   }
 

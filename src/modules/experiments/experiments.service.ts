@@ -130,7 +130,13 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           stopped_at: null,
         };
         await repo.insertExperiment(db, projectId, row);
-        await recordChange(db, projectId, actor, store.clock, { action: 'experiment.created', targetType: 'experiment', targetId: id, after: toView(row) });
+        await recordChange(db, projectId, actor, store.clock, {
+          action: 'experiment.created',
+          targetType: 'experiment',
+          targetId: id,
+          promptId: row.prompt_id,
+          after: toView(row),
+        });
         return toView(row);
       });
     },
@@ -188,6 +194,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           action: 'experiment.updated',
           targetType: 'experiment',
           targetId: id,
+          promptId: row.prompt_id,
           before: toView(row),
           after: toView(updated),
         });
@@ -246,6 +253,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
           targetType: 'experiment',
           targetId: id,
+          promptId: row.prompt_id,
           before: toView(row),
           after: toView(updated),
         });

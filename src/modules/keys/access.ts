@@ -39,27 +39,25 @@ const MAX_TRACKED_ADDRESSES = 100_000;
 
 /**
  * Who may make a request, decided before any work: the key (401), the key's request budget (429),
- * and, against key guessing, the client address's budget of failed keys (429). A throttled address
- * still gets through with a key this process has already seen valid, so one guesser behind a
- * shared proxy cannot lock out the applications behind it; every other key is refused unchecked.
- * Budgets are per process (the README says so): N replicas allow up to N times the limit.
+ * and, against key guessing, the client address's budget of failed keys (429). The key is checked
+ * first (a memory lookup once seen, else its hash and one indexed read), so a valid key is never
+ * refused by the address's budget: one guesser behind a shared proxy cannot lock out the
+ * applications behind it, however often caches are dropped. Only invalid keys count against the
+ * address, and past its budget they get 429 instead of 401. A guesser learns nothing it could use
+ * from that: keys carry 256 random bits. Budgets are per process (the README says so): N replicas
+ * allow up to N times the limit.
  */
 export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits, now: () => number = () => performance.now()) {
   const requests = new TokenBuckets(Number.MAX_SAFE_INTEGER);
   const failures = new TokenBuckets(MAX_TRACKED_ADDRESSES);
 
-  /** A key this process has not seen valid: the client address's budget of failures applies. */
+  /** A key not in memory: looked up; an invalid one spends the client address's budget of failures. */
   async function firstSight(apiKey: string, clientAddress: string, at: number): Promise<AccessDecision> {
-    if (limits.authFailuresPerMinute === 0) {
-      const auth = await keys.authenticate(apiKey);
-      return auth === null ? { ok: false, reason: 'invalid_key' } : { ok: true, auth };
-    }
-    const address = addressGroup(clientAddress);
-    const wait = failures.wait(address, limits.authFailuresPerMinute, at);
-    if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
     const auth = await keys.authenticate(apiKey);
     if (auth !== null) return { ok: true, auth };
-    failures.take(address, limits.authFailuresPerMinute, at);
+    if (limits.authFailuresPerMinute === 0) return { ok: false, reason: 'invalid_key' };
+    const wait = failures.take(addressGroup(clientAddress), limits.authFailuresPerMinute, at);
+    if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
     return { ok: false, reason: 'invalid_key' };
   }
 

@@ -49,11 +49,10 @@ export async function updateKey(db: Sql, projectId: string, keyId: string, chang
   ]);
 }
 
-/** Revokes earlier bootstrap keys once the operator configures a different one. */
-export async function revokeOtherBootstrapKeys(db: Sql, projectId: string, keepHash: string, at: string): Promise<void> {
-  await db.run("UPDATE api_keys SET revoked_at = ? WHERE project_id = ? AND name = 'bootstrap' AND key_hash <> ? AND revoked_at IS NULL", [
-    at,
-    projectId,
-    keepHash,
-  ]);
+/** Revokes earlier bootstrap keys once the operator configures a different one; answers their ids. */
+export async function revokeOtherBootstrapKeys(db: Sql, projectId: string, keepHash: string, at: string): Promise<string[]> {
+  return db.column<string>(
+    "UPDATE api_keys SET revoked_at = ? WHERE project_id = ? AND name = 'bootstrap' AND key_hash <> ? AND revoked_at IS NULL RETURNING id",
+    [at, projectId, keepHash],
+  );
 }

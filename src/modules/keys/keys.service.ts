@@ -30,17 +30,27 @@ interface CachedKey {
   expiresAt: number;
 }
 
-export function createKeyService(store: Store, telemetry: Telemetry = noTelemetry) {
+/**
+ * `trusted`: whether the key cache may be used at all. On PostgreSQL it says no while this replica
+ * cannot be sure it has heard other replicas' changes (a revocation among them): every key is then
+ * looked up in the database, and nothing is cached until trust returns.
+ */
+export function createKeyService(store: Store, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
   // Valid keys only, by the key itself (held in memory only while the process runs, like any request
   // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
   // time, so a flood of random keys cannot grow memory.
   const cache = new Map<string, CachedKey>();
-  // Bumped whenever the cache is dropped: a lookup that began before must not store what it read
+  // Bumped whenever entries are dropped: a lookup that began before must not store what it read
   // (the key may have been revoked between its read and now).
   let generation = 0;
   const drop = () => {
     generation++;
     cache.clear();
+  };
+  /** Drops one key's entry (found by id: the cache is by the key itself), leaving every other key warm. */
+  const forget = (keyId: string) => {
+    generation++;
+    for (const [apiKey, entry] of cache) if (entry.auth.keyId === keyId) cache.delete(apiKey);
   };
 
   async function insert(db: Sql, projectId: string, input: KeyInput, key: string): Promise<KeyRow> {
@@ -67,7 +77,18 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
       if (configuredKey !== null) {
         const hash = hashKey(configuredKey);
-        await revokeOtherBootstrapKeys(db, project!.id, hash, now);
+        // Audited like any revocation, so other replicas hear of it (recordChange's NOTIFY) and stop
+        // accepting the old key at once rather than whenever their cache happens to be dropped.
+        for (const revokedId of await revokeOtherBootstrapKeys(db, project!.id, hash, now)) {
+          const after = toPublic((await findKey(db, project!.id, revokedId))!);
+          await recordChange(db, project!.id, SYSTEM_ACTOR, store.clock, {
+            action: 'key.revoked',
+            targetType: 'key',
+            targetId: revokedId,
+            before: { ...after, revoked_at: null },
+            after,
+          });
+        }
         const existing = await findKeyByHash(db, hash);
         if (existing === undefined) await insert(db, project!.id, { name: 'bootstrap', role: 'admin' }, configuredKey);
         return { printedKey: null };
@@ -82,7 +103,8 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
   return {
     /** Hot path: a memory lookup once warm. Revocation clears the cache, so it bites on the next request. */
     async authenticate(apiKey: string): Promise<AuthContext | null> {
-      let entry = cache.get(apiKey);
+      const useCache = trusted();
+      let entry = useCache ? cache.get(apiKey) : undefined;
       if (entry === undefined) {
         const startedAt = generation;
         const hash = hashKey(apiKey);
@@ -92,7 +114,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
           auth: Object.freeze({ keyId: row.id, keyName: row.name, projectId: row.project_id, role: row.role, rateLimitPerMinute: row.rate_limit_per_minute }),
           expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
         };
-        if (generation === startedAt) cache.set(apiKey, entry);
+        if (useCache && generation === startedAt) cache.set(apiKey, entry);
       }
       if (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt) return null;
       return entry.auth;
@@ -103,14 +125,20 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
      * goes to authenticate), so this is where the key cache's hits and misses are counted.
      */
     authenticateCached(apiKey: string): AuthContext | null {
-      const entry = cache.get(apiKey);
+      const entry = trusted() ? cache.get(apiKey) : undefined;
       telemetry.cache('keys', entry !== undefined);
       if (entry === undefined || (entry.expiresAt !== Infinity && store.clock.now().getTime() >= entry.expiresAt)) return null;
       return entry.auth;
     },
 
+    /** Every key dropped: another process changed something, and nothing says what. */
     invalidate(): void {
       drop();
+    },
+
+    /** One key dropped (renamed, limit changed, revoked): the others stay warm. */
+    forget(keyId: string): void {
+      forget(keyId);
     },
 
     /** `expires_at` is any ISO-8601 date-time in the future; it is stored normalised to UTC. */
@@ -151,7 +179,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         });
         return updated;
       });
-      drop();
+      forget(keyId);
       return toPublic(row);
     },
 
@@ -173,7 +201,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
           after: toPublic(after),
         });
       });
-      drop();
+      forget(keyId);
     },
 
     /**

@@ -9,7 +9,7 @@ export function registerOperationsRoutes(app: FastifyInstance, readiness: () => 
   );
   app.get(
     '/readyz',
-    { schema: { summary: 'Readiness: the database answers, migrations are applied, writes commit', tags: ['operations'] } },
+    { schema: { summary: "Readiness: the database answers, migrations are applied, writes commit, other replicas' changes are heard", tags: ['operations'] } },
     async (req, reply) => {
       try {
         const state = await readiness();

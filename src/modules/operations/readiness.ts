@@ -1,3 +1,4 @@
+import type { Freshness } from '../../db/changeFeed.js';
 import { pendingMigrations, type Migration } from '../../db/migrate.js';
 import { isStorageFull } from '../../db/storageErrors.js';
 import type { Store } from '../../db/store.js';
@@ -11,13 +12,18 @@ const PROBE_INTERVAL_MS = 1000;
 const PROBE_BYTES = 1_048_576;
 
 /**
- * Ready means the database answers, every migration is applied, and commits succeed. Once a commit
- * has failed for lack of space, readiness stays off until a probe write of 1 MiB commits again (a
- * load balancer sends a replica that is not ready no traffic, so real writes cannot be the signal).
+ * Ready means the replica knows it has heard other replicas' changes within the staleness bound
+ * (PostgreSQL: `freshness`, the change feed's), the database answers, every migration is applied,
+ * and commits succeed. Once a commit has failed for lack of space, readiness stays off until a
+ * probe write of 1 MiB commits again (a load balancer sends a replica that is not ready no traffic,
+ * so real writes cannot be the signal). A database that does not answer fails the check within
+ * its statement deadline (src/db/postgres.ts), so /readyz never hangs on it.
  */
-export function createReadinessCheck(store: Store, migrations: readonly Migration[]) {
+export function createReadinessCheck(store: Store, migrations: readonly Migration[], freshness: () => Freshness = () => ({ fresh: true })) {
   let lastProbe = -Infinity;
   return async (): Promise<Readiness> => {
+    const feed = freshness();
+    if (!feed.fresh) return { ready: false, reason: feed.reason };
     await store.sql.get('SELECT 1');
     const pending = await pendingMigrations(store.sql, migrations);
     if (pending > 0) return { ready: false, reason: `${pending} migrations pending` };

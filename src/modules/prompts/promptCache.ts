@@ -27,9 +27,11 @@ export interface PromptEntry {
 /**
  * Hot reads for the runtime endpoints (design.md §2): prompt → served version, compiled once.
  * Entries are dropped on every write to their prompt; the database stays the source of truth.
- * Unknown prompts are not cached, so random ids cannot grow memory.
+ * Unknown prompts are not cached, so random ids cannot grow memory. While `trusted()` says no (a
+ * replica that cannot be sure it heard other replicas' changes), every lookup reads the database
+ * and nothing is kept.
  */
-export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
+export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
   const entries = new Map<string, PromptEntry>();
   // Bumped by every invalidation: a load that began before one must not store what it read, since
   // a change may have committed between its reads.
@@ -38,7 +40,8 @@ export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
 
   async function load(projectId: string, promptId: string): Promise<PromptEntry | null> {
     const key = keyOf(projectId, promptId);
-    const cached = entries.get(key);
+    const useCache = trusted();
+    const cached = useCache ? entries.get(key) : undefined;
     telemetry.cache('prompts', cached !== undefined);
     if (cached) return cached;
     const startedAt = generation;
@@ -47,7 +50,7 @@ export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry) {
     const production = (await listLabels(db, projectId, promptId)).find((l) => l.label === 'production');
     const latest = await latestVersionNumber(db, projectId, promptId);
     const entry: PromptEntry = { served: production?.version ?? (latest > 0 ? latest : null), versions: new Map() };
-    if (generation === startedAt) entries.set(key, entry);
+    if (useCache && generation === startedAt) entries.set(key, entry);
     return entry;
   }
 

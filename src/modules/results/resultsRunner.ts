@@ -27,6 +27,8 @@ export type ResultsResponse =
 export interface ResultsSource {
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL: the longest statement of a report (PROMPTLINE_DB_REPORT_TIMEOUT_MS); null: none. */
+  timeoutMs: number | null;
 }
 
 function failure(response: Extract<ResultsResponse, { ok: false }>): Error {

@@ -15,7 +15,7 @@ import type { ResultsRequest, ResultsResponse, ResultsSource } from './resultsRu
  */
 function snapshotOf(source: ResultsSource): ReadSnapshot {
   if (source.databaseUrl === null) return sqliteSnapshot(openReadOnlyDatabase(source.dataDir));
-  return postgresSnapshot(openPool(source.databaseUrl, REPORT_CONNECTIONS), REPORT_CONNECTIONS);
+  return postgresSnapshot(openPool(source.databaseUrl, REPORT_CONNECTIONS, { timeoutMs: source.timeoutMs }), REPORT_CONNECTIONS);
 }
 
 /**
