@@ -142,7 +142,16 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     sql,
     async begin() {
       client = await pool.connect();
-      await exec('BEGIN')();
+      try {
+        await exec('BEGIN')();
+      } catch (error) {
+        // No caller rolls back a transaction that never began, and the next begin() would forget
+        // this client: give it back now (destroyed), or it stays checked out for good — one pool
+        // slot fewer after each cut, and pool.end() waiting forever at shutdown.
+        broken = true;
+        release();
+        throw error;
+      }
     },
     async commit() {
       try {
