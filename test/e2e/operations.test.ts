@@ -29,7 +29,7 @@ describe('configuration', () => {
     const viaCli = cli(['serve'], env as Record<string, string>);
     expect(viaCli.status).toBe(1);
     expect(viaCli.stderr.trim()).toBe(direct.stderr.trim());
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('a data directory that cannot hold the database is one line naming PROMPTLINE_DATA_DIR', () => {
     const file = path.join(dataDir(), 'a-file');
@@ -84,7 +84,7 @@ describe('crash safety', () => {
     }
     const lost = acknowledged.filter((id) => !stored.has(id));
     expect(lost).toEqual([]);
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('shuts down gracefully on SIGTERM with exit code 0', async () => {
     const server = await serve();
@@ -145,7 +145,7 @@ describe("the promptline CLI on the server's database", () => {
     expect(wrong.stderr).toContain(`no database at ${path.join(empty, 'promptline.db')}: give --data-dir`);
     expect(fs.readdirSync(empty)).toEqual([]);
     expect((await cliAsync(['--help'], {})).stdout).toContain('--data-dir <dir>');
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('manages experiments with JSON in and a table out', async () => {
     const dir = dataDir();

@@ -34,16 +34,33 @@ const KILL_WAIT_MS = 5_000;
 const START_DEADLINE_MS = 30_000;
 /** How long one CLI command may run before it is killed and reported as hung. */
 const CLI_DEADLINE_MS = 60_000;
+const LIVE_CHILDREN = Symbol.for('promptline.test.liveChildren');
 
 /**
- * Every child this worker started and not yet reaped: if the worker exits with some still running
- * (a test that threw before its teardown, vitest ending the worker), they are killed with it —
- * detached groups would otherwise outlive it, holding ports and database connections.
+ * Every child this worker started and not yet reaped: if the worker ends with some still running
+ * (a test that timed out before its teardown), they are killed with it — detached groups would
+ * otherwise outlive it, holding ports and database connections. Vitest ends a worker with SIGTERM
+ * (and Ctrl-C sends SIGINT), which skips 'exit': on those, kill them, then die of the same signal.
+ * One set per process, however many times this module is loaded in it.
  */
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of live) killGroup(child, 'SIGKILL');
-});
+const registry = globalThis as { [LIVE_CHILDREN]?: Set<ChildProcess> };
+registry[LIVE_CHILDREN] ??= watchLiveChildren();
+const live = registry[LIVE_CHILDREN];
+
+function watchLiveChildren(): Set<ChildProcess> {
+  const children = new Set<ChildProcess>();
+  const killAll = () => {
+    for (const child of children) killGroup(child, 'SIGKILL');
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.kill(process.pid, signal);
+    });
+  }
+  return children;
+}
 
 /**
  * A child in a process group of its own (`detached`), so it and anything it starts can be
