@@ -180,8 +180,9 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
       try {
         await exec('BEGIN')();
       } catch (error) {
-        // No transaction to roll back, and the connection's state is unknown (a BEGIN that timed
-        // out may still arrive): it goes, rather than stay checked out for ever.
+        // No caller rolls back a transaction that never began, and the next begin() would forget
+        // this client: give it back now (destroyed), or it stays checked out for good — one pool
+        // slot fewer after each cut, and pool.end() waiting forever at shutdown.
         broken = true;
         release();
         throw error;

@@ -50,7 +50,7 @@ describe('promptline db backup and restore', () => {
     const copied = await outcomeCount(copyServer);
     expect(copied).toBeGreaterThanOrEqual(40);
     expect(copied).toBeLessThanOrEqual(await outcomeCount(server));
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('refuses to replace an existing database without --force; with it, a running server serves the restored data', async () => {
     const live = dataDir();
@@ -70,7 +70,7 @@ describe('promptline db backup and restore', () => {
     expect(forced.status, forced.stderr).toBe(0);
     expect((await call(server, '/prompts/p')).json.latest_version).toBe(1);
     expect((await call(server, '/get_prompt', { prompt_id: 'p', inputs: { name: 'A' } })).json.prompt_text).toBe('v1 A');
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('refuses a file that is not a sound Promptline database, and changes nothing', async () => {
     const dir = dataDir();
@@ -81,5 +81,5 @@ describe('promptline db backup and restore', () => {
     expect(res.stderr).toMatch(/junk\.db (is not a SQLite database|cannot be read as a database|failed SQLite's integrity check)/);
     expect(fs.existsSync(path.join(dir, 'data', 'promptline.db'))).toBe(false);
     expect(cli(['db', 'restore', path.join(dir, 'missing.db')], { PROMPTLINE_DATA_DIR: dir }).stderr).toContain('missing.db does not exist');
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 });

@@ -135,7 +135,7 @@ describe('promptline db copy', () => {
     const { generated_at: _, ...report } = JSON.parse(onSqlite.stdout);
     expect(report.variants.reduce((n: number, v: { users: number }) => n + v.users, 0)).toBe(40);
     expect({ ...JSON.parse(onPostgres.stdout), generated_at: undefined }).toEqual({ ...report, generated_at: undefined });
-  });
+  }, 60_000); // CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('refuses a non-empty target, PostgreSQL or SQLite, in one line, and changes nothing', async () => {
     const url = await freshPostgres();
@@ -160,7 +160,7 @@ describe('promptline db copy', () => {
     expect(intoSqlite.status).toBe(1);
     expect(intoSqlite.stderr.trim()).toBe(`promptline: ${source} is not empty (table projects has rows): copy only into a new, empty database`);
     expect(fileHash(source)).toBe(hash);
-  });
+  }, 60_000); // CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('says in one line, without the password, that PostgreSQL cannot be reached; creates nothing', () => {
     const target = tempFile();
@@ -175,7 +175,7 @@ describe('promptline db copy', () => {
     expect(to.status).toBe(1);
     expect(to.stderr.trim().split('\n')).toHaveLength(1);
     expect(to.stdout + to.stderr).not.toContain('secret');
-  });
+  }, 60_000); // CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('refuses a source of another schema version, or with a table it does not know, and leaves the target empty', async () => {
     const newer = tempFile('newer.db');

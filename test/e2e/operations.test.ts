@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callServer, cli, processFixtures, ROOT } from '../support/processes.js';
+import { callServer, cli, cliAsync, processFixtures, ROOT } from '../support/processes.js';
 
 const ADMIN = 'pl_a_e2e-operations-admin-key-0000000000';
 const { dataDir, serve, forget } = processFixtures(ADMIN);
@@ -22,7 +22,7 @@ describe('configuration', () => {
     const first = await serve();
     const port = new URL(first.origin).port;
     const env = { ...process.env, PORT: port, PROMPTLINE_DATA_DIR: dataDir(), LOG_LEVEL: 'silent' };
-    const direct = spawnSync(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, encoding: 'utf8' });
+    const direct = spawnSync(process.execPath, ['dist/src/server.js'], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
     expect(direct.status).toBe(1);
     expect(direct.stderr.trim()).toBe(
       `promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use (choose another PORT, or stop what listens there)`,
@@ -30,7 +30,7 @@ describe('configuration', () => {
     const viaCli = cli(['serve'], env as Record<string, string>);
     expect(viaCli.status).toBe(1);
     expect(viaCli.stderr.trim()).toBe(direct.stderr.trim());
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('a start that cannot listen prints no admin key, and the next start prints one that works', async () => {
     const busy = net.createServer();
@@ -60,6 +60,8 @@ describe('configuration', () => {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', PROMPTLINE_DATA_DIR: path.join(file, 'data') },
       encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
     expect(res.status).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -104,7 +106,7 @@ describe('crash safety', () => {
     }
     const lost = acknowledged.filter((id) => !stored.has(id));
     expect(lost).toEqual([]);
-  });
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('shuts down gracefully on SIGTERM with exit code 0', async () => {
     const server = await serve();
@@ -114,55 +116,58 @@ describe('crash safety', () => {
   });
 });
 
+// The CLI runs beside a live server here, so it runs without blocking this process: a keep-alive
+// connection the server closed while a synchronous spawn held the event loop (a minute of CLI
+// start-ups on a loaded machine) would otherwise be reused, and the next request fail.
 describe("the promptline CLI on the server's database", () => {
   it('creates projects and keys, lists and revokes them, and a running server sees it on the next request', async () => {
     const dir = dataDir();
     const env = { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' };
     const server = await serve(dir);
-    const project = cli(['projects', 'create', 'acme'], env);
+    const project = await cliAsync(['projects', 'create', 'acme'], env);
     expect(project.status, project.stderr).toBe(0);
     expect(project.stdout).toMatch(/^ID\s+NAME\s+CREATED_AT\nprj_[0-9a-f]{32}\s+acme\s/);
-    expect(cli(['projects', 'create', 'acme'], env).stderr).toContain('already exists');
-    const created = cli(['keys', 'create', '--project', 'acme', '--role', 'read', '--name', 'dash'], env);
+    expect((await cliAsync(['projects', 'create', 'acme'], env)).stderr).toContain('already exists');
+    const created = await cliAsync(['keys', 'create', '--project', 'acme', '--role', 'read', '--name', 'dash'], env);
     expect(created.status, created.stderr).toBe(0);
     const key = /key \(shown only this once\): (pl_v_\S+)/.exec(created.stdout)![1]!;
     const keyId = /(key_[0-9a-f]{32})/.exec(created.stdout)![1]!;
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(200);
-    const listed = cli(['keys', 'list', '--project', 'acme'], env);
+    const listed = await cliAsync(['keys', 'list', '--project', 'acme'], env);
     expect(listed.stdout).toContain(keyId);
     expect(listed.stdout).not.toContain(key);
     // A rate limit set from the CLI bites on the server's next request.
-    const limited = cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', '1'], env);
+    const limited = await cliAsync(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', '1'], env);
     expect(limited.status, limited.stderr).toBe(0);
     expect(limited.stdout).toMatch(/RATE_LIMIT_PER_MINUTE[\s\S]*\s1\s/);
     const twice = [await call(server.origin, '/prompts', key, undefined, 'GET'), await call(server.origin, '/prompts', key, undefined, 'GET')];
     expect(twice.map((r) => r.status)).toEqual([200, 429]);
-    expect(cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'default'], env).status).toBe(0);
+    expect((await cliAsync(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'default'], env)).status).toBe(0);
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(200);
-    expect(cli(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'lots'], env).stderr).toContain('expected requests per minute');
-    expect(cli(['keys', 'revoke', keyId, '--project', 'acme'], env).status).toBe(0);
+    expect((await cliAsync(['keys', 'update', keyId, '--project', 'acme', '--rate-limit', 'lots'], env)).stderr).toContain('expected requests per minute');
+    expect((await cliAsync(['keys', 'revoke', keyId, '--project', 'acme'], env)).status).toBe(0);
     expect((await call(server.origin, '/prompts', key, undefined, 'GET')).status).toBe(401);
-    expect(cli(['keys', 'create', '--project', 'acme', '--role', 'root'], env).stderr).toContain('expected one of runtime, read, admin');
-    expect(cli(['keys', 'list', '--project', 'nope'], env).stderr).toContain('project "nope" not found');
+    expect((await cliAsync(['keys', 'create', '--project', 'acme', '--role', 'root'], env)).stderr).toContain('expected one of runtime, read, admin');
+    expect((await cliAsync(['keys', 'list', '--project', 'nope'], env)).stderr).toContain('project "nope" not found');
   }, 120_000); // a dozen CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('says which database it uses, and never creates one by mistake', async () => {
     const dir = dataDir();
     const server = await serve(dir);
     await call(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'A {{x}}' });
-    const status = cli(['--data-dir', dir, 'status'], {});
+    const status = await cliAsync(['--data-dir', dir, 'status'], {});
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toContain(`database:        ${path.join(dir, 'promptline.db')}`);
     expect(status.stdout).toMatch(/schema version: {2}\d+\n/);
     expect(status.stdout).toMatch(/projects: {8}1\n[\s\S]*prompts: {9}1\n/);
     // A folder with no database: said plainly, and nothing created there.
     const empty = dataDir();
-    const wrong = cli(['keys', 'list', '--project', 'default'], { PROMPTLINE_DATA_DIR: empty });
+    const wrong = await cliAsync(['keys', 'list', '--project', 'default'], { PROMPTLINE_DATA_DIR: empty });
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain(`no database at ${path.join(empty, 'promptline.db')}: give --data-dir`);
     expect(fs.readdirSync(empty)).toEqual([]);
-    expect(cli(['--help'], {}).stdout).toContain('--data-dir <dir>');
-  });
+    expect((await cliAsync(['--help'], {})).stdout).toContain('--data-dir <dir>');
+  }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
   it('manages experiments with JSON in and a table out', async () => {
     const dir = dataDir();
@@ -178,26 +183,26 @@ describe("the promptline CLI on the server's database", () => {
         { key: 'b', version: 2, weight: 3 },
       ],
     });
-    const created = cli(['experiments', 'create', '--json', spec], env);
+    const created = await cliAsync(['experiments', 'create', '--json', spec], env);
     expect(created.status, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/e1\s+p\s+draft\s+a=v1@25% b=v2@75%\s+a\s+1/);
-    const bad = cli(['experiments', 'create', '--json', '{"prompt_id":"p","variants":[]}'], env);
+    const bad = await cliAsync(['experiments', 'create', '--json', '{"prompt_id":"p","variants":[]}'], env);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('body.variants: List should have at least 2 items after validation, not 0');
-    expect(cli(['experiments', 'start', 'e1'], env).stdout).toMatch(/e1\s+p\s+running/);
+    expect((await cliAsync(['experiments', 'start', 'e1'], env)).stdout).toMatch(/e1\s+p\s+running/);
     const served = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 }, external_user_id: 'someone' });
     expect(served.json.experiment_id).toBe('e1');
-    expect(cli(['experiments', 'list', '--status', 'running'], env).stdout).toContain('e1');
-    expect(cli(['experiments', 'list', '--status', 'bogus'], env).stderr).toContain('Allowed choices are draft, running, paused, stopped');
-    expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
+    expect((await cliAsync(['experiments', 'list', '--status', 'running'], env)).stdout).toContain('e1');
+    expect((await cliAsync(['experiments', 'list', '--status', 'bogus'], env)).stderr).toContain('Allowed choices are draft, running, paused, stopped');
+    expect((await cliAsync(['experiments', 'show', 'e1'], env)).stdout).toMatch(/KEY\s+VERSION\s+WEIGHT\na\s+1\s+25%\nb\s+2\s+75%/);
     await call(server.origin, '/track_outcome', ADMIN, { prompt_id: 'p', external_user_id: 'someone', event_type: 'click', is_success: true });
     // No metric declared yet: every event type is explored, and nothing decides.
-    const explored = cli(['experiments', 'results', 'e1'], env);
+    const explored = await cliAsync(['experiments', 'results', 'e1'], env);
     expect(explored.stdout).toContain('Exploratory (undeclared event types; unadjusted, never part of a decision):');
     expect(explored.stdout).toMatch(/click:success_rate\s+higher/);
     expect(explored.stdout).toContain('b: KEEP_RUNNING: Keep running: no primary metric is declared');
-    expect(cli(['experiments', 'results', 'e1', '--no-explore'], env).stdout).not.toContain('Exploratory');
-    expect(cli(['experiments', 'pause', 'e1'], env).status).toBe(0);
+    expect((await cliAsync(['experiments', 'results', 'e1', '--no-explore'], env)).stdout).not.toContain('Exploratory');
+    expect((await cliAsync(['experiments', 'pause', 'e1'], env)).status).toBe(0);
     const metrics = {
       metrics: [
         { event_type: 'click', kind: 'success_rate', role: 'primary' },
@@ -205,31 +210,31 @@ describe("the promptline CLI on the server's database", () => {
       ],
       cuped: true,
     };
-    expect(cli(['experiments', 'update', 'e1', '--json', JSON.stringify(metrics)], env).status).toBe(0);
-    expect(cli(['experiments', 'show', 'e1'], env).stdout).toMatch(
+    expect((await cliAsync(['experiments', 'update', 'e1', '--json', JSON.stringify(metrics)], env)).status).toBe(0);
+    expect((await cliAsync(['experiments', 'show', 'e1'], env)).stdout).toMatch(
       /click:success_rate\s+primary\s+higher\s*\nruns:latency_ms\s+guardrail\s+lower\s+p99\n[\s\S]*CUPED on \(14 days before exposure\)/,
     );
-    const declared = cli(['experiments', 'results', 'e1', '--format', 'json'], env);
+    const declared = await cliAsync(['experiments', 'results', 'e1', '--format', 'json'], env);
     expect(JSON.parse(declared.stdout)).toMatchObject({
       options: { explore: false, cuped: true },
       metrics: [{ name: 'click:success_rate' }],
       guardrails: [{ name: 'runs:latency_ms' }],
     });
-    expect(JSON.parse(cli(['experiments', 'results', 'e1', '--format', 'json', '--no-cuped', '--explore'], env).stdout).options).toMatchObject({
+    expect(JSON.parse((await cliAsync(['experiments', 'results', 'e1', '--format', 'json', '--no-cuped', '--explore'], env)).stdout).options).toMatchObject({
       explore: true,
       cuped: false,
     });
-    expect(cli(['experiments', 'stop', 'e1', '--ship'], env).stderr).toContain('body.ship: ship needs a winner');
-    const forgotten = cli(['users', 'forget', 'someone', '--project', 'default'], env);
+    expect((await cliAsync(['experiments', 'stop', 'e1', '--ship'], env)).stderr).toContain('body.ship: ship needs a winner');
+    const forgotten = await cliAsync(['users', 'forget', 'someone', '--project', 'default'], env);
     expect(forgotten.stdout).toMatch(/forgotten_[0-9a-f]{32}\s+0\s+1\s+1\s+0/); // no run, one outcome, one assignment
-    const shipped = cli(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
+    const shipped = await cliAsync(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
     expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
     expect(shipped.stdout).toContain('production now serves version 2 of p');
-    const audited = cli(['audit', '--project', 'default', '--limit', '3'], env).stdout;
+    const audited = (await cliAsync(['audit', '--project', 'default', '--limit', '3'], env)).stdout;
     expect(audited).toMatch(
       /cli\s+experiment\.stopped\s+experiment\s+e1\n.*cli\s+prompt\.label_moved\s+prompt\s+p\n.*cli\s+user\.forgotten\s+user\s+forgotten_/,
     );
-    expect(cli(['experiments', 'start', 'e1'], env).stderr).toContain("Experiment 'e1' is stopped: cannot start");
+    expect((await cliAsync(['experiments', 'start', 'e1'], env)).stderr).toContain("Experiment 'e1' is stopped: cannot start");
     // The server sees the move on its next request: the winner is served to everyone.
     const after = await call(server.origin, '/get_prompt', ADMIN, { prompt_id: 'p', inputs: { x: 1 } });
     expect(after.json).toMatchObject({ experiment_id: null, prompt_version: 2, prompt_text: 'B 1' });

@@ -46,9 +46,12 @@ describe('PostgreSQL going away and coming back', () => {
     t = await startTestApp({ PROMPTLINE_DATABASE_URL: url.toString() });
   });
   afterAll(async () => {
-    await t.cleanup();
-    await proxy.close();
-    await database.drop();
+    try {
+      await t?.cleanup();
+    } finally {
+      await proxy?.close();
+      await database?.drop();
+    }
   });
 
   const track = () => t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', event_type: 'click', is_success: true } });

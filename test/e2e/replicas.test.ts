@@ -17,8 +17,11 @@ beforeEach(async () => {
   replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
 });
 afterEach(async () => {
-  await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
-  await database.drop();
+  try {
+    await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+  } finally {
+    await database.drop();
+  }
 });
 
 describe('three replicas on one PostgreSQL database', () => {

@@ -34,6 +34,25 @@ export interface TestApp extends PromptlineApp {
 }
 
 /**
+ * How long a test app's close() may take. In production the process's shutdown deadline bounds it;
+ * in a test nothing would, so a close that hangs fails cleanup, named, instead of a 60 s hook timeout.
+ */
+const CLOSE_DEADLINE_MS = 20_000;
+
+/** The app's close(), true once it finished; false if it is still running after CLOSE_DEADLINE_MS. */
+async function closeWithin(service: PromptlineApp): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_DEADLINE_MS, false);
+  });
+  const closed = service.close().then(
+    () => true,
+    () => true, // close() logs its failed steps and goes on: failing, it has still finished
+  );
+  return Promise.race([closed, late]).finally(() => clearTimeout(timer));
+}
+
+/**
  * The real app on a real temporary database: a SQLite file, or, with PROMPTLINE_TEST_BACKEND=postgres,
  * a PostgreSQL database of its own, dropped at cleanup. Only the model provider may be faked (by a
  * loopback server).
@@ -49,9 +68,31 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
     PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
     ...env,
   });
-  if (config === null) throw new Error(`bad test config: ${errors.join('; ')}`);
-  const service = await buildApp(config, deps);
-  await service.bootstrap();
+  const removeStorage = async () => {
+    try {
+      await postgres?.drop();
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+  if (config === null) {
+    await removeStorage();
+    throw new Error(`bad test config: ${errors.join('; ')}`);
+  }
+  let service: PromptlineApp;
+  try {
+    service = await buildApp(config, deps);
+  } catch (error) {
+    await removeStorage();
+    throw error;
+  }
+  try {
+    await service.bootstrap();
+  } catch (error) {
+    await closeWithin(service);
+    await removeStorage();
+    throw error;
+  }
   const projects = createProjectService(service.store);
   const keyCache = new Map<string, string>();
 
@@ -104,9 +145,10 @@ export async function startTestApp(env: Record<string, string> = {}, deps: AppDe
       return service.store.sqlite;
     },
     async cleanup() {
-      await service.close();
-      await postgres?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      // The database and folder go even when close() hangs; the hang is then this cleanup's error.
+      const closed = await closeWithin(service);
+      await removeStorage();
+      if (!closed) throw new Error(`the app's close() did not finish within ${CLOSE_DEADLINE_MS} ms (a pool waiting for a client never given back?)`);
     },
   };
 }

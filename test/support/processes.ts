@@ -14,34 +14,120 @@ export interface RunningServer {
   origin: string;
   process: ChildProcess;
   output: () => string;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * Sends `signal` to the server's process group and resolves with its exit code (null when a
+   * signal ended it). Bounded: a group still alive after `graceMs` gets SIGKILL, and one still
+   * alive `KILL_WAIT_MS` after that rejects instead of hanging the test's teardown.
+   */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
+}
+
+/**
+ * A SIGTERMed server's own bound: PROMPTLINE_SHUTDOWN_TIMEOUT_MS (10 s by default) plus the 5 s
+ * close grace, after which it exits by itself. Past that (and a margin for a loaded machine), it
+ * is hung: SIGKILL.
+ */
+const STOP_GRACE_MS = 20_000;
+/** After SIGKILL the kernel ends the group at once; this only absorbs a loaded machine's delay. */
+const KILL_WAIT_MS = 5_000;
+/** How long the built server may take to listen (a cold start under load is a few seconds). */
+const START_DEADLINE_MS = 30_000;
+/** How long one CLI command may run before it is killed and reported as hung. */
+const CLI_DEADLINE_MS = 60_000;
+const LIVE_CHILDREN = Symbol.for('promptline.test.liveChildren');
+
+/**
+ * Every child this worker started and not yet reaped: if the worker ends with some still running
+ * (a test that timed out before its teardown), they are killed with it — detached groups would
+ * otherwise outlive it, holding ports and database connections. Vitest ends a worker with SIGTERM
+ * (and Ctrl-C sends SIGINT), which skips 'exit': on those, kill them, then die of the same signal.
+ * One set per process, however many times this module is loaded in it.
+ */
+const registry = globalThis as { [LIVE_CHILDREN]?: Set<ChildProcess> };
+registry[LIVE_CHILDREN] ??= watchLiveChildren();
+const live = registry[LIVE_CHILDREN];
+
+function watchLiveChildren(): Set<ChildProcess> {
+  const children = new Set<ChildProcess>();
+  const killAll = () => {
+    for (const child of children) killGroup(child, 'SIGKILL');
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.kill(process.pid, signal);
+    });
+  }
+  return children;
+}
+
+/**
+ * A child in a process group of its own (`detached`), so it and anything it starts can be
+ * signalled together with `process.kill(-pid)`; reaped from `live` when it exits.
+ */
+function spawnGroup(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, exited };
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Resolves with `exited`, or with `timedOut` if it has not settled within `ms`. */
+function within<T, U>(exited: Promise<T>, ms: number, timedOut: U): Promise<T | U> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<U>((resolve) => {
+    timer = setTimeout(resolve, ms, timedOut);
+  });
+  return Promise.race([exited, deadline]).finally(() => clearTimeout(timer));
+}
+
+const STILL_RUNNING = Symbol('still running');
+
+/** Signal the group, wait up to `graceMs`, SIGKILL it, wait up to KILL_WAIT_MS: a bounded stop. */
+async function stopGroup(child: ChildProcess, exited: Promise<number | null>, signal: NodeJS.Signals, graceMs: number): Promise<number | null> {
+  killGroup(child, signal);
+  if (signal !== 'SIGKILL') {
+    const code = await within(exited, graceMs, STILL_RUNNING);
+    if (code !== STILL_RUNNING) return code;
+    killGroup(child, 'SIGKILL');
+  }
+  const code = await within(exited, KILL_WAIT_MS, STILL_RUNNING);
+  if (code === STILL_RUNNING) throw new Error(`process ${child.pid} still running ${KILL_WAIT_MS} ms after SIGKILL`);
+  return code;
 }
 
 /** The built server as `npm start` runs it, on a free port; resolves once it listens. */
 export function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['dist/src/server.js'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, exited } = spawnGroup(['dist/src/server.js'], { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = STOP_GRACE_MS) => stopGroup(child, exited, signal, graceMs);
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const timer = setInterval(() => {
       const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (port) {
         clearInterval(timer);
-        resolve({
-          origin: `http://127.0.0.1:${port[1]}`,
-          process: child,
-          output: () => output,
-          stop: (signal = 'SIGTERM') => {
-            child.kill(signal);
-            return exited;
-          },
-        });
+        resolve({ origin: `http://127.0.0.1:${port[1]}`, process: child, output: () => output, stop });
+      } else if (performance.now() - started > START_DEADLINE_MS) {
+        clearInterval(timer);
+        void stop('SIGKILL').finally(() => reject(new Error(`server not listening after ${START_DEADLINE_MS} ms, killed:\n${output}`)));
       }
     }, 20);
     void exited.then((code) => {
@@ -51,19 +137,36 @@ export function startServer(env: Record<string, string>): Promise<RunningServer>
   });
 }
 
-/** The CLI without blocking this process, so a test can keep sending requests while it runs. */
-export function cliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The CLI without blocking this process, so a test can keep sending requests while it runs.
+ * A command still running after `deadlineMs` is killed (its group) and answers status null.
+ */
+export async function cliAsync(
+  args: string[],
+  env: Record<string, string>,
+  deadlineMs = CLI_DEADLINE_MS,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { child, exited } = spawnGroup(['bin/promptline.js', ...args], { ...process.env, ...env });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.once('exit', (status) => resolve({ status, stdout, stderr })));
+  const status = await within(exited, deadlineMs, STILL_RUNNING);
+  if (status !== STILL_RUNNING) return { status, stdout, stderr };
+  await stopGroup(child, exited, 'SIGKILL', 0);
+  return { status: null, stdout, stderr: `${stderr}\n[killed: still running after ${deadlineMs} ms]` };
 }
 
 /** The `promptline` CLI as an operator runs it. */
 export function cli(args: string[], env: Record<string, string>): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, ['bin/promptline.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  // Synchronous: nothing in this process could interrupt a hung command, so it has a deadline of its own.
+  return spawnSync(process.execPath, ['bin/promptline.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: CLI_DEADLINE_MS,
+    killSignal: 'SIGKILL',
+  });
 }
 
 /**
@@ -74,8 +177,10 @@ export function processFixtures(adminKey: string) {
   const dirs: string[] = [];
   const servers: RunningServer[] = [];
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.stop('SIGKILL')));
+    // Every folder is removed even if a server could not be stopped; that failure is then reported.
+    const stopped = await Promise.allSettled(servers.splice(0).map((s) => s.stop('SIGKILL')));
     for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    for (const result of stopped) if (result.status === 'rejected') throw result.reason;
   });
   const dataDir = (): string => {
     const dir = tempDataDir();

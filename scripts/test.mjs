@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// `npm test`: every stage runs, even after one failed, so a single run reports all of them (a
+// failure on SQLite never hides the PostgreSQL results); each prints one summary line, and the
+// exit code is non-zero if any stage failed. Arguments (`npm test -- test/integration/keys`) are
+// vitest file filters given to both backends' stages instead of their usual file lists.
+// Plain Node on purpose: it must run before anything is built, and has nothing to compile.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const filters = process.argv.slice(2);
+const postgresUrl = new URL(process.env.PROMPTLINE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+
+/** The suites that run again on PostgreSQL: everything that touches the store through the app. */
+const POSTGRES_FILES = ['test/integration', 'test/contract', 'test/abuse/fuzz.test.ts'];
+
+const stages = [
+  { name: 'lint (biome check)', command: ['biome', 'check'] },
+  { name: 'types (tsc --noEmit)', command: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
+  { name: 'tests on SQLite (vitest)', command: ['vitest', 'run', ...filters] },
+  {
+    name: 'tests on PostgreSQL (vitest)',
+    command: ['vitest', 'run', ...(filters.length > 0 ? filters : POSTGRES_FILES)],
+    env: { PROMPTLINE_TEST_BACKEND: 'postgres' },
+    before: requirePostgres,
+  },
+];
+
+/** Says plainly, before vitest starts, that the server the PostgreSQL stage needs is not there. */
+async function requirePostgres() {
+  const host = postgresUrl.hostname || '127.0.0.1';
+  const port = Number(postgresUrl.port || 5432);
+  const reachable = await new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 5_000 });
+    const answer = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => answer(true));
+    socket.once('timeout', () => answer(false));
+    socket.once('error', () => answer(false));
+  });
+  return reachable ? null : `nothing accepts connections on ${host}:${port}: start PostgreSQL there (or set PROMPTLINE_TEST_POSTGRES_URL)`;
+}
+
+let current = null;
+let interrupted = null;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = signal;
+    current?.kill(signal);
+  });
+}
+
+function run(stage) {
+  return new Promise((resolve) => {
+    const [name, ...args] = stage.command;
+    // The project's own pinned tools, whether or not npm put node_modules/.bin on the PATH.
+    const child = spawn(path.join(root, 'node_modules', '.bin', name), args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...stage.env } });
+    current = child;
+    child.once('error', (error) => resolve(`could not start: ${error.message}`));
+    child.once('exit', (code, signal) => resolve(code === 0 ? null : signal ? `ended by ${signal}` : `exit ${code}`));
+  }).finally(() => {
+    current = null;
+  });
+}
+
+const results = [];
+for (const stage of stages) {
+  if (interrupted) break;
+  console.log(`\n=== npm test: ${stage.name}: ${stage.command.join(' ')}`);
+  const started = performance.now();
+  const failure = (await stage.before?.()) ?? (await run(stage));
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  results.push({ stage, failure, seconds });
+  console.log(`=== npm test: ${stage.name}: ${failure === null ? 'passed' : `FAILED (${failure})`} in ${seconds} s`);
+}
+
+const failed = results.filter((r) => r.failure !== null);
+console.log('\nnpm test summary:');
+for (const { stage, failure, seconds } of results) console.log(`  ${failure === null ? 'PASS' : 'FAIL'}  ${stage.name.padEnd(30)} ${seconds.padStart(7)} s`);
+for (const stage of stages.slice(results.length)) console.log(`  SKIP  ${stage.name.padEnd(30)} (interrupted by ${interrupted})`);
+if (failed.length === 0 && !interrupted) {
+  console.log(`npm test: passed (${results.length} of ${stages.length} stages)`);
+} else {
+  console.log(`npm test: FAILED (${failed.map((r) => r.stage.name).join(', ') || `interrupted by ${interrupted}`})`);
+  process.exitCode = 1;
+}
