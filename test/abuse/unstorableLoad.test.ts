@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthDuring } from '../support/healthProbe.js';
-import { callServer, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
-import { createTestDatabase, testBackend } from '../support/postgres.js';
+import { testBackend } from '../support/postgres.js';
+import { callServer, startServerOnTestBackend, type RunningServer } from '../support/processes.js';
 
 // Two writers sending NUL characters (which PostgreSQL's text cannot hold) while a third sends
 // valid outcomes: the NUL requests are refused at validation, cheaply and without a stack trace
@@ -16,23 +16,12 @@ const SECONDS = 4;
 const NUL_PER_SECOND = 75;
 
 let server: RunningServer;
-let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 
 beforeAll(async () => {
-  database = testBackend() === 'postgres' ? await createTestDatabase() : null;
-  server = await startServer({
-    PROMPTLINE_DATA_DIR: tempDataDir(),
-    PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN,
-    // The writers are one address: the per-key rate limit is not what is measured here.
-    PROMPTLINE_RATE_LIMIT_PER_MINUTE: '0',
-    ...(database === null ? {} : { PROMPTLINE_DATABASE_URL: database.url }),
-  });
+  server = await startServerOnTestBackend(ADMIN);
   expect((await callServer(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'Hi {{name}}' })).status).toBe(201);
 }, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await database?.drop();
-});
+afterAll(async () => server?.stop());
 
 /** The status of one POST (the body read, never parsed: a 500 is plain text). */
 async function post(path: string, body: unknown): Promise<number> {

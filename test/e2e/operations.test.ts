@@ -46,9 +46,8 @@ describe('configuration', () => {
     expect(failed.stdout + failed.stderr).not.toMatch(/pl_a_|admin API key/);
 
     const server = await serve(dir, { PROMPTLINE_BOOTSTRAP_ADMIN_KEY: '' });
-    const printed = /admin API key.*:\n\n {2}(pl_a_\S+)\n/;
-    for (let waited = 0; !printed.test(server.output()) && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    const key = printed.exec(server.output())?.[1];
+    // Printed once it listens, so just after the line startServer waits for.
+    const key = (await server.waitForOutput(/admin API key.*:\n\n {2}(pl_a_\S+)\n/))?.[1];
     expect(key, server.output()).toBeDefined();
     expect((await call(server.origin, '/keys', key!, undefined, 'GET')).status).toBe(200);
   });

@@ -57,7 +57,8 @@ const env: Record<string, string> = {};
 beforeAll(async () => {
   dataDir = tempDataDir();
   server = await startServer({ PROMPTLINE_DATA_DIR: dataDir });
-  const key = /^\s+(pl_a_[A-Za-z0-9_-]{43})$/m.exec(server.output());
+  // The key is printed once the server listens, just after the line startServer waits for.
+  const key = await server.waitForOutput(/^\s+(pl_a_[A-Za-z0-9_-]{43})$/m);
   expect(key, server.output()).not.toBeNull();
   env.PL = server.origin;
   env.KEY = key![1]!;

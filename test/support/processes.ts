@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { createTestDatabase, testBackend } from './postgres.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -14,6 +15,8 @@ export interface RunningServer {
   origin: string;
   process: ChildProcess;
   output: () => string;
+  /** The first match of `pattern` in the output, waiting for it up to `ms` (null if it never came). */
+  waitForOutput(pattern: RegExp, ms?: number): Promise<RegExpExecArray | null>;
   /**
    * Sends `signal` to the server's process group and resolves with its exit code (null when a
    * signal ended it). Bounded: a group still alive after `graceMs` gets SIGKILL, and one still
@@ -124,7 +127,11 @@ export function startServer(env: Record<string, string>): Promise<RunningServer>
       const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (port) {
         clearInterval(timer);
-        resolve({ origin: `http://127.0.0.1:${port[1]}`, process: child, output: () => output, stop });
+        const waitForOutput = async (pattern: RegExp, ms = 10_000) => {
+          for (const until = performance.now() + ms; !pattern.test(output) && performance.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+          return pattern.exec(output);
+        };
+        resolve({ origin: `http://127.0.0.1:${port[1]}`, process: child, output: () => output, waitForOutput, stop });
       } else if (performance.now() - started > START_DEADLINE_MS) {
         clearInterval(timer);
         void stop('SIGKILL').finally(() => reject(new Error(`server not listening after ${START_DEADLINE_MS} ms, killed:\n${output}`)));
@@ -211,4 +218,33 @@ export async function callServer(origin: string, path: string, key: string, body
   });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * The built server on the backend the suite runs on (a PostgreSQL database of its own with
+ * PROMPTLINE_TEST_BACKEND=postgres, else a SQLite folder), with `admin` as its admin key and no
+ * per-key rate limit; `stop` also drops the database.
+ */
+export async function startServerOnTestBackend(admin: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const database = testBackend() === 'postgres' ? await createTestDatabase() : null;
+  const server = await startServer({
+    PROMPTLINE_DATA_DIR: tempDataDir(),
+    PROMPTLINE_BOOTSTRAP_ADMIN_KEY: admin,
+    PROMPTLINE_RATE_LIMIT_PER_MINUTE: '0',
+    ...(database === null ? {} : { PROMPTLINE_DATABASE_URL: database.url }),
+    ...env,
+  }).catch(async (error: unknown) => {
+    await database?.drop();
+    throw error;
+  });
+  return {
+    ...server,
+    async stop(signal, graceMs) {
+      try {
+        return await server.stop(signal, graceMs);
+      } finally {
+        await database?.drop();
+      }
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../../src/http/route.js';
 import type { Role } from '../../../src/modules/keys/access.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenRouteFixtures } from '../../support/routeFixtures.js';
 import { validSample } from '../../support/validSample.js';
 
 // The security cases of every route, generated from the route table that registerRoute keeps:
@@ -9,27 +10,11 @@ import { validSample } from '../../support/validSample.js';
 // answers is the key check: no key → 422 (the header item), a bad key → 401, a role below the
 // route's → 403, and an id of another project → 404, exactly like an id that does not exist.
 let t: TestApp;
-const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp' };
+let fixtures: Record<string, unknown>;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: 'exp',
-      prompt_id: 'p',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 1 },
-      ],
-    },
-  });
-  fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
-  fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;
-  // Disabled: the routes below make changes, and nothing should be queued to a real address.
-  fixtures.webhook_id = (
-    await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
-  ).json.webhook_id;
+  fixtures = await givenRouteFixtures(t);
 });
 afterAll(async () => t.cleanup());
 

@@ -2,6 +2,7 @@ import { Kind } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../../src/http/route.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenRouteFixtures } from '../../support/routeFixtures.js';
 import { validSample } from '../../support/validSample.js';
 
 // Values one backend can store and the other cannot: a NUL character (PostgreSQL's text refuses
@@ -58,26 +59,11 @@ function slotsOf(schema: Schema | undefined, part: Part, path: (string | number)
 }
 
 let t: TestApp;
-const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp', inputs: { name: 'A' } };
+let fixtures: Record<string, unknown>;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: 'exp',
-      prompt_id: 'p',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 1 },
-      ],
-    },
-  });
-  fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
-  fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'k', role: 'read' } })).json.key_id;
-  fixtures.webhook_id = (
-    await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
-  ).json.webhook_id;
+  fixtures = { ...(await givenRouteFixtures(t)), inputs: { name: 'A' } };
 });
 afterAll(async () => t.cleanup());
 

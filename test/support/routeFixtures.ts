@@ -1,0 +1,29 @@
+import type { TestApp } from './harness.js';
+
+/**
+ * One of each resource a route of the route table can name, made through the API, keyed by the
+ * path parameter that names it: a prompt `p` (version 1, labelled production), a draft experiment
+ * `exp` on it, a run, a read key and a disabled webhook (the tests that use these make changes,
+ * and nothing should be queued to a real address). Tests generated from the route table
+ * (the authorization matrix, the unstorable-value cases) fill every path with these.
+ */
+export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unknown>> {
+  const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp' };
+  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
+  await t.request('POST', '/experiments', {
+    body: {
+      experiment_id: 'exp',
+      prompt_id: 'p',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 1 },
+      ],
+    },
+  });
+  fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
+  fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;
+  fixtures.webhook_id = (
+    await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
+  ).json.webhook_id;
+  return fixtures;
+}
