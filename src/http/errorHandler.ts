@@ -27,7 +27,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (isDatabaseUnavailable(error)) {
       req.log.error({ err: error }, 'database unavailable');
-      return sendDetail(reply, 503, 'Database unavailable: this request was not carried out (nothing was stored); try again');
+      return sendDetail(reply, 503, 'Database unavailable: try again (a write cut off during its commit may still have been stored)');
     }
     if (isStorageFailure(error)) {
       req.log.error({ err: error }, 'write refused: storage failing');

@@ -63,7 +63,7 @@ describe('PostgreSQL going away and coming back', () => {
     await proxy.cut();
     const refused = await track();
     expect(refused.status).toBe(503);
-    expect(refused.json).toEqual({ detail: 'Database unavailable: this request was not carried out (nothing was stored); try again' });
+    expect(refused.json).toEqual({ detail: 'Database unavailable: try again (a write cut off during its commit may still have been stored)' });
     expect((await t.request('GET', '/runs')).status).toBe(503);
     // Results are computed in a worker thread on a connection of its own: the same 503.
     expect((await t.request('GET', '/experiments/nope/results')).status).toBe(503);
