@@ -7,7 +7,7 @@ import { ADMIN_KEY, admin } from './adminApi.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
- * machine (design.md §8), never an absolute number compared with a constant.
+ * machine (so the bench holds on any machine), never an absolute number compared with a constant.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);

@@ -68,7 +68,7 @@ export interface PromptlineApp {
   retention: RunTextRetention | null;
   /** The webhook queue's sender and the experiment watcher (both also run on timers). */
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
-  /** Runs the start-up bootstrap of management.md; returns the key to print once, if any. */
+  /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
   cutOpenConnections(): void;

@@ -25,7 +25,7 @@ export function databasePath(dataDir: string): string {
 const MMAP_BYTES = 2_147_418_112;
 
 /**
- * Opens the SQLite file with the pragmas of design.md §2. WAL lets readers run beside the writer;
+ * Opens the SQLite file with the pragmas of docs/design-decisions.md, "Storage". WAL lets readers run beside the writer;
  * synchronous=FULL fsyncs every commit so an acknowledged write survives power loss
  * (`normal` only risks the last commits on power loss, never on a process crash). Memory-mapped
  * (MMAP_BYTES): the CLI's results and every long read on this connection read pages in place.

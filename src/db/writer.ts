@@ -72,7 +72,7 @@ export function sqliteConnection(db: Db): TransactionalConnection {
 type Outcome = { ok: boolean; value: unknown };
 
 /**
- * Group commit (design.md §2): every write arriving in the same turn of the event loop joins one
+ * Group commit: every write arriving in the same turn of the event loop joins one
  * transaction, so one commit (one fsync) acknowledges hundreds of requests. An op that throws rolls
  * back alone and rejects its own caller; the others still commit (each op in its own savepoint, or
  * on PostgreSQL the batch run again that way after a failure: see runBatch) — unless the storage

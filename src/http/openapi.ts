@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sendJson } from './send.js';
 
-/** FastAPI's validation-error schemas, byte for byte (contract.md §3). */
+/** FastAPI's validation-error schemas, byte for byte. */
 const FASTAPI_ERROR_SCHEMAS = {
   HTTPValidationError: {
     properties: { detail: { items: { $ref: '#/components/schemas/ValidationError' }, type: 'array', title: 'Detail' } },

@@ -128,7 +128,7 @@ function firstApiKey(req: FastifyRequest): string | undefined {
 }
 
 /**
- * Registers a route with FastAPI's pipeline (contract.md §2): body decoding errors first, then
+ * Registers a route with FastAPI's pipeline (docs/runtime-contract.md, "The order of checks"): body decoding errors first, then
  * path/query/header/body validation collected into one 422, then the key check (401/403) as a
  * preHandler, so a wrong key with an invalid body is a 422 and with a valid body a 401.
  */

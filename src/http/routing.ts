@@ -32,7 +32,7 @@ declare module 'fastify' {
 }
 
 /**
- * FastAPI's routing answers (contract.md §2 step 1), decided before anything else about the request:
+ * FastAPI's routing answers (docs/runtime-contract.md, "The order of checks", step 1), decided before anything else about the request:
  * a known path with a wrong method is 405 with `allow`, a near-miss path is a 307 to the canonical
  * one (query kept), anything else 404.
  */

@@ -1,5 +1,5 @@
 /**
- * The shape of one row of the runtime contract tables (contract.md §1–§2) and small builders.
+ * The shape of one row of the runtime contract tables (docs/runtime-contract.md) and small builders.
  *
  * Pure data: nothing here starts the app, so the tables can also be dumped and cross-checked
  * against pydantic/CPython outside vitest.

@@ -1,5 +1,5 @@
 /**
- * Deterministic, GrowthBook-compatible variant assignment (design.md §4).
+ * Deterministic, GrowthBook-compatible variant assignment (docs/design-decisions.md, "Assignment and attribution").
  *
  * Reproduces GrowthBook's JS SDK (`packages/sdk-js/src/util.ts`: `hash` version 2,
  * `getBucketRanges`, `chooseVariation`, `inRange`) so that any GrowthBook SDK given the same

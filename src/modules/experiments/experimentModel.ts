@@ -13,7 +13,7 @@ export function normaliseWeights(variants: ReadonlyArray<{ key: string; version:
   return variants.map((v) => ({ key: v.key, version: v.version, weight: (v.weight ?? 1) / total }));
 }
 
-/** Which transitions are allowed (management.md): draft → running ⇄ paused → stopped; stop is final. */
+/** Which transitions are allowed (docs/management-api.md, "Experiments"): draft → running ⇄ paused → stopped; stop is final. */
 export const TRANSITIONS: Record<'start' | 'pause' | 'stop', { from: ExperimentStatus[]; to: ExperimentStatus }> = {
   start: { from: ['draft', 'paused', 'running'], to: 'running' },
   pause: { from: ['running', 'paused'], to: 'paused' },

@@ -30,7 +30,7 @@ const EXPOSURE_FLUSH_MS = 1000;
 const EXPOSURE_CHUNK = 1000;
 
 /**
- * Serves experiments on the hot path (design.md §4, issue: no per-request database read once
+ * Serves experiments on the hot path with no per-request database read once
  * warm): the running experiment of a prompt and its assignments live in memory; a new assignment
  * is committed through the group-commit writer before the answer. Repeat calls only bump an
  * in-memory exposure counter, flushed every second: a crash can lose the last second of call

@@ -186,7 +186,7 @@ export async function recordExposureCalls(db: Sql, projectId: string, experiment
 }
 
 /**
- * Attribution of an outcome without a run (design.md §6): the user's assignment in the experiment
+ * Attribution of an outcome without a run (docs/design-decisions.md, "Assignment and attribution"): the user's assignment in the experiment
  * running on the prompt now, else the latest experiment on that prompt that assigned the user.
  */
 export async function findAttributableAssignment(

@@ -150,7 +150,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
     },
 
     /**
-     * Attribution of an outcome without a run (design.md §6), inside the outcome's write: the
+     * Attribution of an outcome without a run, inside the outcome's write: the
      * user's assignment in the experiment running on the prompt now, else the latest one.
      */
     async attributionFor(db: Sql, projectId: string, promptId: string, userId: string): Promise<{ experimentId: string; variant: string } | null> {

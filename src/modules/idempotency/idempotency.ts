@@ -6,7 +6,7 @@ import * as repo from './idempotency.repo.js';
 import { findIdempotencyRecord, insertIdempotencyRecord } from './idempotency.repo.js';
 
 /**
- * `Idempotency-Key` on /run_prompt and /track_outcome (design.md §6): the same key and body
+ * `Idempotency-Key` on /run_prompt and /track_outcome: the same key and body
  * returns the first answer; the same key with another body is a 422. The answer is stored in the
  * same transaction as the run or outcome it acknowledges, so a replay can never disagree with it.
  */

@@ -205,7 +205,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
     },
 
     /**
-     * Start-up bootstrap (management.md): the configured key becomes an admin key of project
+     * Start-up bootstrap: the configured key becomes an admin key of project
      * `default`; without one, a brand-new database gets a generated admin key, returned once.
      */
     async bootstrap(configuredKey: string | null): Promise<{ printedKey: string | null }> {

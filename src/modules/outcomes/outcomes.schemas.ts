@@ -3,7 +3,7 @@ import { Nullable } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 import { ListFilters } from '../runs/runs.schemas.js';
 
-/** contract.md §1, in declaration order. */
+/** The request body of docs/runtime-contract.md, fields in declaration order (errors are reported in this order). */
 export const TrackOutcomeRequest = Type.Object(
   {
     prompt_run_id: Type.Optional(Nullable(Type.String({ title: 'Prompt Run Id', maxLength: RUNTIME_MAX.promptRunId }))),

@@ -20,7 +20,7 @@ export interface OutcomeDeps {
     projectId: string,
     runId: string,
   ): Promise<{ prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined>;
-  /** The stored assignment an outcome without a run belongs to (design.md §6). */
+  /** The stored assignment an outcome without a run belongs to: the user's assignment in the running experiment, else the latest one. */
   assignmentAttribution(db: Sql, projectId: string, promptId: string, externalUserId: string): Promise<{ experimentId: string; variant: string } | null>;
 }
 

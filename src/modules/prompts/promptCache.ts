@@ -25,7 +25,7 @@ export interface PromptEntry {
 }
 
 /**
- * Hot reads for the runtime endpoints (design.md §2): prompt → served version, compiled once.
+ * Hot reads for the runtime endpoints: prompt → served version, compiled once.
  * Entries are dropped on every write to their prompt; the database stays the source of truth.
  * Unknown prompts are not cached, so random ids cannot grow memory. While `trusted()` says no (a
  * replica that cannot be sure it heard other replicas' changes), every lookup reads the database

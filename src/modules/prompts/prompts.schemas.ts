@@ -11,7 +11,7 @@ export const PromptIdParams = Type.Object({ prompt_id: Type.String({ maxLength: 
 export const VersionParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), version: VersionNumber() });
 export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128 }), label: Type.String({ pattern: LABEL_PATTERN }) });
 
-/** contract.md §1, in declaration order (errors are reported in this order). */
+/** The request bodies of docs/runtime-contract.md, fields in declaration order (errors are reported in this order). */
 export const GetPromptRequest = Type.Object(
   {
     prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),

@@ -39,7 +39,7 @@ const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_R
 
 /**
  * Renders every template of a version under one budget; each missing variable is one 422 issue
- * (contract.md §1), and a render over budget is one 422 naming the limit.
+ * (one item per variable, as FastAPI lists them), and a render over budget is one 422 naming the limit.
  */
 function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
   const budget = new RenderBudget(limits);

@@ -1,7 +1,7 @@
 import Mustache from 'mustache';
 
 /**
- * Templates (design.md §3): mustache syntax parsed by the `mustache` library, rendered by a small
+ * Templates: mustache syntax parsed by the `mustache` library, rendered by a small
  * strict walk over our own node tree so that a missing variable is an error instead of an empty
  * string, and nothing is HTML-escaped. Partials and delimiter changes are rejected at creation;
  * lambdas cannot occur because inputs are JSON data.

@@ -3,7 +3,7 @@ import { Nullable, PageQuery } from '../../lib/schemas.js';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
-/** contract.md §1, in declaration order. */
+/** The request body of docs/runtime-contract.md, fields in declaration order (errors are reported in this order). */
 export const RunPromptRequest = Type.Object(
   {
     prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),

@@ -1,4 +1,4 @@
-/** contract.md §2 step 2: reading the body (Content-Type, empty, null, UTF-8, BOM, JSON syntax, size). */
+/** docs/runtime-contract.md, "The order of checks", step 2: reading the body (Content-Type, empty, null, UTF-8, BOM, JSON syntax, size). */
 import {
   detail, GET_SUPPORT_OK, H, jsonInvalid, MISSING_BODY, MISSING_KEY, missing, modelType, NOKEY, PARSE_ERROR, post, runOk, SUPPORT_BODY,
   TOO_LARGE, trackOk, type ContractCase,

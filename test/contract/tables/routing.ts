@@ -1,4 +1,4 @@
-/** contract.md §2 step 1: routing answers come before anything else (method, key, body). */
+/** docs/runtime-contract.md, "The order of checks", step 1: routing answers come before anything else (method, key, body). */
 import { GET_SUPPORT_OK, H, NOKEY, SUPPORT_BODY, post, type ContractCase } from '../contractCase.js';
 
 const NOT_FOUND = '{"detail":"Not Found"}';

@@ -1,4 +1,4 @@
-/** contract.md §2 steps 3–5: header validation, then pydantic (lax) body validation, one 422 with every item. */
+/** docs/runtime-contract.md, "The order of checks", step 3: header validation, then pydantic (lax) body validation, one 422 with every item. */
 import {
   B, boolParsing, boolType, detail, dictType, finiteNumber, floatParsing, floatType, GET_SUPPORT_OK, H, MISSING_BODY, MISSING_KEY, missing,
   modelType, NOKEY, NUMBER_FORM, KEY_ORDER, post, runOk, stringType, SUPPORT_BODY, trackOk, type ContractCase,

@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.cleanup());
 
-describe('routing answers (contract.md §2 step 1)', () => {
+describe('routing answers (runtime contract, order of checks, step 1)', () => {
   it.each([
     ['POST', '/nope', 404, '{"detail":"Not Found"}'],
     ['GET', '/get_prompt', 405, '{"detail":"Method Not Allowed"}'],

@@ -27,7 +27,7 @@ function expectRanges(actual: Array<[number, number]>, expected: Array<[number, 
 }
 
 describe('fnv1a32', () => {
-  // FNV-1a reference vectors ("", "a", "foobar") and the worked example of design.md §4.
+  // FNV-1a reference vectors ("", "a", "foobar") and a worked example of hash v2 (seed + id).
   it.each([
     ['', 0x811c9dc5],
     ['a', 0xe40c292c],
@@ -64,7 +64,7 @@ describe('hashV2', () => {
     ['holdout', '1', 0.8043], // "Support holdout groups"
   ];
   // Not in GrowthBook's table (it has no non-ASCII ids). Computed with python3 implementing
-  // design.md §4 over s.encode('utf-16-le') code units; that script first reproduced all ten
+  // GrowthBook's hash v2 over s.encode('utf-16-le') code units; that script first reproduced all ten
   // published rows above exactly.
   const nonAscii: Array<[string, string, number]> = [
     ['exp_checkout', 'user-\u00fc', 0.3986],

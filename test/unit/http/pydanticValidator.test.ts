@@ -7,7 +7,7 @@ import { decodePythonJson } from '../../../src/http/pythonJson.js';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const OptStr = () => Type.Optional(Nullable(Type.String()));
 
-// The contract's request models (contract.md section 1).
+// The contract's request models (docs/runtime-contract.md, "Requests").
 const RunPromptRequest = Type.Object({
   prompt_id: Type.String(),
   inputs: Type.Record(Type.String(), Type.String()),

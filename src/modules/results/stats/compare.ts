@@ -89,7 +89,7 @@ function clipRelativeIntervals(result: Comparison): void {
 }
 
 /**
- * Compares a treatment with the control on one metric (design.md §7, gbstats conventions):
+ * Compares a treatment with the control on one metric (GrowthBook gbstats conventions):
  * absolute difference and relative lift with Welch t-tests (Welch–Satterthwaite ν), a Gaussian
  * Bayesian posterior on the relative lift, and optionally always-valid sequential inference.
  *

@@ -1,5 +1,5 @@
 /**
- * Holm–Bonferroni step-down adjustment (design.md §7): sort the valid p-values ascending,
+ * Holm–Bonferroni step-down adjustment: sort the valid p-values ascending,
  * p'ᵢ = min(1, pᵢ·(m − i)) for 0-based rank i, then take the running maximum so that adjusted
  * values keep the order of the raw ones. Output is in input order.
  *

@@ -1,4 +1,4 @@
-/** Statistics engine: pure functions over per-variant sufficient statistics (design.md §7). */
+/** Statistics engine: pure functions over per-variant sufficient statistics (docs/design-decisions.md, "Statistics"). */
 export type {
   BayesianResult,
   CompareOptions,

@@ -21,7 +21,7 @@ export const gbTreatment = { n: 3461, sum: 2422.7, sumSquares: 134698.29 };
 export const referenceCases: RefCase[] = [
   {
     name: 'proportions 100/1000 vs 130/1000',
-    source: 'design.md §7 (GrowthBook gbstats reference)',
+    source: 'GrowthBook gbstats reference',
     kind: 'proportion',
     control: prop(1000, 100),
     treatment: prop(1000, 130),
@@ -31,7 +31,7 @@ export const referenceCases: RefCase[] = [
   },
   {
     name: 'proportions 100/1000 vs 130/1000, full precision',
-    source: 'SciPy 1.17 (stats.t, stats.norm) on the design.md §7 formulas',
+    source: 'SciPy 1.17 (stats.t, stats.norm) on the gbstats formulas',
     kind: 'proportion',
     control: prop(1000, 100),
     treatment: prop(1000, 130),
@@ -164,7 +164,7 @@ export const referenceCases: RefCase[] = [
   },
   {
     name: 'negative control mean: lift relative to |μC|',
-    source: 'SciPy with (μT − μC)/|μC| (design.md §7)',
+    source: 'SciPy with (μT − μC)/|μC| (gbstats relative lift)',
     kind: 'mean',
     control: { n: 40, sum: -80, sumSquares: 400 },
     treatment: { n: 50, sum: -60, sumSquares: 300 },

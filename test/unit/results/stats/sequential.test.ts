@@ -33,7 +33,7 @@ describe('sequential (always-valid) inference on the relative lift', () => {
   });
 
   // CI and p of the always-valid test. "gbstats" rows: tests/frequentist/test_tests.py
-  // (5 decimals). "SciPy" rows: half-width from the design.md formula; p-value found independently
+  // (5 decimals). "SciPy" rows: half-width from the Waudby-Smith formula in sequential.ts; p-value found independently
   // by root-finding (brentq on ln α) for the α at which the half-width equals |Δ|.
   it.each<[string, string, Suff, Suff, number, [number, number], number, number]>([
     [

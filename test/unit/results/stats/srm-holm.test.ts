@@ -55,7 +55,7 @@ describe('holmAdjust', () => {
 
 describe('sampleRatioMismatch', () => {
   it.each<[string, number[], number[], number, number, number, boolean, boolean]>([
-    // design.md §7 reference.
+    // GrowthBook gbstats reference.
     ['5050 vs 4950 at 50/50', [5050, 4950], [0.5, 0.5], 1, 1, 0.3173105, false, true],
     // Expected values below: SciPy stats.chisquare.
     ['3 variants, uneven weights', [2100, 2950, 4950], [0.2, 0.3, 0.5], 6.333333333333333, 2, 0.042143843509276406, false, true],
