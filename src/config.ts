@@ -21,7 +21,7 @@ export interface Config {
   readonly runTextRetentionDays: number | null;
   /** Webhook deliveries may reach loopback and private addresses (off: public addresses only). */
   readonly webhooksAllowPrivate: boolean;
-  /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (README "Scaling out"). */
+  /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (docs/scaling-out.md). */
   readonly postgres: PostgresSettings;
 }
 
@@ -35,7 +35,7 @@ export interface PostgresSettings {
   readonly stalenessBoundMs: number;
 }
 
-/** Everything that bounds what one client can cost the process (README "Limits"). */
+/** Everything that bounds what one client can cost the process (docs/configuration.md, "Limits"). */
 export interface Limits {
   readonly renderMaxBytes: number;
   readonly renderMaxSteps: number;

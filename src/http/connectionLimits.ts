@@ -55,7 +55,7 @@ class Counts {
 }
 
 /**
- * The caps of README "Limits" on who may hold the server's connections and requests:
+ * The caps of docs/configuration.md, "Limits", on who may hold the server's connections and requests:
  *
  * - in all (PROMPTLINE_MAX_CONNECTIONS) and per socket address (PROMPTLINE_MAX_CONNECTIONS_PER_ADDRESS),
  *   decided when a connection opens, before any byte is read: a refused one is closed at once. The

@@ -11,7 +11,7 @@ import { installRoutingAnswers } from './routing.js';
 /**
  * The Fastify instance with FastAPI's behaviour (docs/runtime-contract.md): raw bodies decoded by our own
  * rules, 404/405/307 before anything else, errors in FastAPI's shapes, one access line per request,
- * and the connection limits of the README's "Limits". Routes are added by the modules.
+ * and the connection limits of docs/configuration.md, "Limits". Routes are added by the modules.
  */
 export async function createHttpServer(config: Config, version: string): Promise<FastifyInstance> {
   const { limits } = config;

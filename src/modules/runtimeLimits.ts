@@ -1,5 +1,5 @@
 /**
- * Maximum sizes of the runtime endpoints' fields (README "Limits"). A longer value is a 422
+ * Maximum sizes of the runtime endpoints' fields (docs/configuration.md, "Limits"). A longer value is a 422
  * (`string_too_long` / `too_long`), so nothing unbounded is stored or hashed per request.
  */
 export const RUNTIME_MAX = {

@@ -38,14 +38,14 @@ export interface ContractCase {
   /** Defaults to both. */
   transports?: Transport[];
   /**
-   * A documented deviation (README, "Differences from FastAPI"): `body` is FastAPI's exact answer,
+   * A documented deviation (docs/runtime-contract.md, "Differences from FastAPI"): `body` is FastAPI's exact answer,
    * ours is JSON-equal to it (same status, same values) but not byte-equal, for the reason given.
    */
   deviation?: string;
 }
 
 export const JSON_CT = 'application/json';
-/** The two documented deviations from FastAPI (README, "Differences from FastAPI"). */
+/** The two documented deviations from FastAPI (docs/runtime-contract.md, "Differences from FastAPI"). */
 export const NUMBER_FORM = "number form: echoed numbers are JavaScript numbers, not Python's int/float repr";
 export const KEY_ORDER = 'key order: JavaScript objects list integer-like keys first';
 export const ADMIN = '⟦ADMIN⟧';

@@ -44,7 +44,7 @@ const MAX_TRACKED_ADDRESSES = 100_000;
  * refused by the address's budget: one guesser behind a shared proxy cannot lock out the
  * applications behind it, however often caches are dropped. Only invalid keys count against the
  * address, and past its budget they get 429 instead of 401. A guesser learns nothing it could use
- * from that: keys carry 256 random bits. Budgets are per process (the README says so): N replicas
+ * from that: keys carry 256 random bits. Budgets are per process (docs/configuration.md, "Limits", says so): N replicas
  * allow up to N times the limit.
  */
 export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits, now: () => number = () => performance.now()) {

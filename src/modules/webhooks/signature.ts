@@ -17,7 +17,7 @@ export function signatureHeader(secret: string, timestampSeconds: number, body: 
 }
 
 /**
- * What a receiver does, in a few lines (the README shows it too): parse, recompute, compare in
+ * What a receiver does, in a few lines (docs/operations.md, "Webhooks", shows it too): parse, recompute, compare in
  * constant time, and refuse a timestamp outside the tolerance.
  */
 export function verifySignature(secret: string, header: string, body: string, nowSeconds: number, toleranceSeconds = 300): boolean {

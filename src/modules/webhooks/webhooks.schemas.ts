@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
 
-/** The events an endpoint can subscribe to (the README describes each payload). */
+/** The events an endpoint can subscribe to (docs/operations.md, "Webhooks", describes each payload). */
 export const EVENT_TYPES = [
   'prompt.version_created',
   'prompt.label_moved',
