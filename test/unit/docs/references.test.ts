@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { markdownReferences, repositoryTextFiles, resolvesInRepository, ROOT } from './docsScan.js';
+
+/**
+ * The paths below are made at run time so that this file, scanned like every other, does not itself
+ * refer to them (most are relative to another file than this one).
+ */
+const md = (name: string): string => `${name}.md`;
+const MISSING = md('no-such-page');
+
+describe('references to Markdown files', () => {
+  it('finds a reference wherever it is written, and only outside URLs', () => {
+    const text = [
+      `// see ${MISSING} §2`,
+      ` * the rule (../shared/${MISSING}).`,
+      `"docs/${MISSING}#anchor", 'DOCS/${MISSING.toUpperCase()}'`,
+      `https://example.com/blob/main/${MISSING} is a URL, README.mdx is not Markdown, nor is *.md`,
+    ].join('\n');
+    expect(markdownReferences(text)).toEqual([
+      { line: 1, target: MISSING },
+      { line: 2, target: `../shared/${MISSING}` },
+      { line: 3, target: `docs/${MISSING}` },
+      { line: 3, target: `DOCS/${MISSING.toUpperCase()}` },
+    ]);
+  });
+
+  it('resolves from the referencing file folder or the root, never outside the repository', () => {
+    expect(resolvesInRepository('src/app.ts', md('docs/runtime-contract'))).toBe(true);
+    expect(resolvesInRepository('docs/results.md', md('experiment-results'))).toBe(true);
+    expect(resolvesInRepository('docs/results.md', md('../ARCHITECTURE'))).toBe(true);
+    expect(resolvesInRepository('src/app.ts', MISSING)).toBe(false);
+    expect(resolvesInRepository('src/app.ts', md('runtime-contract'))).toBe(false);
+    expect(resolvesInRepository('README.md', md('../README'))).toBe(false);
+    expect(resolvesInRepository('README.md', md('node_modules/vitest/README'))).toBe(false);
+  });
+
+  it('every reference in every text file of the repository names a Markdown file that exists in it', () => {
+    const files = repositoryTextFiles();
+    // The scan covers what it must: a silent empty walk would pass anything.
+    for (const required of ['README.md', 'ARCHITECTURE.md', 'docs/README.md', 'src/app.ts', 'test/contract/contractCase.ts', 'bench/run.ts', 'scripts/demoExperiment.ts']) {
+      expect(files).toContain(required);
+    }
+    expect(files.some((file) => file.startsWith('web/src/'))).toBe(true);
+    const dangling: string[] = [];
+    for (const file of files) {
+      for (const { line, target } of markdownReferences(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
+        if (!resolvesInRepository(file, target)) dangling.push(`${file}:${line}: ${target}`);
+      }
+    }
+    expect(dangling, 'references to Markdown files that are not in the repository').toEqual([]);
+  });
+});
