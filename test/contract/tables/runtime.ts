@@ -1,4 +1,4 @@
-/** docs/runtime-contract.md, requests and answers after the order of checks: authentication, 404s, template variables, experiments, prompt_run_id, 200 bodies. */
+/** docs/runtime-contract.md, "Answers": authentication, 404s, template variables, experiments, prompt_run_id, 200 bodies. */
 import {
   B, detail, detailText, GET_SUPPORT_OK, H, INVALID_KEY, KEY_ORDER, MISSING_BODY, missing, NOKEY, post, runOk, stringType, SUPPORT_BODY, trackOk,
   type ContractCase,
