@@ -1,4 +1,4 @@
--- CUPED's covariate captured at first exposure (README "CUPED"): outcomes are timestamped by the
+-- CUPED's covariate captured at first exposure (docs/results.md, "CUPED"): outcomes are timestamped by the
 -- server, so a user's outcomes before their first exposure are all stored by the time the
 -- assignment is written, and their sums never change afterwards. Results read them from here
 -- instead of seeking each user's pre-exposure window in outcomes_person on every report.

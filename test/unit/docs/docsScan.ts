@@ -51,12 +51,11 @@ export function markdownReferences(text: string): Array<{ line: number; target: 
 
 /** A reference resolves when it names a file of the repository from the referencing file's folder or from the root. */
 export function resolvesInRepository(fromFile: string, target: string): boolean {
-  const fromFolder = path.posix.join(path.posix.dirname(fromFile), target);
-  return existsInRepository(fromFolder) || existsInRepository(target.replace(/^\/+/, ''));
+  return resolveInRepository(fromFile, target) !== null;
 }
 
-/** Lines outside fenced code blocks (``` or ~~~), with inline code spans blanked: where Markdown syntax applies. */
-function markdownProse(text: string): string[] {
+/** Lines outside fenced code blocks (``` or ~~~), with inline code spans blanked (kept with `keepCodeSpans`). */
+function markdownProse(text: string, keepCodeSpans = false): string[] {
   let fence: string | null = null;
   return text.split('\n').map((line) => {
     const opener = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
@@ -68,7 +67,7 @@ function markdownProse(text: string): string[] {
       fence = opener[1]!;
       return '';
     }
-    return line.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length));
+    return keepCodeSpans ? line : line.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length));
   });
 }
 
@@ -138,4 +137,44 @@ export function brokenLink(fromFile: string, target: string): string | null {
   if (!/\.(md|markdown)$/i.test(file)) return `#${anchor} points into ${file}, which is not Markdown`;
   const anchors = headingAnchors(fs.readFileSync(path.join(ROOT, file), 'utf8'));
   return anchors.has(anchor) ? null : `${file} has no heading whose anchor is #${anchor}`;
+}
+
+/**
+ * A named section of a Markdown file: a file reference or the word `README` (the root README),
+ * optionally `'s` and a comma, then a name in double quotes on the same line, as in
+ * `docs/configuration.md, "Limits"` or `README "Set up"`.
+ */
+export function sectionReferences(text: string): Array<{ line: number; file: string; section: string }> {
+  const found: Array<{ line: number; file: string; section: string }> = [];
+  for (const match of text.matchAll(/([\w./~-]*[\w~-]\.(?:md|markdown)|\bREADME)(?:'s)?,?[ \t]+"([^"\n]{1,80})"/gi)) {
+    const file = /\.(md|markdown)$/i.test(match[1]!) ? match[1]! : 'README.md';
+    found.push({ line: text.slice(0, match.index).split('\n').length, file, section: match[2]! });
+  }
+  return found;
+}
+
+/**
+ * Whether a Markdown text has the named section: a heading whose text is the name, or starts with
+ * it and a colon, or a bold lead (`**Name…`) that starts with it. Compared without case or code marks.
+ */
+export function hasSection(markdown: string, section: string): boolean {
+  const plain = (text: string): string => text.replace(/[`*]/g, '').trim().toLowerCase();
+  const name = plain(section);
+  for (const line of markdownProse(markdown, true)) {
+    const heading = /^\s{0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
+    if (heading) {
+      const text = plain(heading[1]!);
+      if (text === name || text.startsWith(`${name}:`)) return true;
+    }
+    for (const bold of line.matchAll(/\*\*([^*]+)\*\*/g)) if (plain(bold[1]!).startsWith(name)) return true;
+  }
+  return false;
+}
+
+/** The repository path a reference names, from the referencing file's folder or from the root; null when it names none. */
+export function resolveInRepository(fromFile: string, target: string): string | null {
+  const fromFolder = path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), target));
+  if (existsInRepository(fromFolder)) return fromFolder;
+  const fromRoot = path.posix.normalize(target.replace(/^\/+/, ''));
+  return existsInRepository(fromRoot) ? fromRoot : null;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { markdownReferences, repositoryTextFiles, resolvesInRepository, ROOT } from './docsScan.js';
+import { hasSection, markdownReferences, repositoryTextFiles, resolveInRepository, resolvesInRepository, ROOT, sectionReferences } from './docsScan.js';
 
 /**
  * The paths below are made at run time so that this file, scanned like every other, does not itself
@@ -9,6 +9,7 @@ import { markdownReferences, repositoryTextFiles, resolvesInRepository, ROOT } f
  */
 const md = (name: string): string => `${name}.md`;
 const MISSING = md('no-such-page');
+const README = 'README';
 
 describe('references to Markdown files', () => {
   it('finds a reference wherever it is written, and only outside URLs', () => {
@@ -50,5 +51,37 @@ describe('references to Markdown files', () => {
       }
     }
     expect(dangling, 'references to Markdown files that are not in the repository').toEqual([]);
+  });
+
+  it('finds a named section and tells whether the page has it', () => {
+    const text = [`// the caps of ${md('docs/configuration')}, "Limits", on`, `-- (${README} "CUPED"): and ${README}'s "Set up"`, `"Limits" alone is not one`].join('\n');
+    expect(sectionReferences(text)).toEqual([
+      { line: 1, file: md('docs/configuration'), section: 'Limits' },
+      { line: 2, file: md('README'), section: 'CUPED' },
+      { line: 2, file: md('README'), section: 'Set up' },
+    ]);
+    const page = ['# Title', '## CUPED: the same answer', '## `metrics` and more', '**List pages are bounded.** In…', '```', '## Fenced', '```'].join('\n');
+    expect(hasSection(page, 'CUPED')).toBe(true);
+    expect(hasSection(page, 'metrics and more')).toBe(true);
+    expect(hasSection(page, 'List pages')).toBe(true);
+    expect(hasSection(page, 'Title')).toBe(true);
+    expect(hasSection(page, 'CUPED: the')).toBe(false);
+    expect(hasSection(page, 'Fenced')).toBe(false);
+    expect(hasSection(page, 'Limits')).toBe(false);
+  });
+
+  it('every named section of a Markdown file (`page, "Section"`) is a heading or a bold lead of that page', () => {
+    const missing: string[] = [];
+    let checked = 0;
+    for (const file of repositoryTextFiles()) {
+      for (const { line, file: target, section } of sectionReferences(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
+        const page = resolveInRepository(file, target);
+        if (page === null) continue; // a missing file is the test above's finding
+        checked++;
+        if (!hasSection(fs.readFileSync(path.join(ROOT, page), 'utf8'), section)) missing.push(`${file}:${line}: ${target}, "${section}"`);
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(missing, 'sections named that their page does not have').toEqual([]);
   });
 });
