@@ -1,4 +1,5 @@
 import { ECHO_PROVIDER, parseProviderEnv, type ProviderSettings } from './providers/settings.js';
+import { redactPassword } from './db/databaseUrl.js';
 import type { Durability } from './db/open.js';
 import { isTrustProxyList } from './lib/clientAddress.js';
 
@@ -97,10 +98,6 @@ const postgresUrl = (raw: string) => {
   }
 };
 
-/** A database URL fit for a log line or an error: its password, if any, replaced. */
-export function redactPassword(raw: string): string {
-  return raw.replace(/^([a-z]+:\/\/[^:/@]*:).*@/i, '$1***@');
-}
 const onOff = (raw: string) => (raw === 'on' ? true : raw === 'off' ? false : undefined);
 /** `on`/`off`, or a comma-separated list of proxy addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`. */
 const trustProxyValue = (raw: string): boolean | string | undefined => {

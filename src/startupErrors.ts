@@ -1,4 +1,5 @@
-import { type Config, redactPassword } from './config.js';
+import type { Config } from './config.js';
+import { redactPassword } from './db/databaseUrl.js';
 import { codeOf } from './db/storageErrors.js';
 
 /** Why PostgreSQL refused to start with us, by error code: what an operator changes in the URL or on the server. */

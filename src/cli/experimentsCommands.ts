@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { TSchema } from '@sinclair/typebox';
-import { validateValue } from '../http/pydanticValidator.js';
-import { decodePythonJson } from '../http/pythonJson.js';
+import { validateValue } from '../http/fastapi/pydanticValidator.js';
+import { decodePythonJson } from '../http/fastapi/pythonJson.js';
 import type { Store } from '../db/store.js';
 import { createExperimentService } from '../modules/experiments/experiments.service.js';
 import { promptFacts } from '../modules/prompts/prompts.service.js';

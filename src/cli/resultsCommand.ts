@@ -3,7 +3,7 @@ import { createResultsService } from '../modules/results/results.service.js';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
 import type { WithProjectStore } from './experimentsCommands.js';
-import { dash, fixed, pct, pValue, range, relPct, usd } from './numbers.js';
+import { dash, fixed, pct, pValue, range, relPct, usd } from '../lib/numbers.js';
 import { formatTable } from './table.js';
 
 type Format = 'table' | 'json' | 'csv';

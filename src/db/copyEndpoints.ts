@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { redactPassword } from '../config.js';
+import { redactPassword } from './databaseUrl.js';
 import { defaultMigrationsDir, latestVersion, loadMigrations, migrate } from './migrate.js';
 import { migratePostgres, postgresMigrations } from './migratePostgres.js';
 import { openPool } from './postgres.js';

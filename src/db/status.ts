@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { redactPassword } from '../config.js';
+import { redactPassword } from './databaseUrl.js';
 import { latestVersion } from './migrate.js';
 import { databasePath } from './open.js';
 import type { Store } from './store.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_BODY_NESTING, prescanJson } from './jsonPrescan.js';
-import { decodePythonJson, INT_MAX_STR_DIGITS } from './pythonJson.js';
-import type { ErrorItem } from './pydanticValidator.js';
+import { MAX_BODY_NESTING, prescanJson } from './fastapi/jsonPrescan.js';
+import { decodePythonJson, INT_MAX_STR_DIGITS } from './fastapi/pythonJson.js';
+import type { ErrorItem } from './fastapi/pydanticValidator.js';
 
 export type BodyResult = { kind: 'missing' } | { kind: 'value'; value: unknown } | { kind: 'undecodable' } | { kind: 'json_invalid'; item: ErrorItem };
 

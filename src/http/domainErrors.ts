@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Conflict, Invalid, NotFound, type Issue } from '../lib/errors.js';
 import { ModelCallError } from '../providers/errors.js';
-import type { ErrorItem } from './pydanticValidator.js';
+import type { ErrorItem } from './fastapi/pydanticValidator.js';
 import { sendDetail } from './send.js';
 
 /** What a route kept of its request: the parts as sent, and as validated (coerced, defaults filled). */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { readBody } from './body.js';
 import { sendDetail, sendJson } from './send.js';
-import { validateValue, type ErrorItem } from './pydanticValidator.js';
+import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
 import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
 

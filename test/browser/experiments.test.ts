@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pct, range, relPct } from '../../src/cli/numbers.js';
+import { pct, range, relPct } from '../../src/lib/numbers.js';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as cli from '../../../src/cli/numbers.js';
+import * as cli from '../../../src/lib/numbers.js';
 import * as web from '../../../web/src/lib/numbers.js';
 import {
   barDomain,

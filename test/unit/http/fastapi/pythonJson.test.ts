@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodePythonJson, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH } from '../../../src/http/pythonJson.js';
+import { decodePythonJson, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH } from '../../../../src/http/fastapi/pythonJson.js';
 
 // Generated with CPython 3.11: json.loads(b'\xef\xbb\xbf' + text.encode()) (FastAPI hands the body
 // bytes to json.loads; a leading BOM is stripped by the caller, so a second one is data), e.pos, e.msg.

@@ -1,8 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { expectedList, formatNumber, pyRepr } from '../../../src/http/pydanticCoercions.js';
-import { validateValue } from '../../../src/http/pydanticValidator.js';
-import { decodePythonJson } from '../../../src/http/pythonJson.js';
+import { expectedList, formatNumber, pyRepr } from '../../../../src/http/fastapi/pydanticCoercions.js';
+import { validateValue } from '../../../../src/http/fastapi/pydanticValidator.js';
+import { decodePythonJson } from '../../../../src/http/fastapi/pythonJson.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const OptStr = () => Type.Optional(Nullable(Type.String()));

@@ -23,7 +23,7 @@ export type PythonJsonResult = { ok: true; value: unknown } | PythonJsonError;
 export interface DecodeOptions {
   /**
    * The caller has checked that the text nests no deeper than MAX_NESTING_DEPTH and holds no
-   * integer literal longer than INT_MAX_STR_DIGITS (src/http/jsonPrescan.ts does, on the bytes):
+   * integer literal longer than INT_MAX_STR_DIGITS (src/http/fastapi/jsonPrescan.ts does, on the bytes):
    * a text JSON.parse accepts is then not looked at again.
    */
   withinPythonLimits?: boolean;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundDetail, boundEcho, boundString, ERROR_BOUNDS, TOO_MANY_ERRORS } from '../../../src/http/errorBounds.js';
-import type { ErrorItem } from '../../../src/http/pydanticValidator.js';
+import { boundDetail, boundEcho, boundString, ERROR_BOUNDS, TOO_MANY_ERRORS } from '../../../../src/http/fastapi/errorBounds.js';
+import type { ErrorItem } from '../../../../src/http/fastapi/pydanticValidator.js';
 
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 const missing = (name: string, input: unknown): ErrorItem => ({ type: 'missing', loc: ['body', 'inputs', name], msg: 'Field required', input });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_NESTING, prescanJson } from '../../../src/http/jsonPrescan.js';
-import { decodePythonJson, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH } from '../../../src/http/pythonJson.js';
+import { MAX_BODY_NESTING, prescanJson } from '../../../../src/http/fastapi/jsonPrescan.js';
+import { decodePythonJson, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH } from '../../../../src/http/fastapi/pythonJson.js';
 
 const scan = (text: string, maxDepth = MAX_BODY_NESTING, maxDigits = INT_MAX_STR_DIGITS) => prescanJson(Buffer.from(text, 'utf8'), maxDepth, maxDigits);
 const deeper = (text: string, max: number) => scan(text, max).tooDeep;
