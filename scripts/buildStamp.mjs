@@ -7,16 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Everything the build reads: tsconfig.build.json's includes, the console (web/), the compiler settings and the pinned tools. */
-export const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bench', 'scripts', 'web'];
+const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bench', 'scripts', 'web'];
 /** What `npm start` and the CLI run: a dist/ without them is not a build, whatever the stamp says. */
 export const BUILD_OUTPUTS = ['dist/src/server.js', 'dist/src/cli/main.js', 'dist/web/index.html'];
 export const STAMP_FILE = 'dist/.build-inputs.sha256';
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist']);
 
 /** The digest of the build inputs under `root`; a missing input counts as its absence, so adding it changes the digest. */
-export function inputsDigest(root, inputs = BUILD_INPUTS) {
+export function inputsDigest(root) {
   const hash = createHash('sha256');
-  for (const file of inputFiles(root, inputs)) {
+  for (const file of inputFiles(root)) {
     const content = fs.readFileSync(path.join(root, file));
     hash.update(`${file}\0${content.length}\0`);
     hash.update(content);
@@ -25,7 +25,7 @@ export function inputsDigest(root, inputs = BUILD_INPUTS) {
 }
 
 /** The input files, relative to `root` with forward slashes, in a fixed order. */
-function inputFiles(root, inputs) {
+function inputFiles(root) {
   const files = [];
   const visit = (relative) => {
     let stat;
@@ -39,7 +39,7 @@ function inputFiles(root, inputs) {
       for (const name of fs.readdirSync(path.join(root, relative))) if (!SKIPPED_FOLDERS.has(name)) visit(path.join(relative, name));
     }
   };
-  for (const input of inputs) visit(input);
+  for (const input of BUILD_INPUTS) visit(input);
   return files.sort();
 }
 
