@@ -152,10 +152,7 @@ beforeAll(async () => {
   await givenPrompt(t, { template: 'Hi {{name}} {{#items}}{{.}}{{/items}}', versions: ['Hello {{name}}'] });
   await givenExperiment(t, {
     experiment_id: 'exp_ab',
-    variants: [
-      { key: 'control', version: 1 },
-      { key: 'b', version: 1 },
-    ],
+    variants: { control: 1, b: 1 },
   });
   keys = [undefined as unknown as null, undefined as unknown as null, await t.keyFor('runtime'), await t.keyFor('read'), null, 'pl_a_wrong', ''];
 });

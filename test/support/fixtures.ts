@@ -38,8 +38,11 @@ export interface ExperimentSpec {
   experiment_id?: string;
   /** Default 'p'. */
   prompt_id?: string;
-  /** Default a → version 1, b → version 2. */
-  variants?: { key: string; version: number; weight?: number }[];
+  /**
+   * Each variant's version by key, in order (the first is the control), or the API's own list (for
+   * weights). Default { a: 1, b: 2 }.
+   */
+  variants?: Record<string, number> | { key: string; version: number; weight?: number }[];
   metrics?: Record<string, unknown>[];
   primary_metric?: Record<string, unknown>;
   cuped?: boolean;
@@ -73,14 +76,11 @@ export async function givenPrompt(t: TestApp, spec: PromptSpec = {}): Promise<Gi
 }
 
 export async function givenExperiment(t: TestApp, spec: ExperimentSpec = {}): Promise<GivenExperiment> {
-  const { start = false, key, ...fields } = spec;
+  const { start = false, key, variants = { a: 1, b: 2 }, ...fields } = spec;
   const body = {
     experiment_id: 'exp',
     prompt_id: 'p',
-    variants: [
-      { key: 'a', version: 1 },
-      { key: 'b', version: 2 },
-    ],
+    variants: Array.isArray(variants) ? variants : Object.entries(variants).map(([name, version]) => ({ key: name, version })),
     ...fields,
   };
   const fixture = `givenExperiment('${body.experiment_id}')`;

@@ -14,10 +14,7 @@ export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unk
   await givenExperiment(t, {
     experiment_id: 'exp',
     prompt_id: 'p',
-    variants: [
-      { key: 'a', version: 1 },
-      { key: 'b', version: 1 },
-    ],
+    variants: { a: 1, b: 1 },
   });
   fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
   fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;

@@ -60,10 +60,7 @@ describe('replicas on one PostgreSQL database', () => {
     await givenExperiment(a, {
       experiment_id: 'tone',
       prompt_id: 'greet',
-      variants: [
-        { key: 'v1', version: 1 },
-        { key: 'v2', version: 2 },
-      ],
+      variants: { v1: 1, v2: 2 },
       start: true,
     });
     for (let i = 0; i < 40; i++) {

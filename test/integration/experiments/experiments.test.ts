@@ -150,11 +150,7 @@ describe('serving a running experiment', () => {
     await givenExperiment(t, {
       experiment_id: 'live',
       prompt_id: 'greet',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-        { key: 'c', version: 3 },
-      ],
+      variants: { a: 1, b: 2, c: 3 },
       start: true,
     });
     const res = await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'x' } } });

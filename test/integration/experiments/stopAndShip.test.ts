@@ -15,10 +15,7 @@ async function runningExperiment(id: string): Promise<void> {
   await givenExperiment(t, {
     experiment_id: id,
     prompt_id: 'greet',
-    variants: [
-      { key: 'cold', version: 1 },
-      { key: 'warm', version: 2 },
-    ],
+    variants: { cold: 1, warm: 2 },
     start: true,
   });
 }

@@ -22,10 +22,7 @@ describe('results without any declared metric', () => {
     await givenExperiment(t, {
       experiment_id: 'np-exp',
       prompt_id: 'np',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 1 },
-      ],
+      variants: { a: 1, b: 1 },
       start: true,
     });
     const seen = new Map<string, string>();

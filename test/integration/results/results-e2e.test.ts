@@ -38,11 +38,7 @@ beforeAll(async () => {
   await givenExperiment(t, {
     experiment_id: EXP,
     prompt_id: 'e2e',
-    variants: [
-      { key: 'a', version: 1 },
-      { key: 'b', version: 2 },
-      { key: 'c', version: 3 },
-    ],
+    variants: { a: 1, b: 2, c: 3 },
     metrics: [
       { event_type: 'signup', kind: 'success_rate', role: 'primary' },
       { event_type: 'revenue', kind: 'mean', role: 'secondary' },
