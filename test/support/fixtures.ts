@@ -10,7 +10,7 @@ import type { Answer, TestApp } from './harness.js';
 /** A later version's body for POST /prompts/{id}/versions; a string is its template. */
 type VersionSpec = string | Record<string, unknown>;
 
-export interface PromptSpec {
+interface PromptSpec {
   /** Default 'p'. */
   prompt_id?: string;
   /** Default 'Hi {{name}}' (none when `messages` is given). */
@@ -27,13 +27,13 @@ export interface PromptSpec {
   key?: string;
 }
 
-export interface GivenPrompt {
+interface GivenPrompt {
   prompt_id: string;
   /** The newest version made. */
   version: number;
 }
 
-export interface ExperimentSpec {
+interface ExperimentSpec {
   /** Default 'exp'. */
   experiment_id?: string;
   /** Default 'p'. */
@@ -53,7 +53,7 @@ export interface ExperimentSpec {
 }
 
 /** The experiment as POST /experiments (or /start, when started) answered it. */
-export type GivenExperiment = { experiment_id: string; status: string } & Record<string, unknown>;
+type GivenExperiment = { experiment_id: string; status: string } & Record<string, unknown>;
 
 function made(fixture: string, call: string, res: Answer, expected: number): Answer {
   if (res.status !== expected) throw new Error(`${fixture}: ${call} answered ${res.status}, not ${expected}: ${res.text}`);

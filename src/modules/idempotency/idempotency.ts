@@ -53,7 +53,7 @@ function isDuplicateClaim(error: unknown): boolean {
 }
 
 /** Stores the answer under the claim, inside the write that acknowledges the request (a no-op without a claim). */
-export type RememberAnswer<Answer> = (db: Sql, answer: Answer, at: string) => Promise<void>;
+type RememberAnswer<Answer> = (db: Sql, answer: Answer, at: string) => Promise<void>;
 
 /**
  * The idempotent write's choreography, shared by /run_prompt and /track_outcome: with a claim, a
