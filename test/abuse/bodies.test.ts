@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNTIME_MAX } from '../../src/modules/runtimeLimits.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { givenPrompt } from '../support/fixtures.js';
 import { healthDuring } from '../support/healthProbe.js';
 import { callServer, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
@@ -14,7 +15,7 @@ const count = (table: string) => t.sqlite.prepare(`SELECT count(*) FROM ${table}
 beforeAll(async () => {
   t = await startTestApp();
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+  await givenPrompt(t);
 });
 afterAll(async () => t.cleanup());
 

@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/harness.js';
+import { givenPrompt } from '../support/fixtures.js';
 
 // A real listening socket with short limits: stalled uploads, slow headers and connection floods
 // are cut by the server itself, and a normal client is still served afterwards.
@@ -15,7 +16,7 @@ beforeAll(async () => {
     PROMPTLINE_KEEP_ALIVE_TIMEOUT_MS: '300',
     PROMPTLINE_MAX_CONNECTIONS: '20',
   });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+  await givenPrompt(t);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as AddressInfo).port;
 });

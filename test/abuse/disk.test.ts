@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { givenPrompt } from '../support/fixtures.js';
 import { startServer, type RunningServer } from '../support/processes.js';
 
 // A full disk: writes answer 507, reads go on, /readyz says so, and freeing space recovers
@@ -15,7 +16,7 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
   beforeAll(async () => {
     t = await startTestApp();
     runtime = await t.keyFor('runtime');
-    await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+    await givenPrompt(t);
   });
   afterAll(async () => {
     t.sqlite.pragma('max_page_count = 1073741823');

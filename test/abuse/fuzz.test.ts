@@ -2,6 +2,7 @@ import { Kind } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../src/http/route.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { givenExperiment, givenPrompt } from '../support/fixtures.js';
 import { mulberry32 } from '../support/prng.js';
 
 // Thousands of generated requests over every registered route (the route table, so a new route
@@ -148,17 +149,10 @@ let t: TestApp;
 let keys: Array<string | null>;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}} {{#items}}{{.}}{{/items}}' } });
-  await t.request('POST', '/prompts/p/versions', { body: { template: 'Hello {{name}}' } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: 'exp_ab',
-      prompt_id: 'p',
-      variants: [
-        { key: 'control', version: 1 },
-        { key: 'b', version: 1 },
-      ],
-    },
+  await givenPrompt(t, { template: 'Hi {{name}} {{#items}}{{.}}{{/items}}', versions: ['Hello {{name}}'] });
+  await givenExperiment(t, {
+    experiment_id: 'exp_ab',
+    variants: { control: 1, b: 1 },
   });
   keys = [undefined as unknown as null, undefined as unknown as null, await t.keyFor('runtime'), await t.keyFor('read'), null, 'pl_a_wrong', ''];
 });

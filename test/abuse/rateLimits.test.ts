@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { givenPrompt } from '../support/fixtures.js';
 
 // One client cannot take the service for itself: per-key request budgets and a per-address budget
 // of failed keys, both answered 429 with Retry-After.
@@ -9,7 +10,7 @@ beforeAll(async () => {
   // The default applies to every key, the bootstrap admin key too: the test's own key is exempted.
   const admin = (await t.request('GET', '/keys')).json.data.find((k: { name: string }) => k.name === 'bootstrap');
   expect((await t.request('PATCH', `/keys/${admin.key_id}`, { body: { rate_limit_per_minute: 0 } })).status).toBe(200);
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+  await givenPrompt(t);
 });
 afterAll(async () => t.cleanup());
 

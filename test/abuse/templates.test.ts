@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { givenPrompt } from '../support/fixtures.js';
 import { healthDuring } from '../support/healthProbe.js';
 import { callServer, startServer, tempDataDir, type RunningServer } from '../support/processes.js';
 
@@ -15,18 +16,16 @@ const zeros = (n: number) => Array<number>(n).fill(0);
 beforeAll(async () => {
   t = await startTestApp();
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' } });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'deep', template: nest(32) } });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'items', template: 'Items: {{#items}}{{user}}{{/items}}' } });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'echoes', template: '{{x}}'.repeat(5000) } });
-  await t.request('POST', '/prompts', {
-    body: {
-      prompt_id: 'chat',
-      messages: [
-        { role: 'system', content: '{{x}}{{x}}{{x}}' },
-        { role: 'user', content: '{{x}}{{x}}{{x}}' },
-      ],
-    },
+  await givenPrompt(t, { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' });
+  await givenPrompt(t, { prompt_id: 'deep', template: nest(32) });
+  await givenPrompt(t, { prompt_id: 'items', template: 'Items: {{#items}}{{user}}{{/items}}' });
+  await givenPrompt(t, { prompt_id: 'echoes', template: '{{x}}'.repeat(5000) });
+  await givenPrompt(t, {
+    prompt_id: 'chat',
+    messages: [
+      { role: 'system', content: '{{x}}{{x}}{{x}}' },
+      { role: 'user', content: '{{x}}{{x}}{{x}}' },
+    ],
   });
 });
 afterAll(async () => t.cleanup());
@@ -69,7 +68,7 @@ describe('template bombs are refused by the render budget', () => {
   it('honours a configured budget', async () => {
     const tight = await startTestApp({ PROMPTLINE_RENDER_MAX_BYTES: '65536', PROMPTLINE_RENDER_MAX_STEPS: '10000' });
     try {
-      await tight.request('POST', '/prompts', { body: { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' } });
+      await givenPrompt(tight, { prompt_id: 'grid', template: '{{#rows}}{{#cols}}.{{/cols}}{{/rows}}' });
       const steps = await tight.request('POST', '/get_prompt', { body: { prompt_id: 'grid', inputs: { rows: zeros(100), cols: zeros(100) } } });
       expect(steps.json.detail[0].msg).toBe(
         'Value error, rendering would take more than 10000 steps (PROMPTLINE_RENDER_MAX_STEPS): the inputs repeat sections too often',

@@ -1,3 +1,4 @@
+import { givenExperiment, givenPrompt } from './fixtures.js';
 import type { TestApp } from './harness.js';
 
 /**
@@ -9,16 +10,11 @@ import type { TestApp } from './harness.js';
  */
 export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unknown>> {
   const fixtures: Record<string, unknown> = { prompt_id: 'p', version: 1, label: 'production', experiment_id: 'exp' };
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: 'exp',
-      prompt_id: 'p',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 1 },
-      ],
-    },
+  await givenPrompt(t, { prompt_id: 'p', template: 'Hi {{name}}', labels: ['production'] });
+  await givenExperiment(t, {
+    experiment_id: 'exp',
+    prompt_id: 'p',
+    variants: { a: 1, b: 1 },
   });
   fixtures.run_id = (await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name: 'A' } } })).json.run_id;
   fixtures.key_id = (await t.request('POST', '/keys', { body: { name: 'victim', role: 'read' } })).json.key_id;

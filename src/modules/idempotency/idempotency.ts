@@ -28,7 +28,7 @@ export function idempotencyClaim(header: string | string[] | undefined, endpoint
 }
 
 /** The stored answer for this claim, or null; a different body under the same key is refused. */
-export async function replay(db: Sql, projectId: string, claim: IdempotencyClaim): Promise<unknown> {
+async function replay(db: Sql, projectId: string, claim: IdempotencyClaim): Promise<unknown> {
   const row = await findIdempotencyRecord(db, projectId, claim.endpoint, claim.key);
   if (row === undefined) return null;
   if (row.request_hash !== claim.requestHash)
@@ -37,7 +37,7 @@ export async function replay(db: Sql, projectId: string, claim: IdempotencyClaim
 }
 
 /** Inside the write that acknowledges the request. A concurrent twin fails here on the primary key. */
-export async function remember(db: Sql, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): Promise<void> {
+async function remember(db: Sql, projectId: string, claim: IdempotencyClaim, response: unknown, at: string): Promise<void> {
   await insertIdempotencyRecord(db, projectId, {
     endpoint: claim.endpoint,
     key: claim.key,
@@ -48,8 +48,34 @@ export async function remember(db: Sql, projectId: string, claim: IdempotencyCla
   });
 }
 
-export function isDuplicateClaim(error: unknown): boolean {
+function isDuplicateClaim(error: unknown): boolean {
   return isDuplicatePrimaryKey(error, 'idempotency_keys');
+}
+
+/** Stores the answer under the claim, inside the write that acknowledges the request (a no-op without a claim). */
+type RememberAnswer<Answer> = (db: Sql, answer: Answer, at: string) => Promise<void>;
+
+/**
+ * The idempotent write's choreography, shared by /run_prompt and /track_outcome: with a claim, a
+ * stored answer is replayed before any work; otherwise `handle` does the work and calls `remember`
+ * in its write transaction. A concurrent twin that committed the same key first makes that write
+ * fail on the primary key: the twin's answer is then the one on record, and is the answer here too.
+ */
+export async function withIdempotency<Answer>(
+  sql: Sql,
+  projectId: string,
+  claim: IdempotencyClaim | null,
+  handle: (remember: RememberAnswer<Answer>) => Promise<Answer>,
+): Promise<Answer> {
+  if (claim === null) return await handle(async () => {});
+  const prior = (await replay(sql, projectId, claim)) as Answer | null;
+  if (prior) return prior;
+  try {
+    return await handle((db, answer, at) => remember(db, projectId, claim, answer, at));
+  } catch (error) {
+    if (isDuplicateClaim(error)) return (await replay(sql, projectId, claim)) as Answer;
+    throw error;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { jsonDepth, RUNTIME_MAX } from '../runtimeLimits.js';
 import { insertOutcome, listOutcomes, type OutcomeRecord } from './outcomes.repo.js';
 import type { ListOutcomesInput, OutcomeView, TrackOutcomeAnswer, TrackOutcomeInput } from './outcomes.schemas.js';
-import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
+import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 /** What recording an outcome needs from the other modules, each through its own service. */
 export interface OutcomeDeps {
@@ -69,11 +69,10 @@ export function createOutcomeService(deps: OutcomeDeps) {
 
   return {
     async track(projectId: string, input: TrackOutcomeInput, claim: IdempotencyClaim | null = null): Promise<TrackOutcomeAnswer> {
-      const prior = claim && ((await replay(store.sql, projectId, claim)) as TrackOutcomeAnswer | null);
-      if (prior) return prior;
-      await deps.requirePrompt(projectId, input.prompt_id);
-      checkMetadata(input.metadata);
-      try {
+      return await withIdempotency<TrackOutcomeAnswer>(store.sql, projectId, claim, async (remember) => {
+        await deps.requirePrompt(projectId, input.prompt_id);
+        checkMetadata(input.metadata);
+        // A concurrent twin with the same key that committed first makes this write fail: its answer is the answer.
         return await store.writer.write(async (db) => {
           const stored: OutcomeRecord = {
             id: newId('out'),
@@ -97,14 +96,10 @@ export function createOutcomeService(deps: OutcomeDeps) {
             experiment_id: stored.experiment_id,
             variant_assigned: stored.variant,
           };
-          if (claim) await remember(db, projectId, claim, answer, stored.created_at);
+          await remember(db, answer, stored.created_at);
           return answer;
         });
-      } catch (error) {
-        // A concurrent twin with the same key committed first: answer what it answered.
-        if (claim && isDuplicateClaim(error)) return (await replay(store.sql, projectId, claim)) as TrackOutcomeAnswer;
-        throw error;
-      }
+      });
     },
 
     async list(projectId: string, query: ListOutcomesInput) {

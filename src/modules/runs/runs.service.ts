@@ -10,7 +10,7 @@ import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt, ServingService } from '../prompts/serving.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
 import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
-import { isDuplicateClaim, remember, replay, type IdempotencyClaim } from '../idempotency/idempotency.js';
+import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 /**
  * What a model or provider sends back is stored as the client's text is, except U+0000, which
@@ -114,63 +114,58 @@ export function createRunService(deps: { store: Store; serving: ServingService; 
      * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
-      const prior = claim && ((await replay(store.sql, projectId, claim)) as RunAnswer | null);
-      if (prior) return prior;
-      const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
-      const rendered = deps.serving.render(served.version, input.inputs);
-      const model = served.version.model ?? deps.defaultModel;
-      const run = baseRun(input, served, rendered, model);
-      let result: ModelResult;
-      try {
-        result = await gateway.execute({
-          model,
-          fallbacks: [...served.version.fallbacks],
-          messages: rendered.messages,
-          params: served.version.params,
-          abort,
-          promptText: rendered.text,
-        });
-      } catch (error) {
-        if (!(error instanceof ModelCallError)) throw error;
-        // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
-        if (error.kind !== 'busy') {
-          await store.writer.write((db) =>
-            insertRun(db, projectId, {
-              ...run,
-              status: 'error',
-              error: storable(error.message),
-              latency_ms: error.latencyMs,
-              attempts: storableAttempts(error.attempts),
-            }),
-          );
+      return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
+        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
+        const rendered = deps.serving.render(served.version, input.inputs);
+        const model = served.version.model ?? deps.defaultModel;
+        const run = baseRun(input, served, rendered, model);
+        let result: ModelResult;
+        try {
+          result = await gateway.execute({
+            model,
+            fallbacks: [...served.version.fallbacks],
+            messages: rendered.messages,
+            params: served.version.params,
+            abort,
+            promptText: rendered.text,
+          });
+        } catch (error) {
+          if (!(error instanceof ModelCallError)) throw error;
+          // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
+          if (error.kind !== 'busy') {
+            await store.writer.write((db) =>
+              insertRun(db, projectId, {
+                ...run,
+                status: 'error',
+                error: storable(error.message),
+                latency_ms: error.latencyMs,
+                attempts: storableAttempts(error.attempts),
+              }),
+            );
+          }
+          throw error;
         }
-        throw error;
-      }
-      const stored = withResult(run, result);
-      const answer: RunAnswer = {
-        run_id: stored.id,
-        output: storable(result.output),
-        model_used: result.modelUsed,
-        latency_ms: result.latencyMs,
-        prompt_tokens: result.promptTokens,
-        completion_tokens: result.completionTokens,
-        total_tokens: result.totalTokens,
-        token_cost_usd: nanoToUsd(result.costNanoUsd),
-        variant_assigned: served.variant,
-        experiment_id: served.experimentId,
-        prompt_version: served.version.version,
-      };
-      try {
+        const stored = withResult(run, result);
+        const answer: RunAnswer = {
+          run_id: stored.id,
+          output: storable(result.output),
+          model_used: result.modelUsed,
+          latency_ms: result.latencyMs,
+          prompt_tokens: result.promptTokens,
+          completion_tokens: result.completionTokens,
+          total_tokens: result.totalTokens,
+          token_cost_usd: nanoToUsd(result.costNanoUsd),
+          variant_assigned: served.variant,
+          experiment_id: served.experimentId,
+          prompt_version: served.version.version,
+        };
+        // A concurrent twin with the same key that committed first makes this write fail: its run is the one on record.
         await store.writer.write(async (db) => {
           await insertRun(db, projectId, stored);
-          if (claim) await remember(db, projectId, claim, answer, stored.created_at);
+          await remember(db, answer, stored.created_at);
         });
-      } catch (error) {
-        // A concurrent twin with the same key committed first: its run is the one on record.
-        if (claim && isDuplicateClaim(error)) return (await replay(store.sql, projectId, claim)) as RunAnswer;
-        throw error;
-      }
-      return answer;
+        return answer;
+      });
     },
 
     async get(projectId: string, runId: string): Promise<RunView> {

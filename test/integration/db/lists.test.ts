@@ -5,13 +5,14 @@ import { outcomeListRequest } from '../../../src/modules/outcomes/outcomes.repo.
 import { experimentListRequest } from '../../../src/modules/experiments/experiments.repo.js';
 import { promptListRequest } from '../../../src/modules/prompts/prompts.repo.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 import { testBackend } from '../../support/postgres.js';
 
 let t: TestApp;
 let projectId: string;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+  await givenPrompt(t);
   projectId = (await t.store.sql.value<string>("SELECT id FROM projects WHERE name = 'default'")) as string;
 });
 afterAll(async () => t.cleanup());

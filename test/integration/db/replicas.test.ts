@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { createTestDatabase } from '../../support/postgres.js';
 
 /**
@@ -40,8 +41,7 @@ const served = async (app: TestApp, user?: string) => {
 
 describe('replicas on one PostgreSQL database', () => {
   it('serve a label moved through another replica within a second', async () => {
-    await a.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'] } });
-    await a.request('POST', '/prompts/greet/versions', { body: { template: 'Hi {{name}}!' } });
+    await givenPrompt(a, { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'], versions: ['Hi {{name}}!'] });
     expect((await served(b)).prompt_version).toBe(1); // cached on b from now on
     expect((await a.request('PUT', '/prompts/greet/labels/production', { body: { version: 2 } })).status).toBe(200);
     expect(await within(1000, async () => (await served(b)).prompt_version, 2)).toBeLessThan(1000);
@@ -57,17 +57,12 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('give a user one variant whichever replica they reach, and stop assigning once paused elsewhere', async () => {
-    await a.request('POST', '/experiments', {
-      body: {
-        experiment_id: 'tone',
-        prompt_id: 'greet',
-        variants: [
-          { key: 'v1', version: 1 },
-          { key: 'v2', version: 2 },
-        ],
-      },
+    await givenExperiment(a, {
+      experiment_id: 'tone',
+      prompt_id: 'greet',
+      variants: { v1: 1, v2: 2 },
+      start: true,
     });
-    expect((await a.request('POST', '/experiments/tone/start')).status).toBe(200);
     for (let i = 0; i < 40; i++) {
       const user = `user-${i}`;
       // Both replicas at once: the first stored assignment wins, and both answer it.

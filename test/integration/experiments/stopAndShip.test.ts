@@ -1,27 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 // Stopping an experiment with a winner can ship it: production moves to the winner's version in
 // the same transaction as the stop, so the two never disagree.
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'A: hi {{name}}', labels: ['production'] } });
-  await t.request('POST', '/prompts/greet/versions', { body: { template: 'B: hello {{name}}' } });
+  await givenPrompt(t, { prompt_id: 'greet', template: 'A: hi {{name}}', labels: ['production'], versions: ['B: hello {{name}}'] });
 });
 afterAll(async () => t.cleanup());
 
 async function runningExperiment(id: string): Promise<void> {
-  const body = {
+  await givenExperiment(t, {
     experiment_id: id,
     prompt_id: 'greet',
-    variants: [
-      { key: 'cold', version: 1 },
-      { key: 'warm', version: 2 },
-    ],
-  };
-  expect((await t.request('POST', '/experiments', { body })).status).toBe(201);
-  expect((await t.request('POST', `/experiments/${id}/start`)).status).toBe(200);
+    variants: { cold: 1, warm: 2 },
+    start: true,
+  });
 }
 const production = async () => (await t.request('GET', '/prompts/greet')).json.labels.production;
 const served = async () => (await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'Ada' } } })).json;

@@ -4,6 +4,7 @@ import { attemptOutcome } from '../../../src/providers/observed.js';
 import type { AttemptRecord } from '../../../src/providers/types.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { startServer, tempDataDir } from '../../support/processes.js';
 import { writeTempJson } from '../../support/tempJson.js';
 
@@ -38,8 +39,7 @@ beforeAll(async () => {
     PROMPTLINE_PRICES_FILE: writeTempJson({ 'fake/m': { input: 1, output: 2 } }),
   });
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'mp', template: 'hi {{x}}', model: 'fake/m' } });
-  await t.request('POST', '/prompts/mp/versions', { body: { template: 'hey {{x}}', model: 'fake/m' } });
+  await givenPrompt(t, { prompt_id: 'mp', template: 'hi {{x}}', model: 'fake/m', versions: [{ template: 'hey {{x}}', model: 'fake/m' }] });
 });
 afterAll(async () => {
   await t.cleanup();
@@ -89,17 +89,7 @@ describe('GET /metrics (PROMPTLINE_METRICS=on)', () => {
 
   it('gauges running experiments and those whose exposures do not follow their weights', async () => {
     expect(sample(await scrape(), 'promptline_experiments_running')).toBe(0);
-    await t.request('POST', '/experiments', {
-      body: {
-        experiment_id: 'mx',
-        prompt_id: 'mp',
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 2 },
-        ],
-      },
-    });
-    await t.request('POST', '/experiments/mx/start');
+    await givenExperiment(t, { experiment_id: 'mx', prompt_id: 'mp', start: true });
     let text = await scrape();
     expect([sample(text, 'promptline_experiments_running'), sample(text, 'promptline_experiments_srm_flagged')]).toEqual([1, 0]);
     // 60 users in a and 10 in b against 50/50 weights: a broken split (checked from 8 users a variant).

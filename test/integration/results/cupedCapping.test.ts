@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usersNeeded } from '../../../src/modules/results/stats/index.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 /**
  * CUPED, capping and the "keep running" estimate on a population built through the runtime API,
@@ -30,29 +31,22 @@ beforeAll(async () => {
   t = await startTestApp({}, { clock });
   runtime = await t.keyFor('runtime');
   read = await t.keyFor('read');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'cup', template: 'one' } });
-  await t.request('POST', '/prompts/cup/versions', { body: { template: 'two' } });
+  await givenPrompt(t, { prompt_id: 'cup', template: 'one', versions: ['two'] });
   await track({ external_user_id: user(1), event_type: 'spend', numeric_value: 1000 }); // 40 days before exposure: outside the window
   now = new Date('2025-02-01T10:00:00.000Z');
   for (let i = 0; i < N; i++) if (pre(i) !== null) await track({ external_user_id: user(i), event_type: 'spend', numeric_value: pre(i) });
   now = new Date('2025-02-09T12:00:00.000Z');
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: EXP,
-      prompt_id: 'cup',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      metrics: [
-        { event_type: 'spend', kind: 'mean', role: 'primary' },
-        { event_type: 'tips', kind: 'mean', role: 'secondary', cap: { percentile: 0.9 } },
-      ],
-      cuped: true,
-      target_mde: 0.02,
-    },
+  await givenExperiment(t, {
+    experiment_id: EXP,
+    prompt_id: 'cup',
+    metrics: [
+      { event_type: 'spend', kind: 'mean', role: 'primary' },
+      { event_type: 'tips', kind: 'mean', role: 'secondary', cap: { percentile: 0.9 } },
+    ],
+    cuped: true,
+    target_mde: 0.02,
+    start: true,
   });
-  await t.request('POST', `/experiments/${EXP}/start`);
   now = new Date('2025-02-10T10:00:00.000Z');
   for (let i = 0; i < N; i++) {
     const res = await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'cup', external_user_id: user(i) } });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 /**
  * CUPED's covariate captured at first assignment (migrations/0011) must give exactly the report the
@@ -66,8 +67,7 @@ async function expectSameAsSeeks(query = '') {
 beforeAll(async () => {
   t = await startTestApp({}, { clock });
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'cap', template: 'one' } });
-  await t.request('POST', '/prompts/cap/versions', { body: { template: 'two' } });
+  await givenPrompt(t, { prompt_id: 'cap', template: 'one', versions: ['two'] });
   // Long before: outside every window used below.
   for (let i = 0; i < N; i += 3) await track({ external_user_id: user(i), event_type: 'spend', numeric_value: 100 });
   now = new Date('2025-02-01T10:00:00.000Z');
@@ -77,21 +77,15 @@ beforeAll(async () => {
   }
   now = new Date('2025-02-08T10:00:00.000Z');
   for (let i = 0; i < N; i += 2) await track({ external_user_id: user(i), event_type: 'spend', numeric_value: 1 / 3 });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: EXP,
-      prompt_id: 'cap',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      metrics: [
-        { event_type: 'spend', kind: 'mean', role: 'primary' },
-        { event_type: 'signup', kind: 'success_rate', role: 'secondary' },
-        { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
-      ],
-      cuped: true,
-    },
+  await givenExperiment(t, {
+    experiment_id: EXP,
+    prompt_id: 'cap',
+    metrics: [
+      { event_type: 'spend', kind: 'mean', role: 'primary' },
+      { event_type: 'signup', kind: 'success_rate', role: 'secondary' },
+      { source: 'runs', kind: 'cost_usd', role: 'guardrail' },
+    ],
+    cuped: true,
   });
   await transition('start');
   now = new Date('2025-02-10T10:00:00.000Z');

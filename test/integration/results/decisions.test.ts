@@ -3,6 +3,7 @@ import { holmAdjust } from '../../../src/modules/results/stats/index.js';
 import { parseCsv } from '../../support/csv.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { writeTempJson } from '../../support/tempJson.js';
 
 /**
@@ -71,19 +72,7 @@ const declared = [
 ];
 
 async function experiment(id: string, promptId: string) {
-  const created = await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: id,
-      prompt_id: promptId,
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      metrics: declared,
-    },
-  });
-  expect(created.status).toBe(201);
-  expect((await t.request('POST', `/experiments/${id}/start`)).status).toBe(200);
+  await givenExperiment(t, { experiment_id: id, prompt_id: promptId, metrics: declared, start: true });
 }
 
 let dearReport: any;
@@ -99,8 +88,7 @@ beforeAll(async () => {
     ['dear', 'fake/dear'],
     ['fine', 'fake/cheap'],
   ] as const) {
-    await t.request('POST', '/prompts', { body: { prompt_id: id, template: 'one {{q}}', model: 'fake/cheap' } });
-    await t.request('POST', `/prompts/${id}/versions`, { body: { template: 'two {{q}}', model: second } });
+    await givenPrompt(t, { prompt_id: id, template: 'one {{q}}', model: 'fake/cheap', versions: [{ template: 'two {{q}}', model: second }] });
   }
   // b converts three times as often (1 in 2 against 1 in 6) and regenerates less in both experiments.
   await experiment('exp-dear', 'dear');

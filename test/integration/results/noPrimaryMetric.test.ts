@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 let t: TestApp;
 let runtime: string;
@@ -17,18 +18,13 @@ afterAll(async () => t.cleanup());
 
 describe('results without any declared metric', () => {
   it('explores every event type, checks the one most users have against assignments, costs per user with any success, plots no metric and decides nothing', async () => {
-    await t.request('POST', '/prompts', { body: { prompt_id: 'np', template: 'x' } });
-    await t.request('POST', '/experiments', {
-      body: {
-        experiment_id: 'np-exp',
-        prompt_id: 'np',
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 1 },
-        ],
-      },
+    await givenPrompt(t, { prompt_id: 'np', template: 'x' });
+    await givenExperiment(t, {
+      experiment_id: 'np-exp',
+      prompt_id: 'np',
+      variants: { a: 1, b: 1 },
+      start: true,
     });
-    await t.request('POST', '/experiments/np-exp/start');
     const seen = new Map<string, string>();
     for (const user of ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']) {
       seen.set(user, (await t.request('POST', '/get_prompt', { key: runtime, body: { prompt_id: 'np', external_user_id: user } })).json.variant_assigned);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { assignVariant } from '../../../src/modules/experiments/assignment.js';
 import {
   compareToControl,
@@ -32,25 +33,17 @@ const track = (body: Record<string, unknown>) => t.request('POST', '/track_outco
 beforeAll(async () => {
   t = await startTestApp({}, { clock });
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'e2e', template: 'one {{x}}' } });
-  await t.request('POST', '/prompts/e2e/versions', { body: { template: 'two {{x}}' } });
-  await t.request('POST', '/prompts/e2e/versions', { body: { template: 'three {{x}}' } });
+  await givenPrompt(t, { prompt_id: 'e2e', template: 'one {{x}}', versions: ['two {{x}}', 'three {{x}}'] });
   await track({ event_type: 'signup', is_success: true }); // before the start: not the experiment's business
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: EXP,
-      prompt_id: 'e2e',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-        { key: 'c', version: 3 },
-      ],
-      metrics: [
-        { event_type: 'signup', kind: 'success_rate', role: 'primary' },
-        { event_type: 'revenue', kind: 'mean', role: 'secondary' },
-        { event_type: 'constant', kind: 'mean', role: 'secondary' },
-      ],
-    },
+  await givenExperiment(t, {
+    experiment_id: EXP,
+    prompt_id: 'e2e',
+    variants: { a: 1, b: 2, c: 3 },
+    metrics: [
+      { event_type: 'signup', kind: 'success_rate', role: 'primary' },
+      { event_type: 'revenue', kind: 'mean', role: 'secondary' },
+      { event_type: 'constant', kind: 'mean', role: 'secondary' },
+    ],
   });
   now = new Date('2025-03-01T09:00:00.000Z');
   await t.request('POST', `/experiments/${EXP}/start`);

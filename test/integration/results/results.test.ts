@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { createResultsService } from '../../../src/modules/results/results.service.js';
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
@@ -53,19 +54,8 @@ beforeAll(async () => {
   runtime = await t.keyFor('runtime');
   read = await t.keyFor('read');
   projectId = (await t.keys.authenticate(read))!.projectId;
-  await t.request('POST', '/prompts', { body: { prompt_id: 'greet', template: 'A {{name}}' } });
-  await t.request('POST', '/prompts/greet/versions', { body: { template: 'B {{name}}' } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: EXP,
-      prompt_id: 'greet',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      primary_metric: { event_type: 'click', kind: 'success_rate' },
-    },
-  });
+  await givenPrompt(t, { prompt_id: 'greet', template: 'A {{name}}', versions: ['B {{name}}'] });
+  await givenExperiment(t, { experiment_id: EXP, prompt_id: 'greet', primary_metric: { event_type: 'click', kind: 'success_rate' } });
 });
 afterAll(async () => t.cleanup());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_FIELD_BYTES } from '../../../src/db/listFields.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 // GET /runs has a row limit and, since issue 22, a size bound: 100 runs whose inputs are 0.3 MB
 // each answered 120 MB. Large fields are left out of the list, named in `truncated`, and whole in
@@ -13,7 +14,7 @@ const small = new Set<string>();
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Hi {{name}}' } });
+  await givenPrompt(t);
   const run = async (name: string) => {
     const res = await t.request('POST', '/run_prompt', { body: { prompt_id: 'p', inputs: { name } } });
     expect(res.status).toBe(200);

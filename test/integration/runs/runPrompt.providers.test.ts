@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 import { createTestDatabase, testBackend } from '../../support/postgres.js';
 import { writeTempJson } from '../../support/tempJson.js';
 
@@ -37,21 +38,17 @@ beforeAll(async () => {
     env.PROMPTLINE_DATABASE_URL = database.url;
   }
   t = await startTestApp(env);
-  await t.request('POST', '/prompts', {
-    body: {
-      prompt_id: 'chat',
-      messages: [
-        { role: 'system', content: 'Be {{tone}}.' },
-        { role: 'user', content: '{{q}}' },
-      ],
-      model: 'fake/house-model',
-      params: { temperature: 0.3, max_tokens: 50, seed: 7 },
-    },
+  await givenPrompt(t, {
+    prompt_id: 'chat',
+    messages: [
+      { role: 'system', content: 'Be {{tone}}.' },
+      { role: 'user', content: '{{q}}' },
+    ],
+    model: 'fake/house-model',
+    params: { temperature: 0.3, max_tokens: 50, seed: 7 },
   });
-  await t.request('POST', '/prompts', {
-    body: { prompt_id: 'text', template: 'Summarise: {{doc}}', model: 'fake/gpt-4o-mini', fallbacks: ['backup/gpt-4o-mini'] },
-  });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'unpriced', template: 'x {{y}}', model: 'fake/mystery-model-9000' } });
+  await givenPrompt(t, { prompt_id: 'text', template: 'Summarise: {{doc}}', model: 'fake/gpt-4o-mini', fallbacks: ['backup/gpt-4o-mini'] });
+  await givenPrompt(t, { prompt_id: 'unpriced', template: 'x {{y}}', model: 'fake/mystery-model-9000' });
 });
 
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { RETENTION_BATCH } from '../../../src/modules/runs/textRetention.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 /** PROMPTLINE_RUN_TEXT_RETENTION_DAYS: old runs lose their text, never their numbers. */
 let t: TestApp;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   // that could land among the sweep's writes counted below (it did on PostgreSQL, where the sweep takes longer).
   t = await startTestApp({ PROMPTLINE_RUN_TEXT_RETENTION_DAYS: '30' }, { clock, webhookTimers: false });
   const other = await t.keyFor('admin', 'other-retention');
-  for (const key of [undefined, other]) await t.request('POST', '/prompts', { ...(key ? { key } : {}), body: { prompt_id: 'rt', template: 'Hello {{who}}' } });
+  for (const key of [undefined, other]) await givenPrompt(t, { prompt_id: 'rt', template: 'Hello {{who}}', key });
 });
 afterAll(async () => t.cleanup());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenPrompt } from '../../support/fixtures.js';
 
 // A model's answer is not the client's to check: a NUL in it (which PostgreSQL's text cannot hold)
 // must not turn a paid, successful call into a 500 there while SQLite stores it. On both backends
@@ -16,7 +17,7 @@ beforeAll(async () => {
     PROMPTLINE_PROVIDER_FAKE_API_KEY: 'sk-test-provider-secret-000',
     PROMPTLINE_MAX_RETRIES: '0',
   });
-  await t.request('POST', '/prompts', { body: { prompt_id: 'p', template: 'Say {{x}}', model: 'fake/gpt-4o-mini' } });
+  await givenPrompt(t, { template: 'Say {{x}}', model: 'fake/gpt-4o-mini' });
 });
 afterAll(async () => {
   await t?.cleanup();

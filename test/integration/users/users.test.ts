@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 /** DELETE /users/{external_user_id}: erasure of one user, with experiment counts kept right. */
 let t: TestApp;
@@ -23,20 +24,8 @@ const results = async () => {
 beforeAll(async () => {
   t = await startTestApp();
   runtime = await t.keyFor('runtime');
-  await t.request('POST', '/prompts', { body: { prompt_id: 'up', template: 'Hello {{name}}' } });
-  await t.request('POST', '/prompts/up/versions', { body: { template: 'Hi {{name}}' } });
-  await t.request('POST', '/experiments', {
-    body: {
-      experiment_id: 'ux',
-      prompt_id: 'up',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      metrics: [{ event_type: 'rate', kind: 'mean', role: 'primary' }],
-    },
-  });
-  await t.request('POST', '/experiments/ux/start');
+  await givenPrompt(t, { prompt_id: 'up', template: 'Hello {{name}}', versions: ['Hi {{name}}'] });
+  await givenExperiment(t, { experiment_id: 'ux', prompt_id: 'up', metrics: [{ event_type: 'rate', kind: 'mean', role: 'primary' }], start: true });
   for (const [user, name] of [
     ['alice', SECRETS[0]],
     ['bob', 'Bob'],

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { verifySignature } from '../../../src/modules/webhooks/signature.js';
 import { EVENT_TYPES } from '../../../src/modules/webhooks/webhooks.schemas.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 import { startReceiver, type Receiver } from '../../support/webhookReceiver.js';
 
 /** Deliveries end to end: events from real changes, signed, to a real loopback receiver that fails, goes down and comes back. */
@@ -31,8 +32,7 @@ async function deliveries(id = webhook.webhook_id, query = '') {
 /** A new prompt (with versions 1 and 2) and a label move: one version_created per version, one label_moved. */
 async function promptWithTwoVersions() {
   const id = `p${++promptN}`;
-  await t.request('POST', '/prompts', { body: { prompt_id: id, template: 'one' } });
-  await t.request('POST', `/prompts/${id}/versions`, { body: { template: 'two' } });
+  await givenPrompt(t, { prompt_id: id, template: 'one', versions: ['two'] });
   return id;
 }
 
@@ -53,16 +53,7 @@ describe('webhook deliveries', () => {
   it('sends each subscribed event once, signed, with headers that name it, in the order the changes committed', async () => {
     const prompt = await promptWithTwoVersions();
     await t.request('PUT', `/prompts/${prompt}/labels/production`, { body: { version: 2 } });
-    await t.request('POST', '/experiments', {
-      body: {
-        experiment_id: `${prompt}-x`,
-        prompt_id: prompt,
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 2 },
-        ],
-      },
-    });
+    await givenExperiment(t, { experiment_id: `${prompt}-x`, prompt_id: prompt });
     for (const action of ['start', 'pause', 'start']) await t.request('POST', `/experiments/${prompt}-x/${action}`);
     await t.request('POST', `/experiments/${prompt}-x/stop`, { body: { winner: 'b', ship: true } });
     expect(receiver.received).toEqual([]); // queued, not sent in the request
@@ -265,17 +256,7 @@ describe('srm_detected and decision_changed', () => {
   it('announces a broken split once, with the variant it makes unhealthy', async () => {
     const prompt = await promptWithTwoVersions();
     const experiment = `${prompt}-srm`;
-    await t.request('POST', '/experiments', {
-      body: {
-        experiment_id: experiment,
-        prompt_id: prompt,
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 2 },
-        ],
-      },
-    });
-    await t.request('POST', `/experiments/${experiment}/start`);
+    await givenExperiment(t, { experiment_id: experiment, prompt_id: prompt, start: true });
     await t.webhooks.signals.checkOnce();
     await t.webhooks.dispatcher.deliverDue();
     const before = receiver.received.length; // version_created, started; the first look decides nothing
