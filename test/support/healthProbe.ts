@@ -30,10 +30,11 @@ process.stdin.on('data', () => { stopping = true; });
     } catch (error) {
       failures.push(String(error?.cause?.code ?? error?.name ?? error));
     }
+    if (latencies.length + failures.length === 1) process.stdout.write('ready\\n');
     const waited = Number(everyMs) - (performance.now() - started);
     if (waited > 0) await new Promise((r) => setTimeout(r, waited));
   }
-  process.stdout.write(JSON.stringify({ latencies, failures }));
+  process.stdout.write(JSON.stringify({ latencies, failures }) + '\\n');
 })();
 `;
 
@@ -57,8 +58,10 @@ export async function healthDuring<T>(
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Let the probe start before the attack does, so the attack's whole span is covered.
-  await new Promise((r) => setTimeout(r, 150));
+  // The attack starts once the probe has had its first answer: its connection is then open
+  // before the attack's (a probe that starts late on a loaded machine would otherwise meet the
+  // attack's full connection table, which is not what it is there to measure).
+  for (const until = performance.now() + 10_000; !out.includes('ready\n') && performance.now() < until; ) await new Promise((r) => setTimeout(r, 10));
   let result: T;
   try {
     result = await attack();
@@ -68,7 +71,8 @@ export async function healthDuring<T>(
     await exited;
     clearTimeout(killer);
   }
-  const { latencies, failures } = JSON.parse(out || '{"latencies":[],"failures":["probe died"]}') as { latencies: number[]; failures: string[] };
+  const report = out.split('\n').find((line) => line.startsWith('{')) ?? '{"latencies":[],"failures":["probe died"]}';
+  const { latencies, failures } = JSON.parse(report) as { latencies: number[]; failures: string[] };
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     result,
