@@ -1,7 +1,7 @@
 import { jsonColumns, jsonRows } from '../../db/jsonColumns.js';
 import type { Sql } from '../../db/sql.js';
 import type { RunKind } from '../experiments/metrics.js';
-import { covariateParams, covariateSql, type Covariate } from './covariate.js';
+import { covariateParams, covariateSql, type Covariate } from '../experiments/covariate.js';
 
 /**
  * The SQL behind declared metrics beyond plain outcome aggregates: per-user run metrics (latency,

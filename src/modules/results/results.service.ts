@@ -7,7 +7,7 @@ import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
-import { covariate } from './covariate.js';
+import { covariate } from '../experiments/covariate.js';
 import { aggregateJoined, aggregateUsers, cupedSums, withAssignments } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
