@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { buildApp, type PromptlineApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { capturedCovariate, type Covariate } from '../src/modules/results/covariate.js';
+import { capturedCovariate, type Covariate } from '../src/modules/experiments/covariate.js';
 import { withDatabase } from './benchDatabase.js';
 import { seed, USERS } from './resultsSeed.js';
 

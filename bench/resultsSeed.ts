@@ -8,7 +8,7 @@ import type { Db } from '../src/db/open.js';
 import { postgresSql } from '../src/db/postgres.js';
 import { sqliteSql } from '../src/db/sql.js';
 import { insertAssignment, recordExposureCalls } from '../src/modules/experiments/experiments.repo.js';
-import { type Covariate, covariateParams, covariateSql } from '../src/modules/results/covariate.js';
+import { type Covariate, covariateParams, covariateSql } from '../src/modules/experiments/covariate.js';
 
 export const USERS = 100_000;
 const OUTCOMES_PER_USER = 10;

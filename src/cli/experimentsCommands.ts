@@ -10,9 +10,8 @@ import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
+import type { WithProjectStore } from './projectStore.js';
 import { CLI_ACTOR } from '../modules/audit/audit.service.js';
-
-export type WithProjectStore = <T>(project: string, action: (store: Store, projectId: string) => Promise<T>) => Promise<T>;
 
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { createResultsService } from '../modules/results/results.service.js';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
-import type { WithProjectStore } from './experimentsCommands.js';
+import type { WithProjectStore } from './projectStore.js';
 import { dash, fixed, pct, pValue, range, relPct, usd } from '../lib/numbers.js';
 import { formatTable } from './table.js';
 

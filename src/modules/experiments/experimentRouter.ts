@@ -5,7 +5,7 @@ import type { ExperimentRouter, VariantAssignment } from '../prompts/serving.js'
 import { assignFromRanges, bucketRanges, type BucketRange } from './assignment.js';
 import type { VariantDef } from './experiments.schemas.js';
 import * as repo from './experiments.repo.js';
-import { capturedCovariate, type Covariate } from '../results/covariate.js';
+import { capturedCovariate, type Covariate } from './covariate.js';
 import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
 
 interface RunningExperiment {

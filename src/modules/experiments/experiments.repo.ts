@@ -2,7 +2,7 @@ import type { Sql } from '../../db/sql.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
 import type { MetricDef } from './metrics.js';
-import { covariateParams, covariateSql, type Covariate } from '../results/covariate.js';
+import { covariateParams, covariateSql, type Covariate } from './covariate.js';
 
 /** A stored experiment, its JSON columns decoded (this file is the only one that knows they are JSON). */
 export interface ExperimentRecord {

@@ -8,7 +8,7 @@ import * as repo from './experiments.repo.js';
 import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
-import { sampleRatioMismatch } from '../results/stats/index.js';
+import { sampleRatioMismatch } from '../../stats/index.js';
 import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);

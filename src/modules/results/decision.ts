@@ -1,4 +1,4 @@
-import type { Verdict } from './stats/index.js';
+import type { Verdict } from '../../stats/index.js';
 import type { DecisionView } from './results.schemas.js';
 
 /** Past this share of users seen in more than one variant, the split itself is broken. */

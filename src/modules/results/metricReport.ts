@@ -11,7 +11,7 @@ import {
   type CupedResult,
   type FrequentistResult,
   type Suff,
-} from './stats/index.js';
+} from '../../stats/index.js';
 import type { Measured, ResultsOptions } from './measured.js';
 import type { ComparisonView, MetricView } from './results.schemas.js';
 

@@ -1,7 +1,7 @@
 import { jsonColumns, jsonRows } from '../../db/jsonColumns.js';
 import type { Sql } from '../../db/sql.js';
 import type { RunKind } from '../experiments/metrics.js';
-import { covariateParams, covariateSql, type Covariate } from './covariate.js';
+import { covariateParams, covariateSql, type Covariate } from '../experiments/covariate.js';
 
 /**
  * The SQL behind declared metrics beyond plain outcome aggregates: per-user run metrics (latency,
@@ -76,7 +76,7 @@ export interface AssignedColumns {
  * assignments once, for both CUPED and the check of outcomes against assignments (merged with the
  * per-user rows in perUser.ts instead of one primary-key seek per user, which cost as much as the
  * scan of the outcomes itself). A user whose assignment captured this very covariate (pre_key,
- * written with the assignment: covariate.ts) costs nothing but their row; every other user
+ * written with the assignment: experiments/covariate.ts) costs nothing but their row; every other user
  * (assigned before the capture existed, or while CUPED was off, or before the window or the
  * declared event types changed) costs one seek on outcomes_person, as every user did before.
  * The scan follows the primary key, so assignments come in user order and the seeks walk

@@ -1,5 +1,5 @@
 import { nanoToUsd } from '../../providers/prices.js';
-import { DEFAULT_ALPHA, minimumDetectableEffect, sampleRatioMismatch, usersNeeded } from './stats/index.js';
+import { DEFAULT_ALPHA, minimumDetectableEffect, sampleRatioMismatch, usersNeeded } from '../../stats/index.js';
 import { decide } from './decision.js';
 import type { Measured, ResultsData, ResultsOptions } from './measured.js';
 import { compareMetric, holmOverGoals, metricView, powerBasis, type Compared, type ViewContext } from './metricReport.js';

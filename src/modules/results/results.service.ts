@@ -7,12 +7,12 @@ import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import { OUTCOME_KINDS, type MetricDef, type OutcomeKind, type RunKind } from '../experiments/metrics.js';
 import * as repo from './results.repo.js';
 import * as sources from './metricSources.repo.js';
-import { covariate } from './covariate.js';
+import { covariate } from '../experiments/covariate.js';
 import { aggregateJoined, aggregateUsers, cupedSums, withAssignments } from './perUser.js';
 import { buildReport } from './report.js';
 import type { Measured, ResultsData, ResultsOptions, VariantMeasure } from './measured.js';
 import type { ExperimentResults } from './results.schemas.js';
-import { percentileCap } from './stats/index.js';
+import { percentileCap } from '../../stats/index.js';
 import { EMPTY_AGG } from './timeseries.js';
 
 /** Nearest-rank percentile: the value at 1-based rank ⌈p·n/100⌉ (integer arithmetic, so 95·20/100 is exactly 19). */

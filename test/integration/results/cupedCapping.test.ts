@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usersNeeded } from '../../../src/modules/results/stats/index.js';
+import { usersNeeded } from '../../../src/stats/index.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holmAdjust } from '../../../src/modules/results/stats/index.js';
+import { holmAdjust } from '../../../src/stats/index.js';
 import { parseCsv } from '../../support/csv.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';

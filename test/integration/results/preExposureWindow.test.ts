@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../../src/db/sql.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../../../src/db/store.js';
 import { insertAssignment } from '../../../src/modules/experiments/experiments.repo.js';
-import { covariate } from '../../../src/modules/results/covariate.js';
+import { covariate } from '../../../src/modules/experiments/covariate.js';
 import { preExposureRows } from '../../../src/modules/results/metricSources.repo.js';
 import { createTestDatabase, testBackend } from '../../support/postgres.js';
 import { mulberry32 } from '../../support/prng.js';

@@ -11,7 +11,7 @@ import {
   type Comparison,
   type MetricKind,
   type Suff,
-} from '../../../src/modules/results/stats/index.js';
+} from '../../../src/stats/index.js';
 
 /**
  * A known synthetic population driven through the real runtime endpoints: control a and

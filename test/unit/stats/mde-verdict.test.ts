@@ -8,7 +8,7 @@ import {
   type Comparison,
   type MetricKind,
   type Suff,
-} from '../../../../src/modules/results/stats/index.js';
+} from '../../../src/stats/index.js';
 
 function close(actual: number | null | undefined, expected: number, tol: number): void {
   expect(actual).toBeTypeOf('number');

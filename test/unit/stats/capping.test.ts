@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { percentileCap } from '../../../../src/modules/results/stats/index.js';
-import { mulberry32 } from '../../../support/prng.js';
+import { percentileCap } from '../../../src/stats/index.js';
+import { mulberry32 } from '../../support/prng.js';
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

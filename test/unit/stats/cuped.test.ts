@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareToControl, type CupedSuff, cupedAdjust, type Suff } from '../../../../src/modules/results/stats/index.js';
-import { mulberry32 } from '../../../support/prng.js';
+import { compareToControl, type CupedSuff, cupedAdjust, type Suff } from '../../../src/stats/index.js';
+import { mulberry32 } from '../../support/prng.js';
 import { close, expectAllFinite } from './helpers.js';
 
 /** Per-user (x, y) of one variant; x = pre-exposure value, y = post-exposure value. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capturedCovariate, covariate, covariateParams } from '../../../src/modules/results/covariate.js';
+import { capturedCovariate, covariate, covariateParams } from '../../../src/modules/experiments/covariate.js';
 import type { MetricDef } from '../../../src/modules/experiments/metrics.js';
 
 const metric = (m: Partial<MetricDef>): MetricDef =>

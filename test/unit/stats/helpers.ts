@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Suff } from '../../../../src/modules/results/stats/index.js';
+import type { Suff } from '../../../src/stats/index.js';
 
 export function close(actual: number | null | undefined, expected: number, tol: number): void {
   expect(actual).not.toBeNull();

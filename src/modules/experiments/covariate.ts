@@ -1,5 +1,5 @@
 import type { Dialect } from '../../db/dialect.js';
-import type { MetricDef } from '../experiments/metrics.js';
+import type { MetricDef } from './metrics.js';
 
 /**
  * CUPED's covariate: each user's outcomes of the declared event types in the `cuped_days` before

@@ -1,6 +1,6 @@
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { describe, expect, it } from 'vitest';
-import { type Direction, oneSidedWorsePValue } from '../../../../src/modules/results/stats/index.js';
+import { type Direction, oneSidedWorsePValue } from '../../../src/stats/index.js';
 import { close } from './helpers.js';
 
 describe('oneSidedWorsePValue (guardrail: "the metric got worse")', () => {

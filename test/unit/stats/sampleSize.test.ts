@@ -7,7 +7,7 @@ import {
   moments,
   type Suff,
   usersNeeded,
-} from '../../../../src/modules/results/stats/index.js';
+} from '../../../src/stats/index.js';
 import { fromMeanSd, prop } from './helpers.js';
 
 describe('usersNeeded', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compareToControl, type Suff } from '../../../../src/modules/results/stats/index.js';
+import { compareToControl, type Suff } from '../../../src/stats/index.js';
 import {
   sequentialHalfWidth,
   sequentialPValue,
   sequentialRho,
-} from '../../../../src/modules/results/stats/sequential.js';
+} from '../../../src/stats/sequential.js';
 
 function close(actual: number | null | undefined, expected: number, tol: number): void {
   expect(actual).toBeTypeOf('number');

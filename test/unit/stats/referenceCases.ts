@@ -1,4 +1,4 @@
-import type { CompareOptions, MetricKind, Suff } from '../../../../src/modules/results/stats/index.js';
+import type { CompareOptions, MetricKind, Suff } from '../../../src/stats/index.js';
 import { fromMeanSd, prop } from './helpers.js';
 
 export interface RefCase {

@@ -8,7 +8,7 @@ import {
   type Comparison,
   type MetricKind,
   type Suff,
-} from '../../../../src/modules/results/stats/index.js';
+} from '../../../src/stats/index.js';
 import { close, expectAllFinite, prop } from './helpers.js';
 import { gbControl, gbTreatment, referenceCases } from './referenceCases.js';
 

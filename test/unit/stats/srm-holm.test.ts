@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holmAdjust, sampleRatioMismatch } from '../../../../src/modules/results/stats/index.js';
+import { holmAdjust, sampleRatioMismatch } from '../../../src/stats/index.js';
 
 function close(actual: number | null | undefined, expected: number, tol: number): void {
   expect(actual).toBeTypeOf('number');
