@@ -10,7 +10,8 @@ import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
-import { CLI_ACTOR } from '../modules/audit/audit.service.js';
+import { CLI_ACTOR } from '../modules/changes/changeLog.js';
+import { changeLogFor } from '../changeLog.js';
 
 export type WithProjectStore = <T>(project: string, action: (store: Store, projectId: string) => Promise<T>) => Promise<T>;
 
@@ -40,7 +41,7 @@ function printExperiments(rows: ExperimentView[]): void {
 
 export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
   const experiments = program.command('experiments').description('manage A/B experiments on prompts');
-  const service = (store: Store) => createExperimentService(store, promptFacts, () => undefined);
+  const service = (store: Store) => createExperimentService(store, changeLogFor(store), promptFacts, () => undefined);
   const projectOption = ['--project <name>', 'project name', 'default'] as const;
 
   experiments

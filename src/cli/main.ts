@@ -8,6 +8,7 @@ import { openStore, type Store } from '../db/store.js';
 import { serve } from '../serve.js';
 import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
+import { changeLogFor } from '../changeLog.js';
 import type { Role } from '../modules/keys/access.js';
 import { createKeyService } from '../modules/keys/keys.service.js';
 import { createProjectService } from '../modules/projects/projects.service.js';
@@ -16,7 +17,7 @@ import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
 import { createUserService } from '../modules/users/users.service.js';
-import { CLI_ACTOR } from '../modules/audit/audit.service.js';
+import { CLI_ACTOR } from '../modules/changes/changeLog.js';
 import { createAuditService } from '../modules/audit/audit.service.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
@@ -31,7 +32,7 @@ function configOrExit(): Config {
 
 function services(store: Store) {
   const projects = createProjectService(store);
-  const keys = createKeyService(store);
+  const keys = createKeyService(store, changeLogFor(store));
   const projectId = async (name: string) => {
     const project = await projects.findByName(name);
     if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
@@ -195,7 +196,7 @@ function buildCli(): Command {
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
       withStore(async ({ store, projectId }) => {
-        const forgotten = await createUserService(store, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
+        const forgotten = await createUserService(store, changeLogFor(store), () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );
