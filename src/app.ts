@@ -189,7 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         }, RETENTION_INTERVAL_MS);
   sweepTimer?.unref();
 
-  const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log });
+  const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log, version: SERVICE_VERSION });
   const signals = createExperimentSignalWatcher(store, (projectId, experimentId) => results.results(projectId, experimentId, {}));
   const webhookTimers =
     deps.webhookTimers === false
