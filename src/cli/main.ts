@@ -32,13 +32,15 @@ function configOrExit(): Config {
 
 function services(store: Store) {
   const projects = createProjectService(store);
-  const keys = createKeyService(store, changeLogFor(store));
+  // One change log, with all its subscribers, for every service a command builds.
+  const changeLog = changeLogFor(store);
+  const keys = createKeyService(store, changeLog);
   const projectId = async (name: string) => {
     const project = await projects.findByName(name);
     if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
     return project.id;
   };
-  return { store, projects, keys, projectId };
+  return { store, changeLog, projects, keys, projectId };
 }
 
 type Services = ReturnType<typeof services>;
@@ -195,8 +197,8 @@ function buildCli(): Command {
     .description("erase a user's runs text, outcomes' free text and metadata (as DELETE /users/{id}); numbers stay under a random alias")
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
-      withStore(async ({ store, projectId }) => {
-        const forgotten = await createUserService(store, changeLogFor(store), () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
+      withStore(async ({ store, changeLog, projectId }) => {
+        const forgotten = await createUserService(store, changeLog, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );
