@@ -38,6 +38,7 @@ import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
+import { changeLogFor } from './changeLog.js';
 
 /** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
 const RETENTION_INTERVAL_MS = 60_000;
@@ -93,12 +94,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
-  const keys = createKeyService(store, telemetry, cachesTrusted);
+  // One change log, with all its subscribers, for every service that records changes.
+  const changeLog = changeLogFor(store);
+  const keys = createKeyService(store, changeLog, telemetry, cachesTrusted);
   const promptCache = createPromptCache(store.sql, telemetry, cachesTrusted);
-  const prompts = createPromptService(store, promptCache, (model) => gateway.isConfigured(model), renderLimits);
+  const prompts = createPromptService(store, changeLog, promptCache, (model) => gateway.isConfigured(model), renderLimits);
   const router = createExperimentRouter(store, telemetry, (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'), cachesTrusted);
   const serving = createServingService(promptCache, router, renderLimits);
-  const experiments = createExperimentService(store, promptFacts, (projectId, promptId) => {
+  const experiments = createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
     router.invalidate(projectId, promptId);
     promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
   });
@@ -110,7 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     assignmentAttribution: experiments.attributionFor,
   });
   // A forgotten user's id must not linger in the sticky assignments held in memory.
-  const users = createUserService(store, () => router.clear());
+  const users = createUserService(store, changeLog, () => router.clear());
   const results = createResultsRunner(
     { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
     store.clock,
@@ -186,7 +189,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         }, RETENTION_INTERVAL_MS);
   sweepTimer?.unref();
 
-  const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log });
+  const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log, version: SERVICE_VERSION });
   const signals = createExperimentSignalWatcher(store, (projectId, experimentId) => results.results(projectId, experimentId, {}));
   const webhookTimers =
     deps.webhookTimers === false
@@ -208,7 +211,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerKeyRoutes(app, access, keys);
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, createAuditService(store));
-  registerWebhookRoutes(app, access, createWebhookService(store, config.webhooksAllowPrivate));
+  registerWebhookRoutes(app, access, createWebhookService(store, changeLog, config.webhooksAllowPrivate));
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   await registerConsole(app);

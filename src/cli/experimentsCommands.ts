@@ -11,7 +11,8 @@ import type { ExperimentView } from '../modules/experiments/experiments.schemas.
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
 import type { WithProjectStore } from './projectStore.js';
-import { CLI_ACTOR } from '../modules/audit/audit.service.js';
+import { CLI_ACTOR } from '../modules/changes/changeLog.js';
+import { changeLogFor } from '../changeLog.js';
 
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {
@@ -39,7 +40,7 @@ function printExperiments(rows: ExperimentView[]): void {
 
 export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
   const experiments = program.command('experiments').description('manage A/B experiments on prompts');
-  const service = (store: Store) => createExperimentService(store, promptFacts, () => undefined);
+  const service = (store: Store) => createExperimentService(store, changeLogFor(store), promptFacts, () => undefined);
   const projectOption = ['--project <name>', 'project name', 'default'] as const;
 
   experiments

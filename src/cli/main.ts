@@ -8,6 +8,7 @@ import { openStore, type Store } from '../db/store.js';
 import { serve } from '../serve.js';
 import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
+import { changeLogFor } from '../changeLog.js';
 import type { Role } from '../modules/keys/access.js';
 import { createKeyService } from '../modules/keys/keys.service.js';
 import { createProjectService } from '../modules/projects/projects.service.js';
@@ -16,7 +17,7 @@ import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
 import { createUserService } from '../modules/users/users.service.js';
-import { CLI_ACTOR } from '../modules/audit/audit.service.js';
+import { CLI_ACTOR } from '../modules/changes/changeLog.js';
 import { createAuditService } from '../modules/audit/audit.service.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
@@ -31,13 +32,15 @@ function configOrExit(): Config {
 
 function services(store: Store) {
   const projects = createProjectService(store);
-  const keys = createKeyService(store);
+  // One change log, with all its subscribers, for every service a command builds.
+  const changeLog = changeLogFor(store);
+  const keys = createKeyService(store, changeLog);
   const projectId = async (name: string) => {
     const project = await projects.findByName(name);
     if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
     return project.id;
   };
-  return { store, projects, keys, projectId };
+  return { store, changeLog, projects, keys, projectId };
 }
 
 type Services = ReturnType<typeof services>;
@@ -194,8 +197,8 @@ function buildCli(): Command {
     .description("erase a user's runs text, outcomes' free text and metadata (as DELETE /users/{id}); numbers stay under a random alias")
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
-      withStore(async ({ store, projectId }) => {
-        const forgotten = await createUserService(store, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
+      withStore(async ({ store, changeLog, projectId }) => {
+        const forgotten = await createUserService(store, changeLog, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );

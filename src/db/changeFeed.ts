@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CHANGES_CHANNEL } from './dialect.js';
 import { connectionConfig } from './postgres.js';
+import type { Sql } from './sql.js';
 
 const RECONNECT_DELAY_MS = 500;
 /** Longest wait for a healthy connection's goodbye at shutdown; past it the socket is destroyed. */
@@ -26,6 +27,11 @@ const MAX_PAYLOAD = 4_000;
 export function encodeChange(change: ChangeNotice): string {
   const payload = JSON.stringify(change);
   return Buffer.byteLength(payload) <= MAX_PAYLOAD ? payload : '';
+}
+
+/** Other processes drop what they hold in memory of `change` once this transaction commits (PostgreSQL's NOTIFY). */
+export async function announceChange(db: Sql, change: ChangeNotice): Promise<void> {
+  if (db.dialect.announceChange !== null) await db.run(db.dialect.announceChange, [encodeChange(change)]);
 }
 
 /** A payload back into the change; null when it does not say (empty, or sent by an older Promptline): drop everything. */
@@ -73,7 +79,7 @@ function destroy(client: pg.Client): void {
 
 /**
  * Hears the management changes other replicas commit (keys, prompts, labels, experiments, erasures:
- * everything recordChange audits announces itself with NOTIFY in its own transaction), and calls
+ * every change recorded in the change log announces itself with NOTIFY in its own transaction), and calls
  * `onChange` so this process drops what it cached. LISTEN runs on a connection of its own, outside
  * the pool. A notification cannot be lost while that connection lives; when it breaks, changes may
  * have gone unheard, so `onChange(null)` is called as soon as a new connection listens.

@@ -4,7 +4,27 @@ import { readBody } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
-import type { AccessDecision, AuthContext, Role } from '../modules/keys/access.js';
+
+/**
+ * The key decision the edge acts on, declared here by the edge that consumes it so that `http`
+ * imports no module: keys/access.ts makes it, app.ts hands it over, and the compiler checks there
+ * that the two agree (a role or a refusal the edge does not know of fails to compile).
+ */
+type Role = 'runtime' | 'read' | 'admin';
+
+interface AuthContext {
+  readonly keyId: string;
+  readonly keyName: string;
+  readonly projectId: string;
+  readonly role: Role;
+  readonly rateLimitPerMinute: number | null;
+}
+
+type AccessDecision =
+  | { ok: true; auth: AuthContext }
+  | { ok: false; reason: 'invalid_key' }
+  | { ok: false; reason: 'address_throttled'; retryAfterSeconds: number }
+  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number; limitPerMinute: number };
 
 /** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
 export interface AccessCheck {

@@ -1,9 +1,8 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
 import { trustedProxyTest } from '../lib/clientAddress.js';
 import { installAccessLog } from './accessLog.js';
 import { registerRawBodyParser } from './body.js';
-import { installConnectionLimits } from './connectionLimits.js';
+import { type ConnectionLimits, installConnectionLimits } from './connectionLimits.js';
 import { installErrorHandler } from './errorHandler.js';
 import { registerOpenApi } from './openapi.js';
 import { installRoutingAnswers } from './routing.js';
@@ -13,7 +12,18 @@ import { installRoutingAnswers } from './routing.js';
  * rules, 404/405/307 before anything else, errors in FastAPI's shapes, one access line per request,
  * and the connection limits of docs/configuration.md, "Limits". Routes are added by the modules.
  */
-export async function createHttpServer(config: Config, version: string): Promise<FastifyInstance> {
+/** What the edge needs of the configuration, declared here so that `http` imports nothing above it (a `Config` fits). */
+interface HttpServerOptions {
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly limits: Omit<ConnectionLimits, 'isTrustedProxy'> & {
+    readonly requestTimeoutMs: number;
+    readonly keepAliveTimeoutMs: number;
+    readonly trustProxy: boolean | string;
+  };
+}
+
+export async function createHttpServer(config: HttpServerOptions, version: string): Promise<FastifyInstance> {
   const { limits } = config;
   const isTrustedProxy = trustedProxyTest(limits.trustProxy);
   const app = Fastify({

@@ -1,4 +1,3 @@
-import { type ChangeNotice, encodeChange } from '../../db/changeFeed.js';
 import type { Sql } from '../../db/sql.js';
 import { boundsOf, listNewestFirst, mapPage, type ListPage, type PageBounds } from '../../db/pagination.js';
 
@@ -26,11 +25,6 @@ export async function insertAudit(db: Sql, projectId: string, record: AuditRecor
     before: record.before === undefined || record.before === null ? null : JSON.stringify(record.before),
     after: record.after === undefined || record.after === null ? null : JSON.stringify(record.after),
   });
-}
-
-/** Other processes drop what they hold in memory of `change` once this transaction commits (PostgreSQL's NOTIFY). */
-export async function announceChange(db: Sql, change: ChangeNotice): Promise<void> {
-  if (db.dialect.announceChange !== null) await db.run(db.dialect.announceChange, [encodeChange(change)]);
 }
 
 export interface AuditListQuery extends PageBounds {

@@ -11,7 +11,7 @@ import {
   PatchExperimentBody,
   StopExperimentBody,
 } from './experiments.schemas.js';
-import { actorOf } from '../audit/audit.service.js';
+import { actorOf } from '../changes/changeLog.js';
 
 export function registerExperimentRoutes(app: FastifyInstance, access: AccessCheck, experiments: ExperimentService): void {
   const tags = ['experiments'];

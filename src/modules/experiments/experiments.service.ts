@@ -9,7 +9,7 @@ import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
 import { sampleRatioMismatch } from '../../stats/index.js';
-import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 
@@ -53,7 +53,7 @@ export async function runningExperimentsHealth(db: Sql): Promise<{ running: numb
 /** Called after every committed change so the serving cache drops what it knew of the prompt. */
 export type ExperimentChanged = (projectId: string, promptId: string) => void;
 
-export function createExperimentService(store: Store, prompts: PromptFacts, onChange: ExperimentChanged) {
+export function createExperimentService(store: Store, changeLog: ChangeLog, prompts: PromptFacts, onChange: ExperimentChanged) {
   async function require(db: Sql, projectId: string, id: string): Promise<repo.ExperimentRecord> {
     const row = await repo.findExperiment(db, projectId, id);
     if (row === undefined) throw notFound(`Experiment '${id}' not found`);
@@ -130,7 +130,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           stopped_at: null,
         };
         await repo.insertExperiment(db, projectId, row);
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'experiment.created',
           targetType: 'experiment',
           targetId: id,
@@ -190,7 +190,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           updated_at: isoNow(store.clock),
         };
         await repo.updateExperiment(db, projectId, updated);
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'experiment.updated',
           targetType: 'experiment',
           targetId: id,
@@ -231,7 +231,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
         const shipped = action === 'stop' && stop.ship && won !== undefined ? won.version : null;
         if (shipped !== null) {
           const before = await prompts.moveLabel(db, projectId, row.prompt_id, 'production', shipped, now);
-          await recordChange(db, projectId, actor, store.clock, {
+          await changeLog.record(db, projectId, actor, {
             action: 'prompt.label_moved',
             targetType: 'prompt',
             targetId: row.prompt_id,
@@ -249,7 +249,7 @@ export function createExperimentService(store: Store, prompts: PromptFacts, onCh
           shipped_version: shipped ?? row.shipped_version,
         };
         await repo.updateExperiment(db, projectId, updated);
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
           targetType: 'experiment',
           targetId: id,

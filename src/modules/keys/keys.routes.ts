@@ -4,7 +4,7 @@ import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import type { KeyService } from './keys.service.js';
 import { CreateKeyBody, CreatedKeySchema, KeyIdParams, PatchKeyBody, PublicKeySchema } from './keys.schemas.js';
-import { actorOf } from '../audit/audit.service.js';
+import { actorOf } from '../changes/changeLog.js';
 
 export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, keys: KeyService): void {
   registerRoute(app, access, {

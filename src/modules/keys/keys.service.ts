@@ -10,7 +10,7 @@ import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
 import type { CreatedKey, KeyInput, KeyPatch, PublicKey } from './keys.schemas.js';
 import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
-import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 
 function toPublic(row: KeyRow): PublicKey {
   return {
@@ -35,7 +35,7 @@ interface CachedKey {
  * cannot be sure it has heard other replicas' changes (a revocation among them): every key is then
  * looked up in the database, and nothing is cached until trust returns.
  */
-export function createKeyService(store: Store, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
+export function createKeyService(store: Store, changeLog: ChangeLog, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
   // Valid keys only, by the key itself (held in memory only while the process runs, like any request
   // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
   // time, so a flood of random keys cannot grow memory.
@@ -77,11 +77,11 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       const { isNewDatabase, project } = await defaultProject(db, now, (isNew) => configuredKey !== null || isNew);
       if (configuredKey !== null) {
         const hash = hashKey(configuredKey);
-        // Audited like any revocation, so other replicas hear of it (recordChange's NOTIFY) and stop
+        // Audited like any revocation, so other replicas hear of it (the change log's NOTIFY) and stop
         // accepting the old key at once rather than whenever their cache happens to be dropped.
         for (const revokedId of await revokeOtherBootstrapKeys(db, project!.id, hash, now)) {
           const after = toPublic((await findKey(db, project!.id, revokedId))!);
-          await recordChange(db, project!.id, SYSTEM_ACTOR, store.clock, {
+          await changeLog.record(db, project!.id, SYSTEM_ACTOR, {
             action: 'key.revoked',
             targetType: 'key',
             targetId: revokedId,
@@ -154,7 +154,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
       const row = await store.writer.write(async (db) => {
         const created = await insert(db, projectId, { ...input, expires_at: expiresAt }, key);
         // The public view only: the key itself is shown once, to its creator, and logged nowhere.
-        await recordChange(db, projectId, actor, store.clock, { action: 'key.created', targetType: 'key', targetId: created.id, after: toPublic(created) });
+        await changeLog.record(db, projectId, actor, { action: 'key.created', targetType: 'key', targetId: created.id, after: toPublic(created) });
         return created;
       });
       return { ...toPublic(row), key };
@@ -170,7 +170,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
           rate_limit_per_minute: changes.rate_limit_per_minute !== undefined ? changes.rate_limit_per_minute : found.rate_limit_per_minute,
         };
         await updateKey(db, projectId, keyId, updated);
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'key.updated',
           targetType: 'key',
           targetId: keyId,
@@ -193,7 +193,7 @@ export function createKeyService(store: Store, telemetry: Telemetry = noTelemetr
         if (found === undefined) throw notFound(`API key '${keyId}' not found`);
         await revokeKey(db, projectId, keyId, isoNow(store.clock));
         const after = (await findKey(db, projectId, keyId))!;
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'key.revoked',
           targetType: 'key',
           targetId: keyId,

@@ -20,7 +20,7 @@ import {
   VersionParams,
   VersionSchema,
 } from './prompts.schemas.js';
-import { actorOf } from '../audit/audit.service.js';
+import { actorOf } from '../changes/changeLog.js';
 
 export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, prompts: PromptService, serving: ServingService): void {
   registerRoute(app, access, {

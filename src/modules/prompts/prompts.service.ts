@@ -8,7 +8,7 @@ import { checkVersionContent } from './versionContent.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
-import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 
 /** What other modules may ask of prompts inside their own writes (an experiment naming versions). */
 export const promptFacts = {
@@ -25,7 +25,13 @@ export const promptFacts = {
   },
 };
 
-export function createPromptService(store: Store, cache: PromptCache, isModelConfigured: (model: string) => boolean, limits: RenderLimits) {
+export function createPromptService(
+  store: Store,
+  changeLog: ChangeLog,
+  cache: PromptCache,
+  isModelConfigured: (model: string) => boolean,
+  limits: RenderLimits,
+) {
   async function view(db: Sql, projectId: string, row: repo.PromptRow): Promise<PromptView> {
     const labels = Object.fromEntries((await repo.listLabels(db, projectId, row.prompt_id)).map((l) => [l.label, l.version]));
     const latest = await repo.latestVersionNumber(db, projectId, row.prompt_id);
@@ -94,7 +100,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
         await repo.insertPrompt(db, projectId, row);
         const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
         const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
-        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
+        await changeLog.record(db, projectId, actor, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
         return created;
       });
       cache.invalidate(projectId, input.prompt_id);
@@ -124,7 +130,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
         const before = await view(db, projectId, await requirePrompt(db, projectId, promptId, { allowArchived: true }));
         await repo.archivePrompt(db, projectId, promptId, isoNow(store.clock));
         const after = await view(db, projectId, await requirePrompt(db, projectId, promptId, { allowArchived: true }));
-        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
+        await changeLog.record(db, projectId, actor, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
       });
       cache.invalidate(projectId, promptId);
     },
@@ -135,7 +141,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
       const result = await store.writer.write(async (db) => {
         await requirePrompt(db, projectId, promptId, { allowArchived: false });
         const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
-        await recordChange(db, projectId, actor, store.clock, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
+        await changeLog.record(db, projectId, actor, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
         return created;
       });
       cache.invalidate(projectId, promptId);
@@ -161,7 +167,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
         const prompt = await requirePrompt(db, projectId, promptId, { allowArchived: false });
         if (!(await repo.versionExists(db, projectId, promptId, version))) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
         const before = await promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'prompt.label_moved',
           targetType: 'prompt',
           targetId: promptId,
@@ -179,7 +185,7 @@ export function createPromptService(store: Store, cache: PromptCache, isModelCon
         await requirePrompt(db, projectId, promptId, { allowArchived: false });
         const version = (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version;
         if (!(await repo.deleteLabel(db, projectId, promptId, label))) throw notFound(`Label '${label}' not found on prompt '${promptId}'`);
-        await recordChange(db, projectId, actor, store.clock, {
+        await changeLog.record(db, projectId, actor, {
           action: 'prompt.label_deleted',
           targetType: 'prompt',
           targetId: promptId,

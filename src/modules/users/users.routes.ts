@@ -3,7 +3,7 @@ import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { ForgottenSchema, UserParams } from './users.schemas.js';
 import type { UserService } from './users.service.js';
-import { actorOf } from '../audit/audit.service.js';
+import { actorOf } from '../changes/changeLog.js';
 
 export function registerUserRoutes(app: FastifyInstance, access: AccessCheck, users: UserService): void {
   registerRoute(app, access, {

@@ -3,7 +3,7 @@ import type { Store } from '../../db/store.js';
 import { notFound } from '../../lib/errors.js';
 import * as repo from './users.repo.js';
 import type { ForgottenView } from './users.schemas.js';
-import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 
 /**
  * Erasure of one user (a data subject's request): in one transaction, everything that could hold
@@ -12,7 +12,7 @@ import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.j
  * with the same id is a new user. A user the project holds nothing about is not found (404), as
  * any id of another project is. `onForgotten` lets the in-memory caches drop the id.
  */
-export function createUserService(store: Store, onForgotten: (projectId: string) => void) {
+export function createUserService(store: Store, changeLog: ChangeLog, onForgotten: (projectId: string) => void) {
   return {
     async forget(projectId: string, externalUserId: string, actor: Actor = SYSTEM_ACTOR): Promise<ForgottenView> {
       const alias = `forgotten_${randomBytes(16).toString('hex')}`;
@@ -20,7 +20,7 @@ export function createUserService(store: Store, onForgotten: (projectId: string)
         const done = await repo.eraseUser(db, projectId, externalUserId, alias);
         if (done.runs + done.outcomes + done.assignments === 0) throw notFound(`User '${externalUserId}' not found`);
         // Filed under the alias: the log must not keep the id the erasure removed.
-        await recordChange(db, projectId, actor, store.clock, { action: 'user.forgotten', targetType: 'user', targetId: alias, after: done });
+        await changeLog.record(db, projectId, actor, { action: 'user.forgotten', targetType: 'user', targetId: alias, after: done });
         return done;
       });
       onForgotten(projectId);

@@ -1,5 +1,4 @@
 import type { Store } from '../../db/store.js';
-import { SERVICE_VERSION } from '../../version.js';
 import { postDelivery, type PostOutcome } from './post.js';
 import { nextAttemptAt } from './retrySchedule.js';
 import { signatureHeader } from './signature.js';
@@ -27,7 +26,8 @@ interface Log {
  * retry window. The queue is the database, so a restart loses nothing: a delivery claimed by a
  * process that died is claimed again when its lease ends.
  */
-export function createWebhookDispatcher(store: Store, options: { allowPrivate: boolean; log: Log; timeoutMs?: number }) {
+/** `version`: the service's, named in each delivery's User-Agent (given by the composition root, which knows it). */
+export function createWebhookDispatcher(store: Store, options: { allowPrivate: boolean; log: Log; version: string; timeoutMs?: number }) {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const shutdown = new AbortController();
   let lastPrune = 0;
@@ -36,7 +36,7 @@ export function createWebhookDispatcher(store: Store, options: { allowPrivate: b
     const sentAt = store.clock.now();
     const headers = {
       'content-type': 'application/json',
-      'user-agent': `Promptline-Webhooks/${SERVICE_VERSION}`,
+      'user-agent': `Promptline-Webhooks/${options.version}`,
       'promptline-event': d.event_type,
       'promptline-event-id': d.event_id,
       'promptline-delivery': d.id,

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import { newId } from '../../lib/ids.js';
+import type { RecordedChange } from '../changes/changeLog.js';
 import * as repo from './webhooks.repo.js';
 import { EVENT_TYPES, type EventType } from './webhooks.schemas.js';
 
@@ -18,7 +19,7 @@ export interface EventPayload {
 
 export type NewEvent = Omit<EventPayload, 'id' | 'project_id'>;
 
-export const isEventType = (action: string): action is EventType => (EVENT_TYPES as readonly string[]).includes(action);
+const isEventType = (action: string): action is EventType => (EVENT_TYPES as readonly string[]).includes(action);
 
 /**
  * Queues one delivery of the event per enabled endpoint subscribed to it (or to `only`, for a test
@@ -53,4 +54,20 @@ export async function enqueueEvent(db: Sql, projectId: string, event: NewEvent, 
     ids.push(id);
   }
   return ids;
+}
+
+/**
+ * The webhook subscriber of the change log: a change whose action is also an event type
+ * (prompt.label_moved, experiment.started, …) is queued for delivery in the change's transaction.
+ */
+export async function enqueueChangeEvent(db: Sql, { projectId, actor, at, change }: RecordedChange): Promise<void> {
+  if (!isEventType(change.action)) return;
+  await enqueueEvent(db, projectId, {
+    type: change.action,
+    created_at: at,
+    actor: { key_id: actor.keyId, key_name: actor.keyName },
+    target: { type: change.targetType, id: change.targetId },
+    before: change.before ?? null,
+    after: change.after ?? null,
+  });
 }

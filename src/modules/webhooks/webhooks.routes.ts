@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { registerRoute, type AccessCheck } from '../../http/route.js';
-import { actorOf } from '../audit/audit.service.js';
+import { actorOf } from '../changes/changeLog.js';
 import type { WebhookService } from './webhooks.service.js';
 import {
   CreatedWebhookSchema,

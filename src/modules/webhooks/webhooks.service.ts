@@ -4,7 +4,7 @@ import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { recordChange, SYSTEM_ACTOR, type Actor } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 import { registrationProblem } from './destination.js';
 import { enqueueEvent } from './events.js';
 import * as repo from './webhooks.repo.js';
@@ -32,7 +32,7 @@ function toDeliveryView(d: repo.DeliveryRecord): DeliveryView {
 /** Subscribing twice to one event means once. */
 const distinct = (events: readonly string[]) => [...new Set(events)];
 
-export function createWebhookService(store: Store, allowPrivate: boolean) {
+export function createWebhookService(store: Store, changeLog: ChangeLog, allowPrivate: boolean) {
   const require = async (db: Sql, projectId: string, id: string) => {
     const found = await repo.findWebhook(db, projectId, id);
     if (found === undefined) throw notFound(`Webhook '${id}' not found`);
@@ -50,7 +50,7 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
       const before = await require(db, projectId, id);
       const after: repo.WebhookRecord = { ...before, ...edit(before), updated_at: isoNow(store.clock) };
       await repo.updateWebhook(db, projectId, after);
-      await recordChange(db, projectId, actor, store.clock, { action, targetType: 'webhook', targetId: id, before: toView(before), after: toView(after) });
+      await changeLog.record(db, projectId, actor, { action, targetType: 'webhook', targetId: id, before: toView(before), after: toView(after) });
       return after;
     });
   const checkUrl = async (url: string) => {
@@ -74,7 +74,7 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
       };
       await store.writer.write(async (db) => {
         await repo.insertWebhook(db, projectId, record);
-        await recordChange(db, projectId, actor, store.clock, { action: 'webhook.created', targetType: 'webhook', targetId: record.id, after: toView(record) });
+        await changeLog.record(db, projectId, actor, { action: 'webhook.created', targetType: 'webhook', targetId: record.id, after: toView(record) });
       });
       return { ...toView(record), secret: record.secret };
     },
@@ -108,7 +108,7 @@ export function createWebhookService(store: Store, allowPrivate: boolean) {
       await store.writer.write(async (db) => {
         const before = await require(db, projectId, id);
         await repo.deleteWebhook(db, projectId, id);
-        await recordChange(db, projectId, actor, store.clock, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, before: toView(before) });
+        await changeLog.record(db, projectId, actor, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, before: toView(before) });
       });
     },
 
