@@ -19,3 +19,25 @@ export const TRANSITIONS: Record<'start' | 'pause' | 'stop', { from: ExperimentS
   pause: { from: ['running', 'paused'], to: 'paused' },
   stop: { from: ['draft', 'running', 'paused'], to: 'stopped' },
 };
+
+/**
+ * A record after a transition: `started_at` keeps the first start (a resume is no new start), a stop
+ * records its time and winner, and a shipped version stays once set.
+ */
+export function transitioned(
+  row: ExperimentRecord,
+  action: keyof typeof TRANSITIONS,
+  winner: string | null,
+  shipped: number | null,
+  now: string,
+): ExperimentRecord {
+  return {
+    ...row,
+    status: TRANSITIONS[action].to,
+    updated_at: now,
+    started_at: action === 'start' ? (row.started_at ?? now) : row.started_at,
+    stopped_at: action === 'stop' ? now : row.stopped_at,
+    winner: action === 'stop' ? winner : row.winner,
+    shipped_version: shipped ?? row.shipped_version,
+  };
+}

@@ -2,16 +2,14 @@ import type { Store } from '../../db/store.js';
 import type { Sql } from '../../db/sql.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
-import { conflict, Invalid, invalid, invalidIssue, notFound, type Issue } from '../../lib/errors.js';
+import { conflict, Invalid, invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
-import { normaliseWeights, toView, TRANSITIONS } from './experimentModel.js';
-import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
+import { toView, transitioned, TRANSITIONS } from './experimentModel.js';
+import { checkAssignedVariantsKept, checkVariants, declaredMetrics, newExperimentRecord, patchedControl, patchedRecord } from './experimentEdits.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
 import { sampleRatioMismatch } from '../../stats/index.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
-
-const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 
 /** What the experiments module needs to know of prompts, asked of the prompts service inside its writes. */
 export interface PromptFacts {
@@ -60,38 +58,6 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
     return row;
   }
 
-  /** Variants must name versions of the experiment's prompt, with unique keys; control must be one of them. */
-  async function checkVariants(
-    db: Sql,
-    projectId: string,
-    promptId: string,
-    variants: ReadonlyArray<{ key: string; version: number }>,
-    control: string | undefined,
-  ): Promise<Issue[]> {
-    const errors: Issue[] = [];
-    const seen = new Set<string>();
-    for (const [i, v] of variants.entries()) {
-      if (seen.has(v.key)) errors.push(item(['variants', i, 'key'], `variant key '${v.key}' is used twice`));
-      seen.add(v.key);
-      if (!(await prompts.versionExists(db, projectId, promptId, v.version)))
-        errors.push(item(['variants', i, 'version'], `prompt '${promptId}' has no version ${v.version}`));
-    }
-    if (control !== undefined && !seen.has(control)) errors.push(item(['control'], `control '${control}' is not one of the variant keys`));
-    return errors;
-  }
-
-  /**
-   * The metrics a create or patch ends with: `metrics` replaces the list, `primary_metric` (the
-   * older shorthand) replaces only its primary; both at once would be ambiguous.
-   */
-  function declaredMetrics(input: PatchExperimentInput, current: readonly MetricDef[]): { metrics: MetricDef[]; issues: Issue[] } {
-    if (input.metrics !== undefined && input.primary_metric !== undefined)
-      return { metrics: [], issues: [item(['primary_metric'], 'give metrics or primary_metric, not both: metrics can name the primary itself')] };
-    if (input.metrics !== undefined) return normaliseMetrics(input.metrics);
-    if (input.primary_metric !== undefined) return normaliseMetrics(withLegacyPrimary(current, input.primary_metric));
-    return { metrics: [...current], issues: [] };
-  }
-
   async function commit<T extends { prompt_id: string }>(projectId: string, work: (db: Sql) => Promise<T>): Promise<T> {
     const result = await store.writer.write(work);
     onChange(projectId, result.prompt_id);
@@ -103,32 +69,11 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
       return commit(projectId, async (db) => {
         if (!(await prompts.promptIsLive(db, projectId, input.prompt_id))) throw notFound(`Prompt '${input.prompt_id}' not found`);
         const { metrics, issues } = declaredMetrics(input, []);
-        const errors = [...(await checkVariants(db, projectId, input.prompt_id, input.variants, input.control)), ...issues];
+        const errors = [...(await checkVariants(db, prompts, projectId, input.prompt_id, input.variants, input.control)), ...issues];
         if (errors.length > 0) throw new Invalid(errors);
         const id = input.experiment_id ?? newId('exp');
         if (await repo.findExperiment(db, projectId, id)) throw conflict(`Experiment '${id}' already exists`);
-        const now = isoNow(store.clock);
-        const row: repo.ExperimentRecord = {
-          id,
-          prompt_id: input.prompt_id,
-          name: input.name ?? null,
-          hypothesis: input.hypothesis ?? null,
-          status: 'draft',
-          variants: normaliseWeights(input.variants),
-          control: input.control ?? input.variants[0]!.key,
-          coverage: input.coverage ?? 1,
-          seed: input.seed ?? id,
-          metrics,
-          target_mde: input.target_mde ?? 0.1,
-          cuped: input.cuped ?? false,
-          cuped_days: input.cuped_days ?? 14,
-          winner: null,
-          shipped_version: null,
-          created_at: now,
-          updated_at: now,
-          started_at: null,
-          stopped_at: null,
-        };
+        const row = newExperimentRecord(input, id, metrics, isoNow(store.clock));
         await repo.insertExperiment(db, projectId, row);
         await changeLog.record(db, projectId, actor, {
           action: 'experiment.created',
@@ -163,32 +108,12 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
         const row = await require(db, projectId, id);
         if (row.status !== 'draft' && row.status !== 'paused')
           throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
-        const variants = input.variants ?? row.variants;
-        const control = input.control ?? (variants.some((v) => v.key === row.control) ? row.control : variants[0]!.key);
+        const control = patchedControl(row, input);
         const { metrics, issues } = declaredMetrics(input, row.metrics);
-        const errors = [...(await checkVariants(db, projectId, row.prompt_id, variants, control)), ...issues];
-        if (input.variants) {
-          // Sticky assignments must keep their variant: a key with assigned users cannot disappear.
-          const kept = new Set(input.variants.map((v) => v.key));
-          for (const [key, users] of await repo.assignedCountsByVariant(db, projectId, id)) {
-            if (!kept.has(key)) errors.push(item(['variants'], `variant '${key}' has ${users} assigned users and cannot be removed`));
-          }
-        }
+        const errors = [...(await checkVariants(db, prompts, projectId, row.prompt_id, input.variants ?? row.variants, control)), ...issues];
+        if (input.variants) errors.push(...(await checkAssignedVariantsKept(db, projectId, id, input.variants)));
         if (errors.length > 0) throw new Invalid(errors);
-        const updated: repo.ExperimentRecord = {
-          ...row,
-          name: input.name !== undefined ? input.name : row.name,
-          hypothesis: input.hypothesis !== undefined ? input.hypothesis : row.hypothesis,
-          variants: input.variants ? normaliseWeights(input.variants) : row.variants,
-          control,
-          coverage: input.coverage ?? row.coverage,
-          seed: input.seed ?? row.seed,
-          metrics,
-          target_mde: input.target_mde ?? row.target_mde,
-          cuped: input.cuped ?? row.cuped,
-          cuped_days: input.cuped_days ?? row.cuped_days,
-          updated_at: isoNow(store.clock),
-        };
+        const updated = patchedRecord(row, input, control, metrics, isoNow(store.clock));
         await repo.updateExperiment(db, projectId, updated);
         await changeLog.record(db, projectId, actor, {
           action: 'experiment.updated',
@@ -239,15 +164,7 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
             after: { label: 'production', version: shipped, experiment_id: id },
           });
         }
-        const updated: repo.ExperimentRecord = {
-          ...row,
-          status: rule.to,
-          updated_at: now,
-          started_at: action === 'start' ? (row.started_at ?? now) : row.started_at,
-          stopped_at: action === 'stop' ? now : row.stopped_at,
-          winner: action === 'stop' ? winner : row.winner,
-          shipped_version: shipped ?? row.shipped_version,
-        };
+        const updated = transitioned(row, action, winner, shipped, now);
         await repo.updateExperiment(db, projectId, updated);
         await changeLog.record(db, projectId, actor, {
           action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,

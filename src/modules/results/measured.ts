@@ -12,6 +12,12 @@ export interface ResultsOptions {
   cuped: boolean;
 }
 
+/** Exposed users per variant and in all, summed once from the daily counts and passed on. */
+export interface ExposureTotals {
+  usersOf: (variant: string) => number;
+  all: number;
+}
+
 /** One variant's data for one metric: n users, Σy, Σy² over them, and how many had any data. */
 export interface VariantMeasure {
   n: number;
@@ -46,6 +52,8 @@ export interface ResultsData {
   experiment: ExperimentView;
   generatedAt: string;
   exposuresByDay: ReadonlyArray<{ variant: string; day: string; n: number }>;
+  /** Exposed users per variant and in all, summed once from `exposuresByDay`. */
+  exposures: ExposureTotals;
   runs: readonly RunAgg[];
   latency: ReadonlyMap<string, { p50: number | null; p95: number | null }>;
   /** The declared metrics, in declaration order. */

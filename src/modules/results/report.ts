@@ -22,10 +22,7 @@ function exposuresPerDay(users: number, startedAt: string | null, until: string)
 export function buildReport(data: ResultsData, options: ResultsOptions): ExperimentResults {
   const { experiment: e } = data;
   const keys = e.variants.map((v) => v.key);
-  const exposures = new Map<string, number>();
-  for (const row of data.exposuresByDay) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
-  const usersOf = (key: string) => exposures.get(key) ?? 0;
-  const allUsers = keys.reduce((n, k) => n + usersOf(k), 0);
+  const { usersOf, all: allUsers } = data.exposures;
 
   const labels = new Map<string, Record<string, number>>();
   for (const row of data.labels) {

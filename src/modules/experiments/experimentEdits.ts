@@ -1,0 +1,116 @@
+import type { Sql } from '../../db/sql.js';
+import { invalidIssue, type Issue } from '../../lib/errors.js';
+import * as repo from './experiments.repo.js';
+import { normaliseWeights } from './experimentModel.js';
+import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
+import type { CreateExperimentInput, PatchExperimentInput } from './experiments.schemas.js';
+
+/**
+ * What a create or an update checks and the record it writes, apart from the service's transaction
+ * and change log, so each rule reads on its own.
+ */
+
+const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
+
+/** What the variants' check asks of prompts, inside the write it guards. */
+interface PromptVersions {
+  versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean>;
+}
+
+/** Variants must name versions of the experiment's prompt, with unique keys; control must be one of them. */
+export async function checkVariants(
+  db: Sql,
+  prompts: PromptVersions,
+  projectId: string,
+  promptId: string,
+  variants: ReadonlyArray<{ key: string; version: number }>,
+  control: string | undefined,
+): Promise<Issue[]> {
+  const errors: Issue[] = [];
+  const seen = new Set<string>();
+  for (const [i, v] of variants.entries()) {
+    if (seen.has(v.key)) errors.push(item(['variants', i, 'key'], `variant key '${v.key}' is used twice`));
+    seen.add(v.key);
+    if (!(await prompts.versionExists(db, projectId, promptId, v.version)))
+      errors.push(item(['variants', i, 'version'], `prompt '${promptId}' has no version ${v.version}`));
+  }
+  if (control !== undefined && !seen.has(control)) errors.push(item(['control'], `control '${control}' is not one of the variant keys`));
+  return errors;
+}
+
+/** Sticky assignments must keep their variant: a key with assigned users cannot disappear. */
+export async function checkAssignedVariantsKept(db: Sql, projectId: string, id: string, variants: ReadonlyArray<{ key: string }>): Promise<Issue[]> {
+  const errors: Issue[] = [];
+  const kept = new Set(variants.map((v) => v.key));
+  for (const [key, users] of await repo.assignedCountsByVariant(db, projectId, id)) {
+    if (!kept.has(key)) errors.push(item(['variants'], `variant '${key}' has ${users} assigned users and cannot be removed`));
+  }
+  return errors;
+}
+
+/**
+ * The metrics a create or patch ends with: `metrics` replaces the list, `primary_metric` (the
+ * older shorthand) replaces only its primary; both at once would be ambiguous.
+ */
+export function declaredMetrics(input: PatchExperimentInput, current: readonly MetricDef[]): { metrics: MetricDef[]; issues: Issue[] } {
+  if (input.metrics !== undefined && input.primary_metric !== undefined)
+    return { metrics: [], issues: [item(['primary_metric'], 'give metrics or primary_metric, not both: metrics can name the primary itself')] };
+  if (input.metrics !== undefined) return normaliseMetrics(input.metrics);
+  if (input.primary_metric !== undefined) return normaliseMetrics(withLegacyPrimary(current, input.primary_metric));
+  return { metrics: [...current], issues: [] };
+}
+
+/** A new experiment's record: a draft, every setting the input leaves out at its default. */
+export function newExperimentRecord(input: CreateExperimentInput, id: string, metrics: MetricDef[], now: string): repo.ExperimentRecord {
+  return {
+    id,
+    prompt_id: input.prompt_id,
+    name: input.name ?? null,
+    hypothesis: input.hypothesis ?? null,
+    status: 'draft',
+    variants: normaliseWeights(input.variants),
+    control: input.control ?? input.variants[0]!.key,
+    coverage: input.coverage ?? 1,
+    seed: input.seed ?? id,
+    metrics,
+    target_mde: input.target_mde ?? 0.1,
+    cuped: input.cuped ?? false,
+    cuped_days: input.cuped_days ?? 14,
+    winner: null,
+    shipped_version: null,
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    stopped_at: null,
+  };
+}
+
+/** The control a patch ends with: the one named, else the current one while its variant stays, else the first variant. */
+export function patchedControl(row: repo.ExperimentRecord, input: PatchExperimentInput): string {
+  const variants = input.variants ?? row.variants;
+  return input.control ?? (variants.some((v) => v.key === row.control) ? row.control : variants[0]!.key);
+}
+
+/** A record after a patch: what the input names replaces what the record had (a null name or hypothesis clears it). */
+export function patchedRecord(
+  row: repo.ExperimentRecord,
+  input: PatchExperimentInput,
+  control: string,
+  metrics: MetricDef[],
+  now: string,
+): repo.ExperimentRecord {
+  return {
+    ...row,
+    name: input.name !== undefined ? input.name : row.name,
+    hypothesis: input.hypothesis !== undefined ? input.hypothesis : row.hypothesis,
+    variants: input.variants ? normaliseWeights(input.variants) : row.variants,
+    control,
+    coverage: input.coverage ?? row.coverage,
+    seed: input.seed ?? row.seed,
+    metrics,
+    target_mde: input.target_mde ?? row.target_mde,
+    cuped: input.cuped ?? row.cuped,
+    cuped_days: input.cuped_days ?? row.cuped_days,
+    updated_at: now,
+  };
+}
