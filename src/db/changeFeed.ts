@@ -29,7 +29,7 @@ export function encodeChange(change: ChangeNotice): string {
 }
 
 /** A payload back into the change; null when it does not say (empty, or sent by an older Promptline): drop everything. */
-export function decodeChange(payload: string): ChangeNotice | null {
+function decodeChange(payload: string): ChangeNotice | null {
   if (payload === '') return null;
   try {
     const parsed = JSON.parse(payload) as Partial<ChangeNotice> | null;
