@@ -54,6 +54,20 @@ module.exports = {
       to: { path: 'node_modules/(fastify|@fastify/)' },
     },
     {
+      name: 'edge-imports-what-it-may',
+      severity: 'error',
+      comment: '`http` may import `lib`, `db`, `providers`, module types and the `Config` type: nothing else of ours.',
+      from: { path: '^src/http/' },
+      to: { path: '^(src|web|bench|scripts|test)/', pathNot: '^src/(http|lib|db|providers|modules|config[.]ts$)' },
+    },
+    {
+      name: 'edge-imports-only-types-of-modules-and-config',
+      severity: 'error',
+      comment: 'Of the modules (the key decision) and of config.ts, `http` imports types only.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(modules/|config[.]ts$)', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-other-modules-repo',
       severity: 'error',
       comment: "A module never imports another module's repo (its SQL): it goes through that module's service or exported functions.",
