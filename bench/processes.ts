@@ -57,7 +57,7 @@ export function startProcess(script: string, args: string[], env: Record<string,
 }
 
 /** A port that was free a moment ago (the OS hands out another on the next bind). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;

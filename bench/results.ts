@@ -25,7 +25,6 @@ import { checkBulkSeed } from './resultsSeedCheck.js';
 
 // What bench/consoleResults.ts imports from here, and the seeding API this file has always exported.
 export { ADMIN_KEY, benchApp, seededExperiment } from './resultsApp.js';
-export { type SeedTarget, seed } from './resultsSeed.js';
 
 const TARGET_MS = 1000;
 

@@ -23,6 +23,9 @@ const postgres = { PROMPTLINE_TEST_BACKEND: 'postgres' };
 
 const stages = [
   { name: 'lint (biome check)', command: ['biome', 'check'] },
+  // ARCHITECTURE.md's import rules (.dependency-cruiser*.cjs), and no unused export, file or dependency (knip.jsonc).
+  { name: 'rules (dependency-cruiser)', command: ['npm', 'run', '--silent', 'lint:deps'], bin: false },
+  { name: 'unused code (knip)', command: ['knip'] },
   { name: 'types (tsc --noEmit)', command: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
   // Once, here: the vitest stages after it then skip test/support/globalSetup.ts's own build.
   { name: 'build', command: ['npm', 'run', '--silent', 'build'], bin: false },

@@ -27,7 +27,7 @@ export interface Config {
 }
 
 /** How long PostgreSQL may take before a replica stops waiting for it (unused on SQLite). */
-export interface PostgresSettings {
+interface PostgresSettings {
   /** Longest statement (the server cancels it), and connection attempt; the client gives up 1 s later. */
   readonly timeoutMs: number;
   /** The same for the statements of an experiment report (the results worker, the CLI). */
@@ -37,7 +37,7 @@ export interface PostgresSettings {
 }
 
 /** Everything that bounds what one client can cost the process (docs/configuration.md, "Limits"). */
-export interface Limits {
+interface Limits {
   readonly renderMaxBytes: number;
   readonly renderMaxSteps: number;
   readonly headersTimeoutMs: number;

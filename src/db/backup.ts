@@ -9,7 +9,7 @@ import { databasePath } from './open.js';
  * mid-copy), and a restore writes into the live file the same way, so a running server sees the
  * restored data on its next request (its caches follow `PRAGMA data_version`).
  */
-export class BackupError extends Error {}
+class BackupError extends Error {}
 
 export interface BackupFacts {
   bytes: number;
@@ -18,7 +18,7 @@ export interface BackupFacts {
 }
 
 /** Opens a copy and checks it is a sound Promptline database: integrity, and a schema this build knows. */
-export function checkBackup(file: string): BackupFacts {
+function checkBackup(file: string): BackupFacts {
   if (!fs.existsSync(file)) throw new BackupError(`${file} does not exist`);
   let db: Database.Database;
   try {

@@ -35,7 +35,7 @@ export async function announceChange(db: Sql, change: ChangeNotice): Promise<voi
 }
 
 /** A payload back into the change; null when it does not say (empty, or sent by an older Promptline): drop everything. */
-export function decodeChange(payload: string): ChangeNotice | null {
+function decodeChange(payload: string): ChangeNotice | null {
   if (payload === '') return null;
   try {
     const parsed = JSON.parse(payload) as Partial<ChangeNotice> | null;

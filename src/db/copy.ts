@@ -1,8 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { CopyError, type Endpoint, openEndpoint, type TableShape } from './copyEndpoints.js';
 
-export { CopyError } from './copyEndpoints.js';
-
 /**
  * `promptline db copy`: every row of one Promptline database into a new, empty one, between SQLite
  * and PostgreSQL in either direction (or the same backend twice). The two schemas have the same
@@ -34,12 +32,12 @@ export const COPY_TABLES = [
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */
-export const BATCH_ROWS = 1000;
+const BATCH_ROWS = 1000;
 /** PostgreSQL binds at most 65535 parameters per statement. */
 const MAX_PARAMETERS = 65_535;
 
 /** The source's tables in copy order; throws on one the copy does not know, or one it lacks. */
-export function tableOrder(schemaTables: Iterable<string>): string[] {
+function tableOrder(schemaTables: Iterable<string>): string[] {
   const present = new Set(schemaTables);
   const known = new Set<string>(COPY_TABLES);
   const unknown = [...present].filter((t) => !known.has(t)).sort();
@@ -55,7 +53,7 @@ export function tableOrder(schemaTables: Iterable<string>): string[] {
  * keep every bit through JSON's shortest round-trip form, except -0, which SQLite stores as 0 anyway;
  * the non-finite ones, which JSON would turn into null, are tagged.
  */
-export function canonicalValue(value: unknown): unknown {
+function canonicalValue(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : { number: String(value) };
@@ -71,7 +69,7 @@ export function canonicalRow(values: readonly unknown[]): string {
 }
 
 /** Row count and sha256 over the canonical rows, fed in primary-key order. */
-export class TableChecksum {
+class TableChecksum {
   rows = 0;
   private readonly hash: Hash = createHash('sha256');
   add(rows: readonly (readonly unknown[])[]): void {
@@ -83,7 +81,7 @@ export class TableChecksum {
   }
 }
 
-export interface TableReport {
+interface TableReport {
   table: string;
   rows: number;
   checksum: string;

@@ -44,7 +44,7 @@ export interface Endpoint {
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const list = (names: string[]) => names.map(quote).join(', ');
 
-export function isPostgresUrl(location: string): boolean {
+function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
@@ -59,7 +59,7 @@ function unreachable(label: string, error: unknown): CopyError {
  * source is opened read-only and never migrated; a target gets the pragmas the server uses
  * (src/db/open.ts) and this Promptline's migrations.
  */
-export function sqliteEndpoint(file: string, role: 'source' | 'target'): Endpoint {
+function sqliteEndpoint(file: string, role: 'source' | 'target'): Endpoint {
   const label = path.resolve(file);
   if (role === 'source' && !fs.existsSync(file)) throw new CopyError(`no SQLite database at ${label}`);
   let db: Database.Database;
@@ -154,7 +154,7 @@ const types = {
  * A PostgreSQL database, on one connection: a source's reads all come from one REPEATABLE READ
  * snapshot (a live server may keep writing), a target's writes are one transaction.
  */
-export async function postgresEndpoint(url: string, role: 'source' | 'target'): Promise<Endpoint> {
+async function postgresEndpoint(url: string, role: 'source' | 'target'): Promise<Endpoint> {
   const label = redactPassword(url);
   const pool = openPool(url, 1, { types });
   let client: pg.PoolClient;

@@ -32,7 +32,7 @@ function rowText(row: Record<string, unknown>): number {
   return n;
 }
 
-export interface ListFilter {
+interface ListFilter {
   column: string;
   /** undefined: no filter; null: the column must be NULL. */
   value: string | number | null | undefined;

@@ -5,7 +5,7 @@ import { isStorageFailure } from './storageErrors.js';
 import { noTelemetry, type Telemetry } from '../lib/telemetry.js';
 
 /** A change: runs inside a transaction on `tx`, and may read it (it sees its batch's earlier ops). */
-export type WriteOp<T> = (tx: Sql) => Promise<T> | T;
+type WriteOp<T> = (tx: Sql) => Promise<T> | T;
 
 interface Pending {
   op: WriteOp<unknown>;

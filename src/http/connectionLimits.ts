@@ -21,7 +21,7 @@ export interface ConnectionLimits {
  * `/healthz` and `/readyz` when every slot is taken. Each may carry one request, a health check,
  * then closes; it is given at most RESERVE_FIRST_REQUEST_MS to send it.
  */
-export const HEALTH_RESERVE = 8;
+const HEALTH_RESERVE = 8;
 /** Of the reserve, at most this many connections from one address at a time (an orchestrator probes liveness and readiness together). */
 const HEALTH_RESERVE_PER_ADDRESS = 4;
 const RESERVE_FIRST_REQUEST_MS = 1_000;

@@ -31,7 +31,7 @@ export interface AccessCheck {
   check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
 }
 
-export interface RouteResult {
+interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
@@ -41,7 +41,7 @@ export interface RouteResult {
   raw?: { contentType: string; text: string };
 }
 
-export interface HandlerContext<B, Q, P> {
+interface HandlerContext<B, Q, P> {
   body: B;
   /** The body as decoded, before coercion and defaults: what FastAPI echoes as an error's `input`. */
   rawBody: unknown;

@@ -17,7 +17,7 @@ export interface Telemetry {
 }
 
 export type ModelAttemptOutcome = 'ok' | 'retried' | 'timeout' | '4xx' | '5xx' | 'error';
-export type CacheName = 'keys' | 'prompts' | 'experiments';
+type CacheName = 'keys' | 'prompts' | 'experiments';
 
 export const noTelemetry: Telemetry = {
   request() {},

@@ -11,7 +11,7 @@ import type { ProviderSettings } from './settings.js';
 import { countChatTokens, countTextTokens } from './tokens.js';
 import type { AttemptRecord, ModelGateway, ModelRequest, ModelResult } from './types.js';
 
-export type { AttemptRecord, ChatMessage, ModelGateway, ModelRequest, ModelResult, PriceUsed } from './types.js';
+export type { ModelGateway, ModelRequest, ModelResult } from './types.js';
 export { ModelCallError, ServerShutdown } from './errors.js';
 
 /** What the gateway logs through: a pino logger, or Fastify's `app.log`. */

@@ -1,14 +1,10 @@
 /** Statistics engine: pure functions over per-variant sufficient statistics (docs/design-decisions.md, "Statistics"). */
 export type {
-  BayesianResult,
   CompareOptions,
   Comparison,
   Direction,
   FrequentistResult,
-  Interval,
   MetricKind,
-  Moments,
-  SequentialResult,
   Suff,
   Verdict,
 } from './types.js';
@@ -21,11 +17,9 @@ export {
 } from './compare.js';
 export { holmAdjust } from './holm.js';
 export { sampleRatioMismatch } from './srm.js';
-export type { SrmResult } from './srm.js';
 export { minimumDetectableEffect } from './mde.js';
 export type { MdeOptions } from './mde.js';
 export { guardrailVerdict, primaryPValue, verdictFor } from './verdict.js';
-export type { VerdictNames } from './verdict.js';
 export { oneSidedWorsePValue } from './frequentist.js';
 export { cupedAdjust } from './cuped.js';
 export type { CupedResult, CupedSuff } from './cuped.js';

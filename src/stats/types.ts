@@ -22,7 +22,7 @@ export interface Moments {
   variance: number;
 }
 
-export type Interval = [number, number];
+type Interval = [number, number];
 
 export interface CompareOptions {
   /** Bayesian prior on the relative lift: flat (default) or proper N(0, priorStdDev²). */

@@ -44,11 +44,11 @@ export interface ContractCase {
   deviation?: string;
 }
 
-export const JSON_CT = 'application/json';
+const JSON_CT = 'application/json';
 /** The two documented deviations from FastAPI (docs/runtime-contract.md, "Differences from FastAPI"). */
 export const NUMBER_FORM = "number form: echoed numbers are JavaScript numbers, not Python's int/float repr";
 export const KEY_ORDER = 'key order: JavaScript objects list integer-like keys first';
-export const ADMIN = '⟦ADMIN⟧';
+const ADMIN = '⟦ADMIN⟧';
 
 /** Default headers of a runtime call: a valid admin key and a JSON body. */
 export const H = (extra: Record<string, string | string[]> = {}): Record<string, string | string[]> => ({

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../support/harness.js';
 import type { ContractCase, Transport } from './contractCase.js';
 
-export interface ContractContext {
+interface ContractContext {
   t: TestApp;
   port: number;
   fixtures: Record<string, string>;
@@ -28,7 +28,7 @@ async function must(t: TestApp, method: string, url: string, body?: unknown, key
 }
 
 /** The app with the fixtures every table refers to (see contractCase.ts for the placeholders). */
-export async function startContractApp(): Promise<ContractContext> {
+async function startContractApp(): Promise<ContractContext> {
   const t = await startTestApp();
   await must(t, 'POST', '/prompts', { prompt_id: 'support', template: 'Hello {{name}}, about {{topic}}' });
   await must(t, 'POST', '/prompts', {

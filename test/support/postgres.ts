@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The server the tests use: the machine's PostgreSQL (trust auth for `postgres` on loopback). */
-export const TEST_POSTGRES_URL = process.env.PROMPTLINE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TEST_POSTGRES_URL = process.env.PROMPTLINE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Which backend the integration and contract suites run on: PROMPTLINE_TEST_BACKEND=postgres, else SQLite. */
 export function testBackend(): 'sqlite' | 'postgres' {
@@ -40,7 +40,7 @@ async function adminStatement(statement: string): Promise<void> {
 }
 
 /** `client.end()`, given up on after `ms`: a teardown never waits on a socket that will not close. */
-export async function endWithin(client: { end(): Promise<void> }, ms: number = END_TIMEOUT_MS): Promise<void> {
+async function endWithin(client: { end(): Promise<void> }, ms: number = END_TIMEOUT_MS): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);

@@ -16,7 +16,7 @@ export const ERROR_BOUNDS = {
 } as const;
 
 /** What every cut ends with, so a client can tell a truncated echo from a value that was sent. */
-export const TRUNCATED = '…[truncated: ';
+const TRUNCATED = '…[truncated: ';
 /** The type of the last item of a list that left errors out. */
 export const TOO_MANY_ERRORS = 'too_many_errors';
 

@@ -38,9 +38,9 @@ export const passThrough: Check = (v) => v;
  * service keys caches and marks float output with it. Refused at validation, like a validator of
  * a FastAPI model would (`value_error`), so both backends give the same answer before any storage.
  */
-export const NUL_REASON = 'String should not contain the NUL character (U+0000)';
+const NUL_REASON = 'String should not contain the NUL character (U+0000)';
 
-export function reportNul(st: State, input: unknown): void {
+function reportNul(st: State, input: unknown): void {
   report(st, 'value_error', `Value error, ${NUL_REASON}`, input, { error: NUL_REASON });
 }
 

@@ -20,7 +20,7 @@ import {
   type State,
 } from './pydanticScalars.js';
 
-export type { ErrorItem, Loc };
+export type { ErrorItem };
 
 export interface ValidateOptions {
   loc: Loc;

@@ -5,7 +5,7 @@ import { codePointLength } from './pydanticCoercions.js';
 
 export { INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH };
 
-export interface PythonJsonError {
+interface PythonJsonError {
   ok: false;
   /** 0-based index in code points (a Python str index), as `JSONDecodeError.pos`. */
   pos: number;

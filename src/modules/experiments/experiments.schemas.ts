@@ -22,7 +22,6 @@ const PrimaryMetric = Type.Object(
   },
   { description: 'shorthand for one primary outcome metric where higher is better (the same as a metrics entry with role "primary")' },
 );
-export type PrimaryMetricInput = Static<typeof PrimaryMetric>;
 
 const editable = {
   name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),

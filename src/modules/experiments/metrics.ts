@@ -11,14 +11,14 @@ import { Nullable } from '../../lib/schemas.js';
  */
 
 export const OUTCOME_KINDS = ['success_rate', 'mean'] as const;
-export const RUN_KINDS = ['latency_ms', 'cost_usd', 'error_rate', 'total_tokens'] as const;
+const RUN_KINDS = ['latency_ms', 'cost_usd', 'error_rate', 'total_tokens'] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 export type RunKind = (typeof RUN_KINDS)[number];
 export type MetricKindName = OutcomeKind | RunKind;
 
 /** Kinds whose per-user value is a 0/1 share: they cannot be capped. */
 const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate']);
-export const isRateKind = (kind: MetricKindName) => RATE_KINDS.has(kind);
+const isRateKind = (kind: MetricKindName) => RATE_KINDS.has(kind);
 
 const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
   success_rate: 'share of exposed users with at least one outcome of the event type with is_success = true',
@@ -41,13 +41,11 @@ export const MetricKindSchema = literals(
     .map(([k, d]) => `${k}: ${d}`)
     .join('; '),
 );
-export const RoleSchema = literals(
+const RoleSchema = literals(
   ['primary', 'secondary', 'guardrail'] as const,
   'primary: decides the experiment (at most one); secondary: another goal, corrected together with the primary; guardrail: must not get worse (tested one-sided, on its own)',
 );
 export const DirectionSchema = literals(['higher', 'lower'] as const, 'which way is better (default: higher for outcomes, lower for runs)');
-export type MetricRole = Static<typeof RoleSchema>;
-export type Direction = Static<typeof DirectionSchema>;
 
 const CAP_DESCRIPTION =
   'mean metrics only: per-user values above the cap are clamped to it before the statistics, so one whale cannot decide the experiment. Either an absolute number, or {"percentile": p} with 0 < p < 1, the nearest-rank percentile of the per-user values over all of the metric\'s users (users without data count as 0)';
@@ -83,7 +81,7 @@ export const MetricSchema = Type.Object({
 });
 export type MetricDef = Static<typeof MetricSchema>;
 
-export const MAX_METRICS = 20;
+const MAX_METRICS = 20;
 
 const issue = (path: (string | number)[], why: string) => invalidIssue('body', ['metrics', ...path], why);
 

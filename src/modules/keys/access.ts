@@ -81,5 +81,3 @@ export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits
     },
   };
 }
-
-export type AccessControl = ReturnType<typeof createAccessControl>;

@@ -37,7 +37,7 @@ export const TrackOutcomeResponse = Type.Object(
 );
 export type TrackOutcomeAnswer = Static<typeof TrackOutcomeResponse>;
 
-export const OutcomeSchema = Type.Object({
+const OutcomeSchema = Type.Object({
   outcome_id: Type.String(),
   prompt_id: Type.String(),
   prompt_run_id: Nullable(Type.String()),

@@ -2,7 +2,7 @@ import type { Verdict } from '../../stats/index.js';
 import type { DecisionView } from './results.schemas.js';
 
 /** Past this share of users seen in more than one variant, the split itself is broken. */
-export const MULTIPLE_VARIANT_LIMIT = 0.01;
+const MULTIPLE_VARIANT_LIMIT = 0.01;
 
 /** What decides one treatment variant, gathered from the report (pure data). */
 export interface DecisionInput {

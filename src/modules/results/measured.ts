@@ -27,7 +27,7 @@ export interface VariantMeasure {
 }
 
 /** A metric that was not declared, reported for exploration only. */
-export type ExploratoryDef = Omit<MetricDef, 'role'> & { role: 'exploratory' };
+type ExploratoryDef = Omit<MetricDef, 'role'> & { role: 'exploratory' };
 
 /** CUPED's sums over one variant's users with a pre-exposure value x (y: the same user's value after exposure, 0 without one). */
 export interface CupedSums {

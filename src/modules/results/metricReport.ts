@@ -80,7 +80,7 @@ function suffOf(m: Measured, key: string): Suff {
 }
 
 /** The one-sided "got worse" p-value of a guardrail: on the relative lift, or the absolute one when the control's mean is 0. */
-export function worsePValue(c: Comparison, direction: 'higher' | 'lower'): number | null {
+function worsePValue(c: Comparison, direction: 'higher' | 'lower'): number | null {
   const t = c.relative.se !== null ? c.relative : c.absolute;
   if (t.lift === null || t.se === null || t.df === null) return null;
   return oneSidedWorsePValue(t.lift, t.se, t.df, direction);

@@ -99,7 +99,7 @@ export function assignedRows(db: Sql, projectId: string, experimentId: string, c
 }
 
 /** CUPED's covariate of the assigned users with any outcome of its event types in the window before first exposure, in user order. */
-export function preRows(assigned: AssignedColumns): PreRow[] {
+function preRows(assigned: AssignedColumns): PreRow[] {
   const rows: PreRow[] = [];
   for (let i = 0; i < assigned.user.length; i++) {
     const values = assigned.pre[i] ?? null;

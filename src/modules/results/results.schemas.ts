@@ -22,7 +22,6 @@ export const ResultsQuery = Type.Object({
   ),
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json', description: 'csv: one row per metric × variant' })),
 });
-export type ResultsQueryInput = Static<typeof ResultsQuery>;
 
 const Num = Nullable(Type.Number());
 /** [low, high], or null when the interval is undefined for the data (never NaN). */

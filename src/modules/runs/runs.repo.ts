@@ -134,7 +134,7 @@ export interface RunListQuery extends PageBounds {
 }
 
 /** The fields of a listed run left out because they are large (given whole by findRun). */
-export type LeftOut = 'inputs' | 'rendered_prompt' | 'messages' | 'output' | 'error';
+type LeftOut = 'inputs' | 'rendered_prompt' | 'messages' | 'output' | 'error';
 export type ListedRun = RunRecord & { leftOut: LeftOut[] };
 
 type ListedRow = RunRow & Record<`${(typeof BOUNDED)[number]}_left_out`, number>;

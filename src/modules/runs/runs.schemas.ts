@@ -89,7 +89,7 @@ export type RunView = Static<typeof RunSchema>;
  * A run in `GET /runs`: its large fields left out (docs/management-api.md, "List pages"), named in
  * `truncated`; `GET /runs/{run_id}` gives them whole.
  */
-export const RunListItemSchema = Type.Composite([
+const RunListItemSchema = Type.Composite([
   RunSchema,
   Type.Object({
     truncated: Type.Array(

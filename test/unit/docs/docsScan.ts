@@ -24,7 +24,7 @@ export function repositoryTextFiles(): string[] {
 }
 
 /** Whether `relative` (from the root) names a file or folder of the repository, never one outside it. */
-export function existsInRepository(relative: string): boolean {
+function existsInRepository(relative: string): boolean {
   const absolute = path.resolve(ROOT, relative);
   const inside = path.relative(ROOT, absolute);
   if (inside === '') return true;

@@ -52,7 +52,7 @@ export function toneOf(verdict: Comparison['verdict'] | undefined): Tone {
 }
 
 /** The interval drawn and printed (the always-valid one when sequential is on), as [low, high]. */
-export function shownInterval(c: Comparison, sequential: boolean): [number, number] | null {
+function shownInterval(c: Comparison, sequential: boolean): [number, number] | null {
   const ci = sequential ? (c.sequential?.ci ?? null) : c.relative.ci;
   return ci === null || ci.length < 2 ? null : [ci[0]!, ci[1]!];
 }
@@ -60,13 +60,13 @@ export function shownInterval(c: Comparison, sequential: boolean): [number, numb
 export type Section = 'goal' | 'guardrail' | 'exploratory';
 
 /** The p-value the CLI prints for a section: Holm-adjusted (goals), one-sided worse (guardrails), raw. */
-export function sectionP(c: Comparison, section: Section): number | null {
+function sectionP(c: Comparison, section: Section): number | null {
   if (section === 'goal') return c.p_value_adjusted;
   if (section === 'guardrail') return c.p_value_worse ?? null;
   return c.relative.p_value;
 }
 
-export const VERDICT_LABELS: Record<Comparison['verdict'], string> = {
+const VERDICT_LABELS: Record<Comparison['verdict'], string> = {
   better: 'better',
   worse: 'worse',
   no_detectable_difference: 'no detectable difference',

@@ -2,7 +2,7 @@
  * The run list's filters, kept in the page's query string under the API's own names, so a filtered
  * view is a link and `GET /runs` gets the same parameters.
  */
-export const FILTER_KEYS = ['prompt_id', 'experiment_id', 'variant', 'external_user_id', 'status', 'since', 'until'] as const;
+const FILTER_KEYS = ['prompt_id', 'experiment_id', 'variant', 'external_user_id', 'status', 'since', 'until'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type RunFilters = Partial<Record<FilterKey, string>>;
 

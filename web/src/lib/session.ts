@@ -1,5 +1,5 @@
 /** The API key the console signs in with: this browser tab only (sessionStorage), never a cookie. */
-export const STORAGE_KEY = 'promptline.apiKey';
+const STORAGE_KEY = 'promptline.apiKey';
 
 export const session = {
   key: (): string | null => sessionStorage.getItem(STORAGE_KEY),

@@ -46,7 +46,7 @@ export type ExperimentStatus = Experiment['status'];
 export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'cost_usd' | 'error_rate' | 'total_tokens';
 export type Direction = 'higher' | 'lower';
 
-export interface MetricDef {
+interface MetricDef {
   name: string;
   source: 'outcomes' | 'runs';
   event_type: string | null;
@@ -77,7 +77,7 @@ export interface ExperimentDetail extends Experiment {
 type Num = number | null;
 /** An interval [low, high] as the API writes it (its schema says "array"), or null when the data leave it undefined. */
 type Ci = readonly number[] | null;
-export type Verdict = 'not_enough_data' | 'no_detectable_difference' | 'better' | 'worse';
+type Verdict = 'not_enough_data' | 'no_detectable_difference' | 'better' | 'worse';
 
 export interface Comparison {
   variant: string;
@@ -108,7 +108,7 @@ export interface MetricResult {
   comparisons: Comparison[];
 }
 
-export interface Decision {
+interface Decision {
   variant: string;
   decision: 'ship' | 'rollback' | 'keep_running' | 'unhealthy';
   reason: string;
@@ -116,7 +116,7 @@ export interface Decision {
   days_needed: number | null;
 }
 
-export interface ResultsOptions {
+interface ResultsOptions {
   sequential: boolean;
   prior: 'flat' | 'proper';
   alpha: number;
