@@ -24,7 +24,7 @@ export interface ChangeNotice {
 const MAX_PAYLOAD = 4_000;
 
 /** The NOTIFY payload of a change; '' (anything may have changed) when it would not fit. */
-export function encodeChange(change: ChangeNotice): string {
+function encodeChange(change: ChangeNotice): string {
   const payload = JSON.stringify(change);
   return Buffer.byteLength(payload) <= MAX_PAYLOAD ? payload : '';
 }

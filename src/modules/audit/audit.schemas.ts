@@ -14,7 +14,7 @@ export const ListAuditQuery = Type.Object({
 });
 export type ListAuditInput = Static<typeof ListAuditQuery>;
 
-export const AuditEntrySchema = Type.Object(
+const AuditEntrySchema = Type.Object(
   {
     id: Type.String(),
     created_at: Type.String(),

@@ -42,5 +42,3 @@ export function createProjectService(store: Store) {
     },
   };
 }
-
-export type ProjectService = ReturnType<typeof createProjectService>;

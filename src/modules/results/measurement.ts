@@ -64,7 +64,7 @@ const PRESENT: Record<OutcomeKind, (agg: MetricAgg) => boolean> = {
 };
 
 /** An outcome metric over `n` exposed users (users without data count as 0). */
-export function outcomeMeasure(kind: OutcomeKind, n: number, agg: MetricAgg): VariantMeasure {
+function outcomeMeasure(kind: OutcomeKind, n: number, agg: MetricAgg): VariantMeasure {
   return kind === 'success_rate'
     ? { n, sum: agg.successes, sumSquares: agg.successes, usersWithData: agg.users_with_event }
     : { n, sum: agg.sum, sumSquares: agg.sum_squares, usersWithData: agg.users_with_event };

@@ -59,5 +59,3 @@ export function createResultsService(store: { readSnapshot: ReadSnapshot; clock:
     },
   };
 }
-
-export type ResultsService = ReturnType<typeof createResultsService>;

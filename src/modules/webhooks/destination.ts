@@ -11,7 +11,7 @@ import ipaddr from 'ipaddr.js';
  * resolves to then (a name can be re-pointed after registration).
  */
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 const ALLOW_PRIVATE_HINT = 'PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE=on allows it';
 
 /** What is wrong with the URL's form, or null. */
@@ -75,7 +75,7 @@ function ipv4Range(address: ipaddr.IPv4): string | null {
 }
 
 /** The URL's host as an address or a name (IPv6 literals lose their brackets). */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 

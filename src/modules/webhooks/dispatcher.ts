@@ -1,18 +1,18 @@
 import type { Store } from '../../db/store.js';
 import { postDelivery, type PostOutcome } from './post.js';
 import { nextAttemptAt } from './retrySchedule.js';
-import { signatureHeader } from './signature.js';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import * as repo from './webhooks.repo.js';
 
 /** How long one attempt may take before it counts as failed. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 /** Deliveries in flight at once: a dead receiver can hold this many slots for the timeout, never an API call. */
 const CONCURRENCY = 4;
 const BATCH = 16;
 /** A claimed attempt's lease outlives its timeout by this, so a live attempt is never claimed twice. */
 const LEASE_MARGIN_MS = 5_000;
 /** Delivered and failed deliveries are kept this long, then pruned. */
-export const HISTORY_DAYS = 30;
+const HISTORY_DAYS = 30;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 interface Log {
@@ -40,7 +40,7 @@ export function createWebhookDispatcher(store: Store, options: { allowPrivate: b
       'promptline-event': d.event_type,
       'promptline-event-id': d.event_id,
       'promptline-delivery': d.id,
-      'promptline-signature': signatureHeader(d.secret, Math.floor(sentAt.getTime() / 1000), d.payload),
+      [SIGNATURE_HEADER]: signatureHeader(d.secret, Math.floor(sentAt.getTime() / 1000), d.payload),
     };
     const outcome: PostOutcome = await postDelivery(d.url, d.payload, headers, { timeoutMs, allowPrivate: options.allowPrivate, signal: shutdown.signal });
     if (shutdown.signal.aborted) return; // the lease runs out and the next start tries again

@@ -5,7 +5,7 @@ import * as repo from './webhooks.repo.js';
 import { EVENT_TYPES, type EventType } from './webhooks.schemas.js';
 
 /** The body of every delivery (`type` says which event; `before`/`after` are as in the audit log). */
-export interface EventPayload {
+interface EventPayload {
   id: string;
   type: string;
   created_at: string;
