@@ -11,34 +11,25 @@ import { noTelemetry } from './lib/telemetry.js';
 import { observeGateway } from './providers/observed.js';
 import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
-import { createKeyService, type KeyService } from './modules/keys/keys.service.js';
+import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
-import { createPromptCache } from './modules/prompts/promptCache.js';
-import { createPromptService, promptFacts } from './modules/prompts/prompts.service.js';
-import { createServingService } from './modules/prompts/serving.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
-import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
-import { createExperimentService, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
+import { runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
-import { createRunService } from './modules/runs/runs.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
 import { createRunTextRetention, type RunTextRetention } from './modules/runs/textRetention.js';
-import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
-import { createUserService } from './modules/users/users.service.js';
-import { createAuditService } from './modules/audit/audit.service.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerUserRoutes } from './modules/users/users.routes.js';
-import { createWebhookService } from './modules/webhooks/webhooks.service.js';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
-import { changeLogFor } from './changeLog.js';
+import { createServices } from './services.js';
 
 /** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
 const RETENTION_INTERVAL_MS = 60_000;
@@ -78,7 +69,8 @@ export interface PromptlineApp {
 
 /**
  * Builds the whole service on the configured SQLite file; never listens (tests use `app.inject`).
- * This is the one place that wires modules together: each gets what it needs of the others here.
+ * The services are wired in `createServices` (services.ts); this adds what only the server has:
+ * the routes, the change feed, metrics, the retention sweep, the webhook sender and the results worker.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<PromptlineApp> {
   // The gauges read the database at scrape time; `store` exists by then.
@@ -94,26 +86,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
-  // One change log, with all its subscribers, for every service that records changes.
-  const changeLog = changeLogFor(store);
-  const keys = createKeyService(store, changeLog, telemetry, cachesTrusted);
-  const promptCache = createPromptCache(store.sql, telemetry, cachesTrusted);
-  const prompts = createPromptService(store, changeLog, promptCache, (model) => gateway.isConfigured(model), renderLimits);
-  const router = createExperimentRouter(store, telemetry, (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'), cachesTrusted);
-  const serving = createServingService(promptCache, router, renderLimits);
-  const experiments = createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
-    router.invalidate(projectId, promptId);
-    promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
+  const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks } = createServices(store, {
+    telemetry,
+    cachesTrusted,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+    runtime: {
+      gateway,
+      defaultModel: config.defaultModel,
+      renderLimits,
+      onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
+    },
   });
-  const runs = createRunService({ store, serving, gateway, defaultModel: config.defaultModel });
-  const outcomes = createOutcomeService({
-    store,
-    requirePrompt: (projectId, promptId) => serving.requirePrompt(projectId, promptId),
-    runAttribution: runs.attributionOf,
-    assignmentAttribution: experiments.attributionFor,
-  });
-  // A forgotten user's id must not linger in the sticky assignments held in memory.
-  const users = createUserService(store, changeLog, () => router.clear());
   const results = createResultsRunner(
     { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
     store.clock,
@@ -179,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     );
   }
 
-  const retention = config.runTextRetentionDays === null ? null : createRunTextRetention(store, config.runTextRetentionDays);
+  const retention = config.runTextRetentionDays === null ? null : createRunTextRetention(store, config.runTextRetentionDays, projects);
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweepTimer =
     retention === null
@@ -210,8 +193,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerResultsRoutes(app, access, results);
   registerKeyRoutes(app, access, keys);
   registerUserRoutes(app, access, users);
-  registerAuditRoutes(app, access, createAuditService(store));
-  registerWebhookRoutes(app, access, createWebhookService(store, changeLog, config.webhooksAllowPrivate));
+  registerAuditRoutes(app, access, audit);
+  registerWebhookRoutes(app, access, webhooks);
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   await registerConsole(app);

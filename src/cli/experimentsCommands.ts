@@ -3,16 +3,12 @@ import { type Command, Option } from 'commander';
 import type { TSchema } from '@sinclair/typebox';
 import { validateValue } from '../http/fastapi/pydanticValidator.js';
 import { decodePythonJson } from '../http/fastapi/pythonJson.js';
-import type { Store } from '../db/store.js';
-import { createExperimentService } from '../modules/experiments/experiments.service.js';
-import { promptFacts } from '../modules/prompts/prompts.service.js';
 import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from '../modules/experiments/experiments.schemas.js';
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
 import type { WithProjectStore } from './projectStore.js';
 import { CLI_ACTOR } from '../modules/changes/changeLog.js';
-import { changeLogFor } from '../changeLog.js';
 
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {
@@ -40,7 +36,6 @@ function printExperiments(rows: ExperimentView[]): void {
 
 export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
   const experiments = program.command('experiments').description('manage A/B experiments on prompts');
-  const service = (store: Store) => createExperimentService(store, changeLogFor(store), promptFacts, () => undefined);
   const projectOption = ['--project <name>', 'project name', 'default'] as const;
 
   experiments
@@ -50,8 +45,8 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--json <json>', 'the experiment as JSON')
     .option('--file <path>', 'a JSON file, - for stdin')
     .action((opts: { project: string; json?: string; file?: string }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).create(projectId, readJsonInput(CreateExperimentBody, opts), CLI_ACTOR)]);
+      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+        printExperiments([await service.create(projectId, readJsonInput(CreateExperimentBody, opts), CLI_ACTOR)]);
       }),
     );
   experiments
@@ -61,8 +56,8 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--json <json>', 'the changes as JSON')
     .option('--file <path>', 'a JSON file, - for stdin')
     .action((id: string, opts: { project: string; json?: string; file?: string }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
-        printExperiments([await service(store).patch(projectId, id, readJsonInput(PatchExperimentBody, opts), CLI_ACTOR)]);
+      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+        printExperiments([await service.patch(projectId, id, readJsonInput(PatchExperimentBody, opts), CLI_ACTOR)]);
       }),
     );
   experiments
@@ -72,11 +67,11 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--prompt <prompt_id>', 'only this prompt')
     .addOption(new Option('--status <status>', 'only experiments in this state').choices(['draft', 'running', 'paused', 'stopped']))
     .action((opts: { project: string; prompt?: string; status?: string }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
+      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
         const all: ExperimentView[] = [];
         let cursor: string | undefined;
         do {
-          const page = await service(store).list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
+          const page = await service.list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
           all.push(...page.data);
           cursor = page.next_cursor ?? undefined;
         } while (cursor !== undefined);
@@ -88,8 +83,8 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .description('show one experiment')
     .option(...projectOption)
     .action((id: string, opts: { project: string }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
-        const e = await service(store).get(projectId, id);
+      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+        const e = await service.get(projectId, id);
         printExperiments([e]);
         console.log(
           `\n${formatTable(
@@ -115,8 +110,8 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
       .description(action === 'start' ? 'start or resume an experiment' : 'pause a running experiment')
       .option(...projectOption)
       .action((id: string, opts: { project: string }) =>
-        withProjectStore(opts.project, async (store, projectId) => {
-          printExperiments([await service(store).transition(projectId, id, action, {}, CLI_ACTOR)]);
+        withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+          printExperiments([await service.transition(projectId, id, action, {}, CLI_ACTOR)]);
         }),
       );
   }
@@ -127,8 +122,8 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option('--winner <variant>', 'the variant that won')
     .option('--ship', "also move the prompt's production label to the winner's version, in the same transaction")
     .action((id: string, opts: { project: string; winner?: string; ship?: boolean }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
-        const stopped = await service(store).transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false }, CLI_ACTOR);
+      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+        const stopped = await service.transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false }, CLI_ACTOR);
         printExperiments([stopped]);
         if (stopped.shipped_version !== null) console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
       }),

@@ -8,17 +8,13 @@ import { openStore, type Store } from '../db/store.js';
 import { serve } from '../serve.js';
 import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
-import { changeLogFor } from '../changeLog.js';
+import { createServices } from '../services.js';
 import type { Role } from '../modules/keys/access.js';
-import { createKeyService } from '../modules/keys/keys.service.js';
-import { createProjectService } from '../modules/projects/projects.service.js';
 import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
-import { createUserService } from '../modules/users/users.service.js';
 import { CLI_ACTOR } from '../modules/changes/changeLog.js';
-import { createAuditService } from '../modules/audit/audit.service.js';
 
 /** The `promptline` command: operator tasks on the same database file the server uses. */
 function configOrExit(): Config {
@@ -31,16 +27,14 @@ function configOrExit(): Config {
 }
 
 function services(store: Store) {
-  const projects = createProjectService(store);
-  // One change log, with all its subscribers, for every service a command builds.
-  const changeLog = changeLogFor(store);
-  const keys = createKeyService(store, changeLog);
+  const built = createServices(store);
+  const { projects } = built;
   const projectId = async (name: string) => {
     const project = await projects.findByName(name);
     if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
     return project.id;
   };
-  return { store, changeLog, projects, keys, projectId };
+  return { ...built, store, projectId };
 }
 
 type Services = ReturnType<typeof services>;
@@ -197,8 +191,8 @@ function buildCli(): Command {
     .description("erase a user's runs text, outcomes' free text and metadata (as DELETE /users/{id}); numbers stay under a random alias")
     .requiredOption('--project <name>', 'project name')
     .action((userId: string, opts: { project: string }) =>
-      withStore(async ({ store, changeLog, projectId }) => {
-        const forgotten = await createUserService(store, changeLog, () => undefined).forget(await projectId(opts.project), userId, CLI_ACTOR);
+      withStore(async ({ users, projectId }) => {
+        const forgotten = await users.forget(await projectId(opts.project), userId, CLI_ACTOR);
         console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
       }),
     );
@@ -219,8 +213,8 @@ function buildCli(): Command {
       50,
     )
     .action((opts: { project: string; action?: string; targetType?: 'prompt' | 'experiment' | 'key' | 'user'; target?: string; limit: number }) =>
-      withStore(async ({ store, projectId }) => {
-        const page = await createAuditService(store).list(await projectId(opts.project), {
+      withStore(async ({ audit, projectId }) => {
+        const page = await audit.list(await projectId(opts.project), {
           action: opts.action,
           target_type: opts.targetType,
           target_id: opts.target,
@@ -229,7 +223,7 @@ function buildCli(): Command {
         console.log(formatTable(page.data, ['created_at', 'key_name', 'action', 'target_type', 'target_id']));
       }),
     );
-  addExperimentCommands(program, (project, action) => withStore(async ({ store, projectId }) => action(store, await projectId(project))));
+  addExperimentCommands(program, (project, action) => withStore(async (built) => action(built, await built.projectId(project))));
   addDbCommands(program, configOrExit);
   return program;
 }

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { createResultsService } from '../modules/results/results.service.js';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
 import type { WithProjectStore } from './projectStore.js';
@@ -157,8 +156,8 @@ export function addResultsCommand(experiments: Command, withProjectStore: WithPr
     .option('--prior <prior>', 'Bayesian prior on the relative lift: flat | proper', oneOf(['flat', 'proper'] as const), 'flat')
     .option('--format <format>', 'table | json | csv', oneOf(['table', 'json', 'csv'] as const), 'table')
     .action((id: string, opts: { project: string; sequential: boolean; prior: 'flat' | 'proper'; format: Format; explore?: boolean; cuped?: boolean }) =>
-      withProjectStore(opts.project, async (store, projectId) => {
-        const report = await createResultsService(store).results(projectId, id, {
+      withProjectStore(opts.project, async ({ results }, projectId) => {
+        const report = await results.results(projectId, id, {
           sequential: opts.sequential,
           prior: opts.prior,
           ...(opts.explore === undefined ? {} : { explore: opts.explore }),

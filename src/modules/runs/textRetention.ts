@@ -1,9 +1,13 @@
 import type { Store } from '../../db/store.js';
 import { forgetAnswersBefore } from '../idempotency/idempotency.js';
-import { createProjectService } from '../projects/projects.service.js';
 import * as repo from './runs.repo.js';
 
 const DAY_MS = 86_400_000;
+
+/** What the sweep needs of projects: which there are (the composition root hands the project service). */
+interface ProjectList {
+  list(): Promise<readonly { id: string }[]>;
+}
 /** Runs per write: small enough that the writer's other work waits a few milliseconds at most. */
 export const RETENTION_BATCH = 500;
 
@@ -15,8 +19,7 @@ export const RETENTION_BATCH = 500;
  * per write, yielding between writes so requests keep committing; it remembers how far it got, so
  * a sweep reads only what became old since the last one.
  */
-export function createRunTextRetention(store: Store, days: number) {
-  const projects = createProjectService(store);
+export function createRunTextRetention(store: Store, days: number, projects: ProjectList) {
   const reached = new Map<string, string>();
 
   return {

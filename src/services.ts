@@ -1,0 +1,99 @@
+import type { Store } from './db/store.js';
+import { noTelemetry, type Telemetry } from './lib/telemetry.js';
+import type { ModelGateway } from './providers/gateway.js';
+import { changeLogFor } from './changeLog.js';
+import { createAuditService } from './modules/audit/audit.service.js';
+import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
+import { createExperimentService } from './modules/experiments/experiments.service.js';
+import { createKeyService } from './modules/keys/keys.service.js';
+import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
+import { createProjectService } from './modules/projects/projects.service.js';
+import { createPromptCache } from './modules/prompts/promptCache.js';
+import { createPromptService, promptFacts } from './modules/prompts/prompts.service.js';
+import { createServingService } from './modules/prompts/serving.js';
+import type { RenderLimits } from './modules/prompts/template.js';
+import { createResultsService } from './modules/results/results.service.js';
+import { createRunService } from './modules/runs/runs.service.js';
+import { createUserService } from './modules/users/users.service.js';
+import { createWebhookService } from './modules/webhooks/webhooks.service.js';
+
+/** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
+export interface ServiceOptions {
+  /** Counters and gauges (the server with metrics on); none by default. */
+  telemetry?: Telemetry;
+  /** Whether caches may be used now (the server's change feed vouches for them); always by default. */
+  cachesTrusted?: () => boolean;
+  webhooksAllowPrivate?: boolean;
+}
+
+/**
+ * The serving side only the server has: model calls, and the caches and sticky assignments held
+ * in memory (the experiment router flushes exposure counts on a timer, so a command never builds one).
+ */
+export interface RuntimeOptions {
+  gateway: ModelGateway;
+  defaultModel: string;
+  renderLimits: RenderLimits;
+  /** A timed flush of exposure call counts failed. */
+  onExposureFlushError: (error: unknown) => void;
+}
+
+function createCoreServices(store: Store, options: ServiceOptions, runtime: ReturnType<typeof createRuntimeCaches> | null) {
+  const telemetry = options.telemetry ?? noTelemetry;
+  const trusted = options.cachesTrusted ?? (() => true);
+  // One change log, with all its subscribers, for every service that records changes.
+  const changeLog = changeLogFor(store);
+  return {
+    changeLog,
+    projects: createProjectService(store),
+    keys: createKeyService(store, changeLog, telemetry, trusted),
+    experiments: createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
+      runtime?.router.invalidate(projectId, promptId);
+      runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
+    }),
+    // A forgotten user's id must not linger in the sticky assignments held in memory.
+    users: createUserService(store, changeLog, () => runtime?.router.clear()),
+    audit: createAuditService(store),
+    webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
+    /** Computed on this connection; the server computes its reports in the results worker instead. */
+    results: createResultsService(store),
+  };
+}
+
+function createRuntimeCaches(store: Store, options: ServiceOptions, runtime: RuntimeOptions) {
+  const telemetry = options.telemetry ?? noTelemetry;
+  const trusted = options.cachesTrusted ?? (() => true);
+  return {
+    promptCache: createPromptCache(store.sql, telemetry, trusted),
+    router: createExperimentRouter(store, telemetry, runtime.onExposureFlushError, trusted),
+  };
+}
+
+export type Services = ReturnType<typeof createCoreServices>;
+export type RuntimeServices = Services & ReturnType<typeof createRuntime>;
+
+function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOptions) {
+  const caches = createRuntimeCaches(store, options, runtime);
+  const core = createCoreServices(store, options, caches);
+  const prompts = createPromptService(store, core.changeLog, caches.promptCache, (model) => runtime.gateway.isConfigured(model), runtime.renderLimits);
+  const serving = createServingService(caches.promptCache, caches.router, runtime.renderLimits);
+  const runs = createRunService({ store, serving, gateway: runtime.gateway, defaultModel: runtime.defaultModel });
+  const outcomes = createOutcomeService({
+    store,
+    requirePrompt: (projectId, promptId) => serving.requirePrompt(projectId, promptId),
+    runAttribution: runs.attributionOf,
+    assignmentAttribution: core.experiments.attributionFor,
+  });
+  return { ...core, ...caches, prompts, serving, runs, outcomes };
+}
+
+/**
+ * The one place that knows how services are wired: each gets its ports (the small interfaces it
+ * declares of other modules) and the one change log here. The server passes `runtime` (model
+ * calls and the caches held in memory); a CLI command gets the services that need only the store.
+ */
+export function createServices(store: Store, options: ServiceOptions & { runtime: RuntimeOptions }): RuntimeServices;
+export function createServices(store: Store, options?: ServiceOptions): Services;
+export function createServices(store: Store, options: ServiceOptions & { runtime?: RuntimeOptions } = {}): Services | RuntimeServices {
+  return options.runtime === undefined ? createCoreServices(store, options, null) : createRuntime(store, options, options.runtime);
+}
