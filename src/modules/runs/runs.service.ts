@@ -7,7 +7,8 @@ import { notFound } from '../../lib/errors.js';
 import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
-import type { RenderedPrompt, ServedPrompt, ServingService } from '../prompts/serving.js';
+import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
+import type { CompiledVersion } from '../prompts/versionContent.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
 import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
@@ -56,7 +57,13 @@ function runView(run: RunRecord): RunView {
   };
 }
 
-export function createRunService(deps: { store: Store; serving: ServingService; gateway: ModelGateway; defaultModel: string }) {
+/** What a run needs of prompt serving: the version (and variant) to serve a user, rendered with the inputs. */
+interface PromptServing {
+  resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt>;
+  render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
+}
+
+export function createRunService(deps: { store: Store; serving: PromptServing; gateway: ModelGateway; defaultModel: string }) {
   const { store, gateway } = deps;
 
   function baseRun(input: RunPromptInput, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
