@@ -56,7 +56,7 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     audit: createAuditService(store),
     webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
-    results: createResultsService(store),
+    results: createReportServices(store).results,
   };
 }
 
@@ -85,6 +85,14 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
     assignmentAttribution: core.experiments.attributionFor,
   });
   return { ...core, ...caches, prompts, serving, runs, outcomes };
+}
+
+/**
+ * The results worker's services (src/resultsWorker.ts): it holds a read snapshot and each request's
+ * clock, and no store, writer or change log, so the results service is all it can have.
+ */
+export function createReportServices(source: Parameters<typeof createResultsService>[0]) {
+  return { results: createResultsService(source) };
 }
 
 /**

@@ -43,8 +43,8 @@ function failure(response: Extract<ResultsResponse, { ok: false }>): Error {
 function workerScript(): URL {
   const here = fileURLToPath(import.meta.url);
   const compiled = here.endsWith('.ts')
-    ? here.replace(/\/src\/modules\/results\/resultsRunner\.ts$/, '/dist/src/modules/results/resultsWorker.js')
-    : here.replace(/resultsRunner\.js$/, 'resultsWorker.js');
+    ? here.replace(/\/src\/modules\/results\/resultsRunner\.ts$/, '/dist/src/resultsWorker.js')
+    : here.replace(/\/modules\/results\/resultsRunner\.js$/, '/resultsWorker.js');
   if (!fs.existsSync(compiled)) throw new Error(`results worker not built: ${compiled} (run npm run build)`);
   return pathToFileURL(compiled);
 }

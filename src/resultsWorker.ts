@@ -1,11 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openReadOnlyDatabase } from '../../db/open.js';
-import { openPool } from '../../db/postgres.js';
-import { codeOf } from '../../db/storageErrors.js';
-import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from '../../db/snapshot.js';
-import { NotFound } from '../../lib/errors.js';
-import { createResultsService } from './results.service.js';
-import type { ResultsRequest, ResultsResponse, ResultsSource } from './resultsRunner.js';
+import { openReadOnlyDatabase } from './db/open.js';
+import { openPool } from './db/postgres.js';
+import { codeOf } from './db/storageErrors.js';
+import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from './db/snapshot.js';
+import { NotFound } from './lib/errors.js';
+import type { ResultsRequest, ResultsResponse, ResultsSource } from './modules/results/resultsRunner.js';
+import { createReportServices } from './services.js';
 
 /**
  * Computes experiment results off the main thread, on its own read-only connection: at a million
@@ -29,8 +29,8 @@ const readSnapshot = snapshotOf(workerData as ResultsSource);
 parentPort!.on('message', async (request: ResultsRequest) => {
   let response: ResultsResponse;
   try {
-    const service = createResultsService({ readSnapshot, clock: { now: () => new Date(request.now) } });
-    response = { id: request.id, ok: true, report: await service.results(request.projectId, request.experimentId, request.options) };
+    const { results } = createReportServices({ readSnapshot, clock: { now: () => new Date(request.now) } });
+    response = { id: request.id, ok: true, report: await results.results(request.projectId, request.experimentId, request.options) };
   } catch (error) {
     const code = codeOf(error);
     response =
