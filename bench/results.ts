@@ -17,7 +17,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import type { PromptlineApp } from '../src/app.js';
-import { createResultsService } from '../src/modules/results/results.service.js';
+import { createReportServices } from '../src/services.js';
 import { request, seededExperiment, withBenchApp } from './resultsApp.js';
 import { profileReport } from './resultsProfile.js';
 import { RUNS_PER_USER, USERS, userId } from './resultsSeed.js';
@@ -132,7 +132,7 @@ async function measure(app: PromptlineApp, projectId: string, databaseUrl: strin
         .join(' ')}`,
   );
 
-  const service = createResultsService(app.store);
+  const { results: service } = createReportServices(app.store);
   const onePass =
     databaseUrl === null
       ? (() => {

@@ -8,7 +8,7 @@ import { translate } from '../src/db/postgres.js';
 import { BEGIN_READ_ONLY, REPORT_SETTINGS } from '../src/db/snapshot.js';
 import type { Sql, SqlParams } from '../src/db/sql.js';
 import type { ResultsOptions } from '../src/modules/results/measured.js';
-import { createResultsService } from '../src/modules/results/results.service.js';
+import { createReportServices } from '../src/services.js';
 
 /** One statement as a report ran it: its text, the parameters of its slowest call, and its calls' time. */
 interface StatementTime {
@@ -60,7 +60,7 @@ export async function profileReport(
       run: wrap((t, p) => sql.run(t, p)),
     };
   };
-  const service = createResultsService({
+  const { results: service } = createReportServices({
     readSnapshot: (read) => app.store.readSnapshot((sql) => read(timed(sql))),
     clock: app.store.clock,
   });

@@ -14,7 +14,7 @@ import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
-import { runningExperimentsHealth } from './modules/experiments/experiments.service.js';
+import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
@@ -173,7 +173,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   sweepTimer?.unref();
 
   const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log, version: SERVICE_VERSION });
-  const signals = createExperimentSignalWatcher(store, (projectId, experimentId) => results.results(projectId, experimentId, {}));
+  const signals = createExperimentSignalWatcher(store, runningExperimentIds, (projectId, experimentId) => results.results(projectId, experimentId, {}));
   const webhookTimers =
     deps.webhookTimers === false
       ? []

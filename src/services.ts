@@ -4,10 +4,10 @@ import type { ModelGateway } from './providers/gateway.js';
 import { changeLogFor } from './changeLog.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
-import { createExperimentService } from './modules/experiments/experiments.service.js';
+import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
 import { createKeyService } from './modules/keys/keys.service.js';
 import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
-import { createProjectService } from './modules/projects/projects.service.js';
+import { createProjectService, defaultProject } from './modules/projects/projects.service.js';
 import { createPromptCache } from './modules/prompts/promptCache.js';
 import { createPromptService, promptFacts } from './modules/prompts/prompts.service.js';
 import { createServingService } from './modules/prompts/serving.js';
@@ -46,7 +46,7 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
   return {
     changeLog,
     projects: createProjectService(store),
-    keys: createKeyService(store, changeLog, telemetry, trusted),
+    keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
     experiments: createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
       runtime?.router.invalidate(projectId, promptId);
       runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
@@ -92,7 +92,7 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
  * clock, and no store, writer or change log, so the results service is all it can have.
  */
 export function createReportServices(source: Parameters<typeof createResultsService>[0]) {
-  return { results: createResultsService(source) };
+  return { results: createResultsService(source, readExperiment) };
 }
 
 /**

@@ -5,7 +5,6 @@ import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuthContext } from './access.js';
 import { invalid, notFound } from '../../lib/errors.js';
-import { defaultProject } from '../projects/projects.service.js';
 import { generateKey, hashesEqual, hashKey, keyPrefix } from './keyMaterial.js';
 import { findKey, findKeyByHash, insertKey, listKeys, revokeKey, revokeOtherBootstrapKeys, updateKey, type KeyRow } from './keys.repo.js';
 import type { CreatedKey, KeyInput, KeyPatch, PublicKey } from './keys.schemas.js';
@@ -35,7 +34,23 @@ interface CachedKey {
  * cannot be sure it has heard other replicas' changes (a revocation among them): every key is then
  * looked up in the database, and nothing is cached until trust returns.
  */
-export function createKeyService(store: Store, changeLog: ChangeLog, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
+/**
+ * What the bootstrap needs of projects, inside its own write: whether the database is new, and the
+ * `default` project (created when `create(isNewDatabase)` says so).
+ */
+type DefaultProject = (
+  db: Sql,
+  at: string,
+  create: (isNewDatabase: boolean) => boolean,
+) => Promise<{ isNewDatabase: boolean; project: { id: string } | undefined }>;
+
+export function createKeyService(
+  store: Store,
+  changeLog: ChangeLog,
+  defaultProject: DefaultProject,
+  telemetry: Telemetry = noTelemetry,
+  trusted: () => boolean = () => true,
+) {
   // Valid keys only, by the key itself (held in memory only while the process runs, like any request
   // carrying it), so a warm request costs no hashing. Unknown keys are hashed and looked up every
   // time, so a flood of random keys cannot grow memory.

@@ -2,7 +2,6 @@ import type { ReadSnapshot } from '../../db/snapshot.js';
 import type { Sql } from '../../db/sql.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
-import { readExperiment } from '../experiments/experiments.service.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { ResultsData, ResultsOptions } from './measured.js';
 import { exposureTotals, measure } from './measurement.js';
@@ -33,8 +32,11 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
   };
 }
 
+/** What results need of experiments: one experiment as it is in the report's snapshot. */
+type ReadExperiment = (db: Sql, projectId: string, experimentId: string) => Promise<ExperimentView | undefined>;
+
 /** Reads only: a read snapshot and a clock are all it needs (the results worker brings its own connection). */
-export function createResultsService(store: { readSnapshot: ReadSnapshot; clock: Clock }) {
+export function createResultsService(store: { readSnapshot: ReadSnapshot; clock: Clock }, readExperiment: ReadExperiment) {
   return {
     /**
      * Results of one experiment. All reads run in one read snapshot, so every number comes from the

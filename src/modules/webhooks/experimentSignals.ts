@@ -1,7 +1,7 @@
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { NotFound } from '../../lib/errors.js';
-import { runningExperimentIds } from '../experiments/experiments.service.js';
+import type { Sql } from '../../db/sql.js';
 import type { ExperimentResults } from '../results/results.schemas.js';
 import { enqueueEvent } from './events.js';
 import { NO_SIGNALS, signalChanges, signalsOf } from './signalChanges.js';
@@ -16,7 +16,11 @@ const SYSTEM = { key_id: null, key_name: 'system' };
  * it), compares the report with what the last look saw, and queues the differences, saving the
  * new state in the same transaction so each change is announced once, across restarts too.
  */
-export function createExperimentSignalWatcher(store: Store, report: (projectId: string, experimentId: string) => Promise<ExperimentResults>) {
+export function createExperimentSignalWatcher(
+  store: Store,
+  runningExperimentIds: (db: Sql, projectId: string) => Promise<string[]>,
+  report: (projectId: string, experimentId: string) => Promise<ExperimentResults>,
+) {
   return {
     /** Looks at every watched running experiment once; returns how many events were queued. */
     async checkOnce(): Promise<number> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
-import { createResultsService } from '../../../src/modules/results/results.service.js';
+import { createReportServices } from '../../../src/services.js';
 import { CSV_COLUMNS } from '../../../src/modules/results/results.csv.js';
 import { formatResults, renderResults } from '../../../src/cli/resultsCommand.js';
 import { parseCsv } from '../../support/csv.js';
@@ -255,7 +255,7 @@ describe('GET /experiments/{id}/results', () => {
   it('agrees across the endpoint, the CSV and the CLI (which calls the service on the same file)', async () => {
     const json = (await results('?sequential=true')).json;
     const csv = (await results('?sequential=true&format=csv')).text;
-    const cli = await createResultsService(t.store).results(projectId, EXP, { sequential: true, prior: 'flat' });
+    const cli = await createReportServices(t.store).results.results(projectId, EXP, { sequential: true, prior: 'flat' });
     expect({ ...cli, generated_at: json.generated_at }).toEqual(json);
     expect(renderResults(cli, 'csv')).toBe(csv);
     const table = formatResults(cli);
@@ -321,6 +321,6 @@ describe('results security', () => {
     const res = await results('?format=csv', other);
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: `Experiment '${EXP}' not found` });
-    await expect(createResultsService(t.store).results('prj_other', EXP)).rejects.toThrow(`Experiment '${EXP}' not found`);
+    await expect(createReportServices(t.store).results.results('prj_other', EXP)).rejects.toThrow(`Experiment '${EXP}' not found`);
   });
 });
