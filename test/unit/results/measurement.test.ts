@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ExperimentView } from '../../../src/modules/experiments/experiments.schemas.js';
+import { metric } from './metricDef.js';
 import type { MetricDef } from '../../../src/modules/experiments/metrics.js';
 import { exposureTotals, measure, resolveCap, type MetricRead, type ResultsReads } from '../../../src/modules/results/measurement.js';
 import { planReads } from '../../../src/modules/results/readPlan.js';
 import type { JoinedColumns, MetricAgg, UserColumns } from '../../../src/modules/results/results.repo.js';
 
-const metric = (over: Partial<MetricDef>): MetricDef => ({
-  name: 'm',
-  source: 'outcomes',
-  event_type: 'convert',
-  kind: 'success_rate',
-  role: 'secondary',
-  direction: 'higher',
-  cap: null,
-  ...over,
-});
 type UserRow = [user: string, success: number | null, total: number | null];
 const userColumns = (rows: readonly UserRow[]): UserColumns => ({ user: rows.map((r) => r[0]), success: rows.map((r) => r[1]), total: rows.map((r) => r[2]) });
 const joined = (rows: readonly UserRow[], variant: string): JoinedColumns => ({

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ExperimentView } from '../../../src/modules/experiments/experiments.schemas.js';
+import { metric } from './metricDef.js';
 import type { MetricDef } from '../../../src/modules/experiments/metrics.js';
 import type { ResultsOptions } from '../../../src/modules/results/measured.js';
 import { needsUserValues, planReads, type ReadPlan } from '../../../src/modules/results/readPlan.js';
 
-const metric = (over: Partial<MetricDef>): MetricDef => ({
-  name: 'm',
-  source: 'outcomes',
-  event_type: 'convert',
-  kind: 'success_rate',
-  role: 'secondary',
-  direction: 'higher',
-  cap: null,
-  ...over,
-});
 const primaryConvert = metric({ name: 'convert:success_rate', role: 'primary' });
 const revenue = metric({ name: 'revenue:mean', event_type: 'revenue', kind: 'mean' });
 const revenueP95 = metric({ name: 'revenue:mean', event_type: 'revenue', kind: 'mean', cap: { percentile: 0.95 } });
