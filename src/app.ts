@@ -14,6 +14,7 @@ import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
+import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
@@ -86,7 +87,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
-  const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks } = createServices(store, {
+  const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk } = createServices(store, {
     telemetry,
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       gateway,
       defaultModel: config.defaultModel,
       renderLimits,
+      bodyLimitBytes: config.bodyLimitBytes,
       onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
     },
   });
@@ -185,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
 
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
+  registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
   const cutByShutdown = new AbortController();
   registerRunRoutes(app, access, runs, cutByShutdown.signal);

@@ -16,6 +16,11 @@ import { createResultsService } from './modules/results/results.service.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { createUserService } from './modules/users/users.service.js';
 import { createWebhookService } from './modules/webhooks/webhooks.service.js';
+import { createSdkService } from './modules/sdk/sdk.service.js';
+import { promptsForBundle } from './modules/prompts/promptBundle.js';
+import { experimentsForBundle } from './modules/experiments/experimentBundle.js';
+import { recordReportedExposures } from './modules/experiments/reportedExposures.js';
+import { RUNTIME_MAX } from './modules/runtimeLimits.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
 export interface ServiceOptions {
@@ -34,6 +39,8 @@ export interface RuntimeOptions {
   gateway: ModelGateway;
   defaultModel: string;
   renderLimits: RenderLimits;
+  /** What the SDK bundle tells clients of the server's limits: requests beyond them go to the server. */
+  bodyLimitBytes: number;
   /** A timed flush of exposure call counts failed. */
   onExposureFlushError: (error: unknown) => void;
 }
@@ -63,8 +70,23 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
 function createRuntimeCaches(store: Store, options: ServiceOptions, runtime: RuntimeOptions) {
   const telemetry = options.telemetry ?? noTelemetry;
   const trusted = options.cachesTrusted ?? (() => true);
+  const sdk = createSdkService(
+    store,
+    { promptsForBundle, experimentsForBundle, recordExposures: recordReportedExposures },
+    {
+      render_max_bytes: runtime.renderLimits.maxBytes,
+      render_max_steps: runtime.renderLimits.maxSteps,
+      prompt_id_max_length: RUNTIME_MAX.promptId,
+      external_user_id_max_length: RUNTIME_MAX.externalUserId,
+      inputs_max_entries: RUNTIME_MAX.inputs,
+      body_max_bytes: runtime.bodyLimitBytes,
+    },
+    trusted,
+  );
   return {
-    promptCache: createPromptCache(store.sql, telemetry, trusted),
+    sdk,
+    // The bundle is built from what the prompt cache holds, and every change that drops one drops the other.
+    promptCache: createPromptCache(store.sql, telemetry, trusted, (projectId) => (projectId === null ? sdk.clear() : sdk.invalidate(projectId))),
     router: createExperimentRouter(store, telemetry, runtime.onExposureFlushError, trusted),
   };
 }

@@ -38,7 +38,7 @@ interface RouteResult {
   /** Keys whose values are pydantic floats, written `0.0` rather than `0`. */
   floatKeys?: ReadonlySet<string>;
   /** A non-JSON answer (e.g. CSV), sent as is instead of `body`. */
-  raw?: { contentType: string; text: string };
+  raw?: { contentType: string; text: string | Buffer };
 }
 
 interface HandlerContext<B, Q, P> {

@@ -2,6 +2,7 @@ import type { Sql } from '../../db/sql.js';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
 import * as repo from './experiments.repo.js';
 import { normaliseWeights } from './experimentModel.js';
+import { bucketRanges } from './assignment.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, PatchExperimentInput } from './experiments.schemas.js';
 
@@ -76,6 +77,7 @@ export function newExperimentRecord(input: CreateExperimentInput, id: string, me
     target_mde: input.target_mde ?? 0.1,
     cuped: input.cuped ?? false,
     cuped_days: input.cuped_days ?? 14,
+    assignments_diverge: false,
     winner: null,
     shipped_version: null,
     created_at: now,
@@ -113,4 +115,26 @@ export function patchedRecord(
     cuped_days: input.cuped_days ?? row.cuped_days,
     updated_at: now,
   };
+}
+
+/**
+ * Whether an update can move a user who is already assigned: the hash then may put them in another
+ * variant (or none) than the one stored. Growing coverage cannot (each variant's range only grows,
+ * GrowthBook's property); a new seed, new weights, a shrunk coverage or reordered variants can.
+ */
+export function assignmentsMayMove(before: repo.ExperimentRecord, after: repo.ExperimentRecord): boolean {
+  if (before.seed !== after.seed) return true;
+  const rangesOf = (record: repo.ExperimentRecord) => {
+    const ranges = bucketRanges(
+      record.variants.map((v) => v.weight),
+      record.coverage,
+    );
+    return new Map(record.variants.map((v, i) => [v.key, ranges[i]!]));
+  };
+  const now = rangesOf(after);
+  for (const [key, [lo, hi]] of rangesOf(before)) {
+    const range = now.get(key);
+    if (range === undefined || range[0] > lo || range[1] < hi) return true;
+  }
+  return false;
 }

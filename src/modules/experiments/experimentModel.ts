@@ -3,7 +3,8 @@ import { legacyPrimary } from './metrics.js';
 import type { ExperimentStatus, ExperimentView, VariantDef } from './experiments.schemas.js';
 
 export function toView(record: ExperimentRecord): ExperimentView {
-  const { id, ...rest } = record;
+  // assignments_diverge is for the SDK bundle (remote_only), not part of the experiment as shown.
+  const { id, assignments_diverge: _, ...rest } = record;
   return { experiment_id: id, ...rest, primary_metric: legacyPrimary(record.metrics) };
 }
 

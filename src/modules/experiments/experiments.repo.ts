@@ -20,6 +20,8 @@ export interface ExperimentRecord {
   target_mde: number;
   cuped: boolean;
   cuped_days: number;
+  /** Users already assigned may now hash to another variant than their stored one (migrations/0012). */
+  assignments_diverge: boolean;
   winner: string | null;
   shipped_version: number | null;
   created_at: string;
@@ -28,10 +30,11 @@ export interface ExperimentRecord {
   stopped_at: string | null;
 }
 
-interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped'> {
+interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped' | 'assignments_diverge'> {
   variants: string;
   metrics: string;
   cuped: number;
+  assignments_diverge: number;
 }
 
 function encode(record: ExperimentRecord): ExperimentRow {
@@ -40,6 +43,7 @@ function encode(record: ExperimentRecord): ExperimentRow {
     variants: JSON.stringify(record.variants),
     metrics: JSON.stringify(record.metrics),
     cuped: record.cuped ? 1 : 0,
+    assignments_diverge: record.assignments_diverge ? 1 : 0,
   };
 }
 
@@ -49,6 +53,7 @@ function decode(row: ExperimentRow): ExperimentRecord {
     variants: JSON.parse(row.variants) as VariantDef[],
     metrics: JSON.parse(row.metrics) as MetricDef[],
     cuped: row.cuped === 1,
+    assignments_diverge: row.assignments_diverge === 1,
   };
 }
 
@@ -68,6 +73,7 @@ const COLUMNS = [
   'target_mde',
   'cuped',
   'cuped_days',
+  'assignments_diverge',
   'winner',
   'shipped_version',
   'created_at',
@@ -125,6 +131,17 @@ export async function runningExperimentIds(db: Sql, projectId: string): Promise<
 
 export async function findRunningExperiment(db: Sql, projectId: string, promptId: string): Promise<ExperimentRecord | undefined> {
   return decodeIf(await db.get(`SELECT ${SELECT} FROM experiments WHERE project_id = ? AND prompt_id = ? AND status = 'running'`, [projectId, promptId]));
+}
+
+/** Every running experiment of a project (at most one per prompt), for the SDK bundle. */
+export async function listRunningExperiments(db: Sql, projectId: string): Promise<ExperimentRecord[]> {
+  return (await db.all(`SELECT ${SELECT} FROM experiments WHERE project_id = ? AND status = 'running' ORDER BY prompt_id`, [projectId])).map((row) =>
+    decode(row as ExperimentRow),
+  );
+}
+
+export async function hasAssignments(db: Sql, projectId: string, experimentId: string): Promise<boolean> {
+  return (await db.get('SELECT 1 FROM assignments WHERE project_id = ? AND experiment_id = ? LIMIT 1', [projectId, experimentId])) !== undefined;
 }
 
 export async function findAssignment(db: Sql, projectId: string, experimentId: string, userId: string): Promise<string | undefined> {

@@ -6,7 +6,15 @@ import { conflict, Invalid, invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { toView, transitioned, TRANSITIONS } from './experimentModel.js';
-import { checkAssignedVariantsKept, checkVariants, declaredMetrics, newExperimentRecord, patchedControl, patchedRecord } from './experimentEdits.js';
+import {
+  assignmentsMayMove,
+  checkAssignedVariantsKept,
+  checkVariants,
+  declaredMetrics,
+  newExperimentRecord,
+  patchedControl,
+  patchedRecord,
+} from './experimentEdits.js';
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
 import { sampleRatioMismatch } from '../../stats/index.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
@@ -113,7 +121,10 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
         const errors = [...(await checkVariants(db, prompts, projectId, row.prompt_id, input.variants ?? row.variants, control)), ...issues];
         if (input.variants) errors.push(...(await checkAssignedVariantsKept(db, projectId, id, input.variants)));
         if (errors.length > 0) throw new Invalid(errors);
-        const updated = patchedRecord(row, input, control, metrics, isoNow(store.clock));
+        const patched = patchedRecord(row, input, control, metrics, isoNow(store.clock));
+        // Once set, the flag stays: the users assigned under the old rules keep their variants.
+        const diverge = row.assignments_diverge || (assignmentsMayMove(row, patched) && (await repo.hasAssignments(db, projectId, id)));
+        const updated = { ...patched, assignments_diverge: diverge };
         await repo.updateExperiment(db, projectId, updated);
         await changeLog.record(db, projectId, actor, {
           action: 'experiment.updated',

@@ -31,7 +31,13 @@ export interface PromptEntry {
  * replica that cannot be sure it heard other replicas' changes), every lookup reads the database
  * and nothing is kept.
  */
-export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry, trusted: () => boolean = () => true) {
+export function createPromptCache(
+  db: Sql,
+  telemetry: Telemetry = noTelemetry,
+  trusted: () => boolean = () => true,
+  /** Told of every drop (null: all projects), for what is built from the same data (the SDK bundle). */
+  dropped: (projectId: string | null) => void = () => undefined,
+) {
   const entries = new Map<string, PromptEntry>();
   // Bumped by every invalidation: a load that began before one must not store what it read, since
   // a change may have committed between its reads.
@@ -86,10 +92,12 @@ export function createPromptCache(db: Sql, telemetry: Telemetry = noTelemetry, t
     invalidate(projectId: string, promptId: string): void {
       generation++;
       entries.delete(keyOf(projectId, promptId));
+      dropped(projectId);
     },
     clear(): void {
       generation++;
       entries.clear();
+      dropped(null);
     },
   };
 }

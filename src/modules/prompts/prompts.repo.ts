@@ -116,6 +116,26 @@ export async function findVersion(db: Sql, projectId: string, promptId: string, 
   return row === undefined ? undefined : decodeVersion(row);
 }
 
+/**
+ * The served version of every live prompt of a project: the one the `production` label points at,
+ * else the latest. Prompts without a version are left out. In prompt id order.
+ */
+export async function listServedVersions(db: Sql, projectId: string): Promise<VersionRecord[]> {
+  const columns = VERSION_COLUMNS.split(', ')
+    .map((c) => `v.${c}`)
+    .join(', ');
+  const rows = await db.all<VersionRow>(
+    `SELECT ${columns} FROM prompts p
+    JOIN prompt_versions v ON v.project_id = p.project_id AND v.prompt_id = p.prompt_id
+    LEFT JOIN prompt_labels l ON l.project_id = p.project_id AND l.prompt_id = p.prompt_id AND l.label = 'production'
+    WHERE p.project_id = ? AND p.archived_at IS NULL
+      AND v.version = COALESCE(l.version, (SELECT max(m.version) FROM prompt_versions m WHERE m.project_id = p.project_id AND m.prompt_id = p.prompt_id))
+    ORDER BY p.prompt_id`,
+    [projectId],
+  );
+  return rows.map(decodeVersion);
+}
+
 export async function versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean> {
   return (await db.get('SELECT 1 FROM prompt_versions WHERE project_id = ? AND prompt_id = ? AND version = ?', [projectId, promptId, version])) !== undefined;
 }

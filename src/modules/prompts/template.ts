@@ -1,4 +1,5 @@
 import Mustache from 'mustache';
+import type { TemplateNode } from '../sdk/sdk.schemas.js';
 
 /**
  * Templates: mustache syntax parsed by the `mustache` library, rendered by a small
@@ -36,6 +37,18 @@ export interface CompiledTemplate {
 }
 
 export class TemplateError extends Error {}
+
+/**
+ * A template as the SDK bundle carries it (docs/sdks.md, "The bundle"): the compiled tree itself, so
+ * every client walks what the server walks instead of parsing mustache its own way.
+ */
+export function toWireNodes(nodes: readonly Node[]): TemplateNode[] {
+  return nodes.map((node): TemplateNode => {
+    if (node.kind === 'text') return { type: 'text', text: node.text };
+    if (node.kind === 'value') return { type: 'value', name: node.name };
+    return { type: node.kind, name: node.name, nodes: toWireNodes(node.children) };
+  });
+}
 
 const FORBIDDEN: Record<string, string> = {
   '>': 'partials ({{> name}}) are not supported',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { patchedControl } from '../../../src/modules/experiments/experimentEdits.js';
+import { assignmentsMayMove, patchedControl } from '../../../src/modules/experiments/experimentEdits.js';
 import { transitioned } from '../../../src/modules/experiments/experimentModel.js';
 import type { ExperimentRecord } from '../../../src/modules/experiments/experiments.repo.js';
 import type { PatchExperimentInput } from '../../../src/modules/experiments/experiments.schemas.js';
@@ -21,6 +21,7 @@ const record = (over: Partial<ExperimentRecord>): ExperimentRecord => ({
   target_mde: 0.1,
   cuped: false,
   cuped_days: 14,
+  assignments_diverge: false,
   winner: null,
   shipped_version: null,
   created_at: 'T0',
@@ -90,5 +91,23 @@ describe("transitioned: a record's status and times after a transition", () => {
     const { status, updated_at, started_at, stopped_at, winner: won, shipped_version } = after;
     expect({ status, updated_at, started_at, stopped_at, winner: won, shipped_version }).toEqual(expected);
     expect(after.variants).toEqual(record({}).variants);
+  });
+});
+
+describe('assignmentsMayMove: whether an update can put an assigned user in another variant', () => {
+  const ab = (wa: number, wb: number) => [
+    { key: 'a', version: 1, weight: wa },
+    { key: 'b', version: 2, weight: wb },
+  ];
+  it.each<[string, Partial<ExperimentRecord>, Partial<ExperimentRecord>, boolean]>([
+    ['nothing that assigns changes', { coverage: 0.5 }, { coverage: 0.5, name: 'renamed' }, false],
+    ['coverage grows: every range only grows', { coverage: 0.4 }, { coverage: 0.9 }, false],
+    ['coverage shrinks: users at the top of a range fall out', { coverage: 0.9 }, { coverage: 0.4 }, true],
+    ['weights change: the boundary moves', { variants: ab(0.5, 0.5) }, { variants: ab(0.3, 0.7) }, true],
+    ['variants reordered: the ranges swap keys', { variants: ab(0.5, 0.5) }, { variants: [...ab(0.5, 0.5)].reverse() }, true],
+    ['a variant added after the others, coverage 1: the old ranges shrink', { variants: ab(0.5, 0.5) }, { variants: [...ab(0.4, 0.4), { key: 'c', version: 3, weight: 0.2 }] }, true],
+    ['a new seed: every hash changes', { seed: 's1' }, { seed: 's2' }, true],
+  ])('%s', (_, before, after, expected) => {
+    expect(assignmentsMayMove(record(before), record(after))).toBe(expected);
   });
 });

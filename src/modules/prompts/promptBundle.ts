@@ -1,0 +1,42 @@
+import type { Sql } from '../../db/sql.js';
+import type { BundlePrompt, BundleVersion } from '../sdk/sdk.schemas.js';
+import { findVersion, listServedVersions, type VersionRecord } from './prompts.repo.js';
+import { compileTemplate, TemplateError, toWireNodes } from './template.js';
+
+/** A version as the SDK bundle carries it, its templates as the server's own compiled trees. Throws TemplateError for a version stored before today's template rules (the server answers 409 for it). */
+function bundleVersion(record: VersionRecord): BundleVersion {
+  const tree = (source: string) => toWireNodes(compileTemplate(source).nodes);
+  return {
+    version: record.version,
+    kind: record.messages === null ? 'text' : 'chat',
+    template: record.template === null ? null : tree(record.template),
+    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: tree(m.content) })),
+    model: record.model,
+    params: record.params,
+    variables: record.variables,
+  };
+}
+
+/**
+ * Every live prompt of a project with its served version (the `production` label, else the latest)
+ * and the other versions `extra` names per prompt (running experiments' variants). A prompt with a
+ * version that cannot be served (stored before today's template rules) is left out: a client asks
+ * the server for it, and gets the server's own answer.
+ */
+export async function promptsForBundle(db: Sql, projectId: string, extra: ReadonlyMap<string, readonly number[]>): Promise<BundlePrompt[]> {
+  const prompts: BundlePrompt[] = [];
+  for (const served of await listServedVersions(db, projectId)) {
+    try {
+      const versions = [bundleVersion(served)];
+      for (const number of new Set(extra.get(served.prompt_id) ?? [])) {
+        if (number === served.version) continue;
+        const record = await findVersion(db, projectId, served.prompt_id, number);
+        if (record !== undefined) versions.push(bundleVersion(record));
+      }
+      prompts.push({ prompt_id: served.prompt_id, served_version: served.version, versions });
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+    }
+  }
+  return prompts;
+}
