@@ -1,0 +1,256 @@
+"""What ``POST /get_prompt`` would answer, decided in-process from the bundle (docs/sdks.md).
+
+:func:`evaluate` is pure: no I/O, no clock, no shared state. It answers one of
+
+- :class:`Answer`: the ``/get_prompt`` body, and the exposure to report when a user was assigned;
+- :class:`Invalid`: the server's 422 ``detail``, and the exposure when the user was assigned
+  before the render failed (the server assigns before it renders, so the user was exposed);
+- :class:`Remote`: only the server can answer this request as the server would.
+
+Anything the client cannot reproduce exactly is :class:`Remote`: a prompt or version not in the
+bundle, a ``remote_only`` experiment, a request the server would refuse for its shape (its own 4xx
+is the answer), and an error whose echo the server would shorten.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+from ._assign import assign
+from ._bounds import detail_is_unbounded
+from ._bundle import BundleIndex, Limits, Version
+from ._jsvalue import as_javascript_sees_it, has_surrogate, join_surrogates, js_stringify, utf16_length
+from ._render import budget_reason, join_messages, render_version
+
+#: Nesting a local answer allows (``inputs`` is level 1); the server takes 100 levels of body.
+MAX_DEPTH = 60
+#: An error echoing ``inputs`` longer than this (JSON characters) is asked of the server, which bounds echoes.
+MAX_LOCAL_ECHO_CHARS = 2048
+#: Python writes integers of any size; the server refuses a body with more digits than CPython reads (400).
+_TOO_MANY_DIGITS = 10**4300
+#: The most bytes one character takes in a JSON body (``\\u001f``, or ``\\ud83d\\ude00`` for one astral character: 12).
+_MAX_BYTES_PER_CHAR = 12
+#: A generous bound on the bytes of a number or literal in JSON (``-1.7976931348623157e+308`` is 24).
+_NUMBER_BYTES = 32
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """A user this call assigned: the server hears of it through ``POST /sdk/exposures``."""
+
+    experiment_id: str
+    external_user_id: str
+    variant: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    body: Dict[str, Any]
+    exposure: Optional[Exposure]
+
+
+@dataclass(frozen=True)
+class Invalid:
+    detail: List[Dict[str, Any]]
+    exposure: Optional[Exposure]
+    status: int = 422
+
+
+@dataclass(frozen=True)
+class Remote:
+    reason: str
+
+
+Evaluation = Union[Answer, Invalid, Remote]
+
+
+def encode_json(value: Any) -> bytes:
+    """How the client writes a JSON body: UTF-8 as is, or ASCII escapes when a lone surrogate cannot be UTF-8.
+
+    ``NaN`` and ``Infinity`` are written as Python writes them, and the server reads them as Python does.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def _fast_inputs(inputs: Mapping[Any, Any]) -> Optional[int]:
+    """For flat inputs of plain scalars, an upper bound of their JSON size; None when they need the slow path."""
+    size = 2
+    for key, value in inputs.items():
+        if type(key) is not str or type(value) not in _SCALARS:
+            return None
+        if "\x00" in key or has_surrogate(key):
+            return None
+        size += len(key) * _MAX_BYTES_PER_CHAR + 4
+        if type(value) is str:
+            if "\x00" in value or has_surrogate(value):
+                return None
+            size += len(value) * _MAX_BYTES_PER_CHAR + 2
+        elif type(value) is int and value.bit_length() > 64:
+            if abs(value) >= _TOO_MANY_DIGITS:
+                return None
+            size += len(str(value))
+        else:
+            size += _NUMBER_BYTES
+    return size
+
+
+def _nul_or_deep(value: Any, depth: int) -> bool:
+    """True when a string or key holds NUL (the server refuses it) or containers nest beyond MAX_DEPTH."""
+    t = type(value)
+    if t is str:
+        return "\x00" in value
+    if t is int:
+        return abs(value) >= _TOO_MANY_DIGITS
+    if t is dict:
+        if depth > MAX_DEPTH:
+            return True
+        return any("\x00" in k or _nul_or_deep(v, depth + 1) for k, v in value.items())
+    if t is list:
+        if depth > MAX_DEPTH:
+            return True
+        return any(_nul_or_deep(v, depth + 1) for v in value)
+    return False
+
+
+def wire_inputs(inputs: Any) -> Union[Tuple[Dict[str, Any], Optional[int]], str]:
+    """The inputs as the server will hold them and, for flat inputs, a bound of their JSON size;
+    or why only the server can answer (a string)."""
+    if inputs is None:
+        return {}, 2
+    if type(inputs) is dict:
+        bound = _fast_inputs(inputs)
+        if bound is not None:
+            return inputs, bound
+    try:
+        wire = json.loads(json.dumps(inputs))
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        return "inputs that JSON cannot carry"
+    if type(wire) is not dict:
+        return "inputs that are not a JSON object"
+    if _nul_or_deep(wire, 1):
+        return "a NUL character, deep nesting or a huge integer in the inputs"
+    return wire, None
+
+
+def _body_fits(prompt_id: str, inputs: Any, user_id: Optional[str], bound: Optional[int], limit: int) -> bool:
+    """Whether the request body, as the client would write it, is within the server's body limit.
+
+    Measured only when a cheap upper bound does not already say so.
+    """
+    overhead = 64 + (len(prompt_id) + (len(user_id) if user_id is not None else 0)) * _MAX_BYTES_PER_CHAR
+    if bound is None:
+        # Escaped, the JSON is ASCII and at least as long as the UTF-8 text the client sends.
+        bound = len(json.dumps(inputs))
+    if bound + overhead <= limit:
+        return True
+    return len(encode_json(request_body(prompt_id, inputs, user_id))) <= limit
+
+
+def request_body(prompt_id: str, inputs: Any, user_id: Optional[str]) -> Dict[str, Any]:
+    """The ``/get_prompt`` body the client sends: ``inputs`` always, ``external_user_id`` only when given."""
+    body: Dict[str, Any] = {"prompt_id": prompt_id, "inputs": inputs if inputs is not None else {}}
+    if user_id is not None:
+        body["external_user_id"] = user_id
+    return body
+
+
+def _user_id_missing(experiment_id: str, prompt_id: str, echo_body: Dict[str, Any]) -> Dict[str, Any]:
+    return {
+        "type": "missing",
+        "loc": ["body", "external_user_id"],
+        "msg": "Field required",
+        "input": echo_body,
+        "ctx": {"reason": f"experiment {experiment_id} is running on prompt {prompt_id}"},
+    }
+
+
+def render_error(version_render: Any, limits: Limits, echo: Any) -> List[Dict[str, Any]]:
+    """The 422 items of a failed render: the budget first, else one item per missing name in the order met."""
+    if version_render.exceeded is not None:
+        reason = budget_reason(version_render.exceeded, limits.render_max_bytes, limits.render_max_steps)
+        return [{"type": "value_error", "loc": ["body", "inputs"], "msg": f"Value error, {reason}", "input": echo, "ctx": {"error": reason}}]
+    return [{"type": "missing", "loc": ["body", "inputs", name], "msg": "Field required", "input": echo} for name in version_render.missing]
+
+
+def _invalid(detail: List[Dict[str, Any]], exposure: Optional[Exposure]) -> Evaluation:
+    if not detail_is_unbounded(detail):
+        return Remote("an error whose echo the server would shorten")
+    return Invalid(detail, exposure)
+
+
+def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, external_user_id: Any = None) -> Evaluation:
+    """What the server would answer to ``POST /get_prompt`` with this request, or Remote."""
+    if index is None:
+        return Remote("no bundle")
+    limits = index.limits
+    if type(prompt_id) is not str:
+        return Remote("a prompt_id that is not a string")
+    prompt = index.prompts.get(prompt_id)
+    if prompt is None:
+        return Remote("the prompt is not in the bundle")
+    if utf16_length(prompt_id) > limits.prompt_id_max_length:
+        return Remote("a prompt_id longer than the server accepts")
+
+    user_id: Optional[str] = None
+    if external_user_id is not None:
+        if type(external_user_id) is not str:
+            return Remote("an external_user_id that is not a string")
+        user_id = join_surrogates(external_user_id)
+        if "\x00" in user_id or utf16_length(user_id) > limits.external_user_id_max_length:
+            return Remote("an external_user_id the server refuses")
+
+    prepared = wire_inputs(inputs)
+    if isinstance(prepared, str):
+        return Remote(prepared)
+    wire, bound = prepared
+    if len(wire) > limits.inputs_max_entries:
+        return Remote("more inputs than the server accepts")
+    if not _body_fits(prompt_id, inputs, user_id, bound, limits.body_max_bytes):
+        return Remote("a body larger than the server accepts")
+
+    version_number = prompt.served_version
+    exposure: Optional[Exposure] = None
+    experiment = prompt.experiment
+    if experiment is not None:
+        if experiment.remote_only:
+            return Remote("an experiment only the server can assign")
+        if user_id is None:
+            if len(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
+                return Remote("an error whose echo the server would shorten")
+            echo_body = as_javascript_sees_it({"prompt_id": prompt_id, "inputs": wire})
+            return _invalid([_user_id_missing(experiment.experiment_id, prompt_id, echo_body)], None)
+        chosen = assign(experiment.seed, user_id, experiment.ranges)
+        if chosen is not None:
+            variant = experiment.variants[chosen]
+            version_number = variant.version
+            exposure = Exposure(experiment.experiment_id, user_id, variant.key)
+
+    version: Optional[Version] = prompt.versions.get(version_number)
+    if version is None:
+        return Remote("a version missing from the bundle")
+
+    rendered = render_version(version.templates, wire, limits.render_max_bytes, limits.render_max_steps)
+    if rendered.exceeded is not None or rendered.missing:
+        if len(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
+            return Remote("an error whose echo the server would shorten")
+        return _invalid(render_error(rendered, limits, as_javascript_sees_it(wire)), exposure)
+
+    body: Dict[str, Any] = {
+        "prompt_text": "",
+        "variant_assigned": exposure.variant if exposure else None,
+        "experiment_id": exposure.experiment_id if exposure else None,
+        "prompt_version": version.version,
+    }
+    if version.kind == "chat":
+        messages = [{"role": role, "content": content} for role, content in zip(version.roles, rendered.contents)]
+        body["prompt_text"] = join_messages(messages)
+        body["messages"] = messages
+    else:
+        body["prompt_text"] = rendered.contents[0]
+    return Answer(body, exposure)
