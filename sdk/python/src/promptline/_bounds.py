@@ -82,15 +82,15 @@ def detail_is_unbounded(items: List[Dict[str, Any]]) -> bool:
     count = len(items)
     if count > _ITEMS:
         return False
-    checked: Dict[int, bool] = {}
+    # Every missing name echoes the same inputs: measure each echo once, as the server does.
+    echoes: Dict[int, Optional[int]] = {}
     sizes: List[int] = []
     for item in items:
         echo = item.get("input")
-        fits = checked.get(id(echo))
-        if fits is None:
-            fits = _fits(echo, _CONTAINER_BYTES) is not None
-            checked[id(echo)] = fits
-        if not fits:
+        if id(echo) not in echoes:
+            echoes[id(echo)] = _fits(echo, _CONTAINER_BYTES)
+        echo_bytes = echoes[id(echo)]
+        if echo_bytes is None:
             return False
         if any(isinstance(part, str) and len(part) > _STRING_CHARS for part in item["loc"]):
             return False
@@ -98,7 +98,8 @@ def detail_is_unbounded(items: List[Dict[str, Any]]) -> bool:
             return False
         if "ctx" in item and _fits(item["ctx"], _CONTAINER_BYTES) is None:
             return False
-        sizes.append(_json_bytes(item))
+        # The item's JSON is the rest of it with the echo's own size in place of "null".
+        sizes.append(_json_bytes({**item, "input": None}) - 4 + echo_bytes)
     reserve = 1 + _json_bytes(_too_many_errors(count))
     total = 2
     for i, size in enumerate(sizes):

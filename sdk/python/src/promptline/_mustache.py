@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
+from ._jsvalue import join_surrogates
+
 #: JavaScript's ``\\s``: what mustache.js counts as whitespace (not the same set as Python's).
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS = f"[{_JS_SPACE}]"
@@ -140,6 +142,8 @@ def parse_template(source: str) -> List[Dict[str, Any]]:
     """A mustache template as the server's node tree (the bundle's JSON form). Raises TemplateError."""
     if not isinstance(source, str):
         raise TemplateError("a template must be a string")
+    # As the server would receive it: JSON joins a surrogate pair written as two code points.
+    source = join_surrogates(source)
     root: List[Dict[str, Any]] = []
     collector = root
     open_sections: List[List[Dict[str, Any]]] = []
