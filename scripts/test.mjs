@@ -4,7 +4,7 @@
 // exit code is non-zero if any stage failed. Arguments (`npm test -- test/integration/keys`) are
 // vitest file filters given to both backends' stages instead of their usual file lists.
 // Plain Node on purpose: it must run before anything is built, and has nothing to compile.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -29,6 +29,15 @@ const stages = [
   { name: 'types (tsc --noEmit)', command: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
   // Once, here: the vitest stages after it then skip test/support/globalSetup.ts's own build.
   { name: 'build', command: ['npm', 'run', '--silent', 'build'], bin: false },
+  // The Python SDK (sdk/python): unit tests, and integration tests against the server just built
+  // (required here: without it they fail instead of skipping).
+  {
+    name: 'python SDK (unittest)',
+    command: ['python3', '-m', 'unittest', 'discover', '-s', 'sdk/python/tests', '-t', 'sdk/python', '-v'],
+    bin: false,
+    env: { PYTHONPATH: path.join(root, 'sdk', 'python', 'src'), PROMPTLINE_SDK_TESTS_REQUIRE_SERVER: '1' },
+    before: requirePython,
+  },
   ...(filters.length > 0
     ? [
         { name: 'tests on SQLite (vitest)', command: ['vitest', 'run', ...filters] },
@@ -57,6 +66,14 @@ async function requirePostgres() {
     socket.once('error', () => answer(false));
   });
   return reachable ? null : `nothing accepts connections on ${host}:${port}: start PostgreSQL there (or set PROMPTLINE_TEST_POSTGRES_URL)`;
+}
+
+/** Says plainly that the Python SDK stage needs python3 3.9 or later, when it is missing or older. */
+function requirePython() {
+  const probe = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return 'python3 is not on the PATH: the Python SDK needs Python 3.9 or later';
+  const [major, minor] = probe.stdout.trim().split('.').map(Number);
+  return major > 3 || (major === 3 && minor >= 9) ? null : `python3 is ${probe.stdout.trim()}: the Python SDK needs Python 3.9 or later`;
 }
 
 let current = null;

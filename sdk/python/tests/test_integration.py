@@ -17,7 +17,7 @@ from promptline._assign import assign
 from promptline._bundle import build_index
 
 from .support.proxy import DroppingProxy
-from .support.server import ServerProcess, server_available
+from .support.server import ServerProcess, server_available, unavailable
 
 SERVER: Optional[ServerProcess] = None
 RUNTIME_KEY = ""
@@ -48,7 +48,7 @@ def setUpModule() -> None:
     global SERVER, RUNTIME_KEY
     reason = server_available()
     if reason:
-        raise unittest.SkipTest(reason)
+        raise unavailable(reason)
     SERVER = ServerProcess().start()
     RUNTIME_KEY = SERVER.ok("POST", "/keys", {"name": "python-sdk-tests", "role": "runtime"})["key"]
     given_prompt("greet", {"template": GREET_V1}, {"template": GREET_V2})
@@ -229,8 +229,9 @@ class ServerGoneTest(unittest.TestCase):
     """(b): its own server, stopped halfway."""
 
     def test_b_after_the_server_stops_the_bundle_keeps_answering_and_fallbacks_answer_the_rest(self) -> None:
-        if server_available():
-            self.skipTest(str(server_available()))
+        reason = server_available()
+        if reason:
+            raise unavailable(reason)
         own = ServerProcess().start()
         self.addCleanup(own.cleanup)
         own.ok("POST", "/prompts", {"prompt_id": "kept", "template": "Kept {{name}}", "labels": ["production"]})

@@ -21,6 +21,7 @@ from promptline._mustache import TemplateError, parse_template
 from promptline._render import prepare_nodes, render_version
 
 from .support.oracle import ask, oracle_available
+from .support.server import unavailable
 
 NAMES = ["a", "b", "a.b", "items", "items.length", "items.0", "items.1", ".", "x.y.z", "n", "t", "o", "o.k", "l.length", "__proto__", "constructor", "u", "1"]
 TEXTS = ["hi", " ", "\n", "  \n", "\t", "x\n", "é", "😀", "\u2028", "\r\n", "{", "}", "{{", "a}}", "\u00a0", "\ufeff", "\ud800", "\udc00"]
@@ -84,12 +85,12 @@ class OracleTest(unittest.TestCase):
     def setUpClass(cls) -> None:
         reason = oracle_available()
         if reason:
-            raise unittest.SkipTest(reason)
+            raise unavailable(reason)
 
     def test_templates_parse_and_render_as_the_server_does(self) -> None:
         rng = random.Random(20261127)
         budgets = [(1 << 20, 50000), (30, 50000), (1 << 20, 12), (64, 40)]
-        cases = []
+        cases: List[Dict[str, Any]] = []
         for _ in range(3000):
             max_bytes, max_steps = rng.choice(budgets)
             templates = [_template(rng) for _ in range(rng.choice([1, 1, 2, 3]))]
