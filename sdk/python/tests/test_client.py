@@ -8,7 +8,7 @@ import json
 import time
 import unittest
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, Callable, Dict, List, Tuple
 
 from promptline import (
     AsyncPromptline,
@@ -28,7 +28,7 @@ SAMPLE = json.loads((Path(__file__).with_name("conformance") / "sample.json").re
 BUNDLE = copy.deepcopy(SAMPLE["bundle"])
 BUNDLE["limits"]["render_max_bytes"] = 1 << 20
 SERVED = {"prompt_text": "from the server", "variant_assigned": None, "experiment_id": None, "prompt_version": 3}
-FALLBACKS = {
+FALLBACKS: Dict[str, Any] = {
     "welcome": "Hello {{name}}{{#vip}}, our VIP{{/vip}}.",
     "support": [{"role": "system", "content": "Be kind."}, {"role": "user", "content": "{{question}}"}],
 }
@@ -165,13 +165,14 @@ class FallbackTest(unittest.TestCase):
         self.assertEqual(server.requests_to("/sdk/bundle"), [], "remote mode loads no bundle")
 
     def test_templates_the_server_would_refuse_are_refused_at_construction(self) -> None:
-        for bad, why in [
+        refused: List[Tuple[Dict[str, Any], str]] = [
             ({"p": "{{> partial}}"}, "partials"),
             ({"p": "{{=<% %>=}}"}, "delimiter"),
             ({"p": "{{#open}}"}, "Unclosed section"),
             ({"p": [{"role": "robot", "content": "x"}]}, "role"),
             ({"p": []}, "non-empty"),
-        ]:
+        ]
+        for bad, why in refused:
             with self.subTest(bad=bad):
                 with self.assertRaises(ValueError) as caught:
                     Promptline("http://127.0.0.1:1", KEY, mode="remote", fallbacks=bad)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import unittest
-from typing import List
+from typing import Any, Dict, List, Tuple
 
 from promptline._exposures import ExposureReporter, iso_utc
 from promptline._transport import Transport
 
 from .support.fake import FakeServer
 
-OK = (200, {"accepted": 1, "conflicts": [], "skipped": []}, {})
+OK: Tuple[int, Any, Dict[str, str]] = (200, {"accepted": 1, "conflicts": [], "skipped": []}, {})
 
 
 class ExposureTest(unittest.TestCase):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import importlib.util
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import tempfile
 import unittest
 import zipfile
 from pathlib import Path
+from typing import Set
 
 PROJECT = Path(__file__).resolve().parents[1]
 SOURCES = PROJECT / "src" / "promptline"
@@ -19,10 +21,10 @@ SOURCES = PROJECT / "src" / "promptline"
 def _can_build_here() -> bool:
     """True when this Python can build the wheel without downloading anything (setuptools >= 61 with bdist_wheel)."""
     try:
-        import setuptools
-    except ImportError:
+        installed = importlib.metadata.version("setuptools")
+    except importlib.metadata.PackageNotFoundError:
         return False
-    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2] if part.isdigit())
+    version = tuple(int(part) for part in installed.split(".")[:2] if part.isdigit())
     return version >= (70, 1) or (version >= (61, 0) and importlib.util.find_spec("wheel") is not None)
 
 
@@ -47,7 +49,7 @@ class PackagingTest(unittest.TestCase):
         stdlib = getattr(sys, "stdlib_module_names", None)
         if stdlib is None:
             self.skipTest("sys.stdlib_module_names needs Python 3.10")
-        imported = set()
+        imported: Set[str] = set()
         for path in SOURCES.glob("*.py"):
             for node in ast.walk(ast.parse(path.read_text("utf-8"))):
                 if isinstance(node, ast.Import):

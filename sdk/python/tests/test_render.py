@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unittest
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from promptline._mustache import TemplateError, parse_template
 from promptline._render import prepare_nodes, render_version
@@ -18,7 +18,7 @@ def render(template: str, inputs: Dict[str, Any], max_bytes: int = 1 << 20, max_
     return result.contents[0]
 
 
-RENDERS = [
+RENDERS: List[Tuple[str, Dict[str, Any], str]] = [
     ("Hi {{name}}.", {"name": "Ada"}, "Hi Ada."),
     ("{{n}}|{{f}}|{{z}}|{{b}}|{{u}}", {"n": 1.0, "f": 1e21, "z": -0.0, "b": False, "u": None}, "1|1e+21|0|false|"),
     ("{{big}}", {"big": 12345678901234567890}, "12345678901234567000"),

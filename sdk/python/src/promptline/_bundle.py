@@ -84,7 +84,7 @@ def _int(value: Any, what: str) -> int:
 def _number(value: Any, what: str) -> float:
     if type(value) not in (int, float):
         raise ValueError(f"{what} must be a number")
-    return value
+    return float(value)
 
 
 def _str(value: Any, what: str) -> str:

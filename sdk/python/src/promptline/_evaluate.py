@@ -106,7 +106,7 @@ def _nul_or_deep(value: Any, depth: int) -> bool:
     if t is str:
         return "\x00" in value
     if t is int:
-        return abs(value) >= _TOO_MANY_DIGITS
+        return bool(abs(value) >= _TOO_MANY_DIGITS)
     if t is dict:
         if depth > MAX_DEPTH:
             return True

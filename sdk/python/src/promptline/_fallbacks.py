@@ -9,7 +9,7 @@ and the same 422 for a missing variable.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._bundle import Limits, Version
 from ._evaluate import Answer, Evaluation, Invalid, render_error, wire_inputs
@@ -18,7 +18,7 @@ from ._mustache import TemplateError, parse_template
 from ._render import join_messages, prepare_nodes, render_version
 
 #: ``"template text"`` or ``[{"role": "system" | "user" | "assistant", "content": "template"}, ...]``.
-FallbackSpec = Union[str, List[Mapping[str, str]]]
+FallbackSpec = Union[str, Sequence[Mapping[str, str]]]
 
 _ROLES = ("system", "user", "assistant")
 

@@ -111,7 +111,7 @@ def _tokens(source: str) -> List[List[Any]]:
             value = scanner.scan_until(_CLOSING_TAG)
         if not scanner.scan(_CLOSING_TAG):
             raise TemplateError(f"invalid template: Unclosed tag at {scanner.pos}")
-        token = [kind, value, start]
+        token: List[Any] = [kind, value, start]
         tokens.append(token)
         if kind in ("#", "^"):
             sections.append(token)
@@ -128,13 +128,13 @@ def _tokens(source: str) -> List[List[Any]]:
         raise TemplateError(f'invalid template: Unclosed section "{sections[-1][1]}" at {scanner.pos}')
     # squashTokens: consecutive text tokens (stripped ones skipped) become one.
     squashed: List[List[Any]] = []
-    for token in tokens:
-        if token is None:
+    for item in tokens:
+        if item is None:
             continue
-        if token[0] == "text" and squashed and squashed[-1][0] == "text":
-            squashed[-1][1] += token[1]
+        if item[0] == "text" and squashed and squashed[-1][0] == "text":
+            squashed[-1][1] += item[1]
         else:
-            squashed.append(list(token))
+            squashed.append(list(item))
     return squashed
 
 

@@ -9,7 +9,7 @@ stops exactly where the server's would and reports the same limit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._jsvalue import is_array_index, join_surrogates, js_number, js_stringify, utf8_length
 
@@ -107,7 +107,7 @@ def as_text(value: Any) -> str:
     """What a value writes: a string as is, null as nothing, a number as ``String(n)``, a structure as JSON."""
     t = type(value)
     if t is str:
-        return value
+        return str(value)
     if value is None:
         return ""
     if t is bool:
@@ -125,9 +125,9 @@ def is_falsy(value: Any) -> bool:
     if t is str or t is list:
         return len(value) == 0
     if t is int:
-        return value == 0
+        return bool(value == 0)
     if t is float:
-        return value == 0 or value != value
+        return bool(value == 0 or value != value)
     return False
 
 
@@ -253,7 +253,7 @@ def render_version(templates: Sequence[Nodes], inputs: Dict[str, Any], max_bytes
     return VersionRender(contents, budget.exceeded, list(missing))
 
 
-def join_messages(messages: Sequence[Dict[str, str]]) -> str:
+def join_messages(messages: Sequence[Mapping[str, Any]]) -> str:
     """A chat prompt's text form: ``"{role}: {content}"`` blocks separated by a blank line."""
     return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages)
 

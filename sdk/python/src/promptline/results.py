@@ -52,7 +52,8 @@ class RunResult:
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any]) -> "RunResult":
-        return cls(**{f.name: body.get(f.name) for f in fields(cls)})
+        values: Dict[str, Any] = {f.name: body.get(f.name) for f in fields(cls)}
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -66,4 +67,5 @@ class OutcomeResult:
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any]) -> "OutcomeResult":
-        return cls(**{f.name: body.get(f.name) for f in fields(cls)})
+        values: Dict[str, Any] = {f.name: body.get(f.name) for f in fields(cls)}
+        return cls(**values)
