@@ -26,7 +26,9 @@ from ._render import budget_reason, join_messages, render_version
 
 #: Nesting a local answer allows (``inputs`` is level 1); the server takes 100 levels of body.
 MAX_DEPTH = 60
-#: An error echoing ``inputs`` longer than this (JSON characters) is asked of the server, which bounds echoes.
+#: An error echoing ``inputs`` longer than this (JSON, in UTF-16 units as JavaScript counts) is asked of the
+#: server, which bounds echoes; shorter ones are checked exactly (``_bounds``), as 2 048 characters can
+#: still hold a string the server cuts at 1 000 or 4 096 bytes of CJK text.
 MAX_LOCAL_ECHO_CHARS = 2048
 #: Python writes integers of any size; the server refuses a body with more digits than CPython reads (400).
 _TOO_MANY_DIGITS = 10**4300
@@ -221,7 +223,7 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
         if experiment.remote_only:
             return Remote("an experiment only the server can assign")
         if user_id is None:
-            if len(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
+            if utf16_length(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
                 return Remote("an error whose echo the server would shorten")
             echo_body = as_javascript_sees_it({"prompt_id": prompt_id, "inputs": wire})
             return _invalid([_user_id_missing(experiment.experiment_id, prompt_id, echo_body)], None)
@@ -237,7 +239,7 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
 
     rendered = render_version(version.templates, wire, limits.render_max_bytes, limits.render_max_steps)
     if rendered.exceeded is not None or rendered.missing:
-        if len(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
+        if utf16_length(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
             return Remote("an error whose echo the server would shorten")
         return _invalid(render_error(rendered, limits, as_javascript_sees_it(wire)), exposure)
 
