@@ -4,7 +4,7 @@
  */
 
 /** The only bundle format this client knows; any other is ignored and calls go to the server. */
-export const BUNDLE_FORMAT = 1;
+const BUNDLE_FORMAT = 1;
 
 export type TemplateNode =
   | { type: 'text'; text: string }
@@ -57,14 +57,14 @@ export interface PreparedVersion {
   templates: ReadonlyArray<{ role: ChatRole; nodes: readonly Node[] }>;
 }
 
-export interface PreparedExperiment {
+interface PreparedExperiment {
   id: string;
   seed: string;
   remoteOnly: boolean;
   variants: ReadonlyArray<{ key: string; version: number; lo: number; hi: number }>;
 }
 
-export interface PreparedPrompt {
+interface PreparedPrompt {
   servedVersion: number;
   versions: ReadonlyMap<number, PreparedVersion>;
   experiment: PreparedExperiment | null;

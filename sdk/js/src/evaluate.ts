@@ -32,7 +32,7 @@ export interface ValidationItem {
 }
 
 /** A user assigned by this call: the server must hear of it (POST /sdk/exposures). */
-export interface Exposure {
+interface Exposure {
   experiment_id: string;
   variant: string;
 }
