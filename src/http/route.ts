@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { readBody } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
@@ -90,7 +90,6 @@ function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: tru
       : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`,
   );
 }
-const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
 
 interface Validated {
@@ -246,11 +245,12 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     schema: {
       summary: spec.summary,
       tags: spec.tags,
-      // Every operation names the X-API-Key security scheme, so "Authorize" in /docs fills it in. The
-      // three runtime operations also declare the header as a parameter, as FastAPI's contract says;
-      // either way the key is checked by authorize below, not by this document.
+      // The key is the X-API-Key security scheme and nothing else: "Authorize" in /docs and the
+      // headers of a generated client send it once. It is not also a header parameter (FastAPI's
+      // Header() would make one), which would have Swagger UI send it twice, joined by a comma,
+      // and make generated clients ask for it on every call. The 422 for a missing header comes
+      // from validate above, whatever the document says.
       security: [{ apiKey: [] }],
-      ...(spec.role === 'runtime' ? { headers: API_KEY_HEADER } : {}),
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),
