@@ -161,6 +161,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       '/metrics',
       {
         schema: {
+          operationId: 'getMetrics',
           summary: 'Prometheus metrics (PROMPTLINE_METRICS=on; no key: keep the port to your network)',
           description:
             "The process's metrics in Prometheus' text format: requests, model calls with their tokens and cost, commits, caches and running experiments. No key needed.",

@@ -69,7 +69,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, theme: { title: 'Promptline API' } });
   const schema = {
+    operationId: 'getOpenApi',
     summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 document of every operation, from which typed clients can be generated. No key needed.',
     tags: ['operations'],
     security: [],
   };

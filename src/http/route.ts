@@ -57,7 +57,11 @@ type StaticOr<T, D> = T extends TSchema ? Static<T> : D;
 export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined> {
   method: HTTPMethods;
   url: string;
+  /** The operation's name in /openapi.json and in clients generated from it: camelCase, unique, never renamed. */
+  operationId: string;
   summary: string;
+  /** What the operation does, in a sentence or two; the role it needs is added from `role`. */
+  description: string;
   tags: string[];
   /** Minimum role; `runtime` routes accept every role, `read` accepts read and admin. */
   role: Role;
@@ -75,6 +79,13 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
+
+/** The sentence each operation's description ends with, made from the role the key check enforces. */
+const ROLE_SENTENCE: Record<Role, string> = {
+  runtime: 'Any key may call it (runtime, read or admin).',
+  read: 'Needs a read or admin key.',
+  admin: 'Needs an admin key.',
+};
 
 function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
   if (decision.reason === 'invalid_key') {
@@ -243,7 +254,9 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     method: spec.method,
     url: spec.url,
     schema: {
+      operationId: spec.operationId,
       summary: spec.summary,
+      description: `${spec.description} ${ROLE_SENTENCE[spec.role]}`,
       tags: spec.tags,
       // The key is the X-API-Key security scheme and nothing else: "Authorize" in /docs and the
       // headers of a generated client send it once. It is not also a header parameter (FastAPI's

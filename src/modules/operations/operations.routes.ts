@@ -5,13 +5,17 @@ import type { Readiness } from './readiness.js';
 /** Liveness and readiness, without a key: load balancers and orchestrators call them. */
 export function registerOperationsRoutes(app: FastifyInstance, readiness: () => Promise<Readiness>): void {
   const healthz = {
+    operationId: 'getHealth',
     summary: 'Liveness: 200 while the process is up',
+    description: 'Answers `{"status":"ok"}` while the process runs, without touching the database. No key needed.',
     tags: ['operations'],
     security: [],
   };
   app.get('/healthz', { schema: healthz }, (_req, reply) => sendJson(reply, 200, { status: 'ok' }));
   const readyz = {
+    operationId: 'getReadiness',
     summary: "Readiness: the database answers, migrations are applied, writes commit, other replicas' changes are heard",
+    description: 'Answers 200 `{"status":"ready"}` when this process can serve requests, else 503 with the reason. No key needed.',
     tags: ['operations'],
     security: [],
   };

@@ -113,7 +113,8 @@ describe('GET /metrics (PROMPTLINE_METRICS=on)', () => {
 
   it('is in /openapi.json as an operation that needs no key', async () => {
     const op = (await t.request('GET', '/openapi.json', { key: null })).json.paths['/metrics'].get;
-    expect(op.security).toEqual([]);
+    expect(op).toMatchObject({ operationId: 'getMetrics', security: [] });
+    expect(op.description).toMatch(/No key needed\.$/);
   });
 
   it('is not there unless asked for', async () => {

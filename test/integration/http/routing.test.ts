@@ -145,6 +145,25 @@ describe('OpenAPI and docs', () => {
     for (const name of open) expect((await t.request('GET', name.split(' ')[1]!, { key: null })).status, name).toBe(200);
   });
 
+  it('names and describes every operation: a unique camelCase operationId, a summary and a description', async () => {
+    const doc = (await t.request('GET', '/openapi.json', { key: null })).json;
+    const ids: string[] = [];
+    for (const [path, method, op] of operations(doc)) {
+      const name = `${method} ${path}`;
+      expect(op.operationId, name).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(op.summary, name).toMatch(/\S/);
+      // What it does, then the role it needs (added by registerRoute from the role it checks).
+      expect(op.description, name).toMatch(
+        /^\S.*\. (Any key may call it \(runtime, read or admin\)|Needs a read or admin key|Needs an admin key|No key needed)\.$/s,
+      );
+      ids.push(op.operationId);
+    }
+    expect(ids.length).toBeGreaterThan(30);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const byPath = (path: string) => doc.paths[path].post.operationId;
+    expect([byPath('/get_prompt'), byPath('/run_prompt'), byPath('/track_outcome')]).toEqual(['getPrompt', 'runPrompt', 'trackOutcome']);
+  });
+
   it('serves /docs with local assets (no CDN)', async () => {
     const page = await t.request('GET', '/docs/', { key: null });
     const html = page.status === 200 ? page.text : (await t.request('GET', '/docs/static/index.html', { key: null })).text;
