@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { readBody } from './body.js';
+import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
@@ -186,6 +186,8 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     const errors: ErrorItem[] = [];
     let body: unknown;
     let rawBody: unknown;
+    /** The media type a body was sent as, when it was not JSON and so was read as text. */
+    let sentAsText: string | undefined;
     if (spec.body) {
       const read = readBody(req);
       if (read.kind === 'undecodable') {
@@ -196,7 +198,8 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         sendDetail(reply, 422, [read.item]);
         return;
       }
-      body = read.kind === 'value' ? read.value : null;
+      body = read.kind === 'value' || read.kind === 'text' ? read.value : null;
+      if (read.kind === 'text') sentAsText = read.mediaType;
       rawBody = body;
     }
     let params: unknown = {};
@@ -218,7 +221,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         if (!spec.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
       } else {
         const result = validateValue(spec.body, body, { loc: ['body'], strict });
-        errors.push(...result.errors);
+        errors.push(...(sentAsText === undefined ? result.errors : withContentTypeHint(result.errors, sentAsText)));
         body = result.value;
       }
     }
