@@ -64,7 +64,7 @@ interface PreparedExperiment {
   variants: ReadonlyArray<{ key: string; version: number; lo: number; hi: number }>;
 }
 
-interface PreparedPrompt {
+export interface PreparedPrompt {
   servedVersion: number;
   versions: ReadonlyMap<number, PreparedVersion>;
   experiment: PreparedExperiment | null;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { indexBundle, type BundleIndex, type BundleLimits, type WireBundle } from './bundle.js';
+import { indexBundle, type BundleIndex, type BundleLimits, type PreparedPrompt, type WireBundle } from './bundle.js';
 import { PromptlineValidationError } from './errors.js';
 import { evaluate, type GetPromptBody, type GetPromptRequest } from './evaluate.js';
 import { ExposureQueue, type ExposureBatch } from './exposures.js';
-import { prepareFallback } from './fallback.js';
+import { prepareFallbacks } from './fallback.js';
 import { isTransient, Transport } from './transport.js';
 import type {
   ClientStats,
@@ -38,7 +38,7 @@ const EXPOSURE_FLUSH_MS = 1_000;
 export class Promptline {
   private readonly transport: Transport;
   private readonly options: Required<Omit<PromptlineOptions, 'fallbacks' | 'onError'>> & Pick<PromptlineOptions, 'onError'>;
-  private readonly fallbacks: Map<string, ReturnType<typeof prepareFallback>>;
+  private readonly fallbacks: Map<string, PreparedPrompt>;
   private readonly exposures: ExposureQueue;
   private readonly timers: NodeJS.Timeout[] = [];
   private index: BundleIndex | null = null;
@@ -52,7 +52,7 @@ export class Promptline {
   constructor(options: PromptlineOptions) {
     this.options = { timeoutMs: 5_000, runTimeoutMs: 120_000, mode: 'local', refreshMs: 10_000, maxRetries: 2, ...options };
     this.transport = new Transport({ baseUrl: options.baseUrl, apiKey: options.apiKey, maxRetries: this.options.maxRetries });
-    this.fallbacks = new Map(Object.entries(options.fallbacks ?? {}).map(([id, content]) => [id, prepareFallback(id, content)]));
+    this.fallbacks = prepareFallbacks(options.fallbacks ?? {});
     this.exposures = new ExposureQueue((batch) => this.report(batch));
     if (this.options.mode === 'local') {
       this.firstLoad = this.refresh();
@@ -88,12 +88,10 @@ export class Promptline {
       this.counters.serverCalls++;
       return result(answer.json as GetPromptBody, 'server');
     } catch (error) {
-      const fallback = this.fallbacks.get(params.promptId);
-      if (fallback === undefined || !isTransient(error)) throw error;
+      if (!this.fallbacks.has(params.promptId) || !isTransient(error)) throw error;
       this.options.onError?.(error);
       this.counters.fallbacks++;
-      const limits = this.index?.limits ?? DEFAULT_LIMITS;
-      const rendered = evaluate({ limits, prompts: new Map([[params.promptId, { servedVersion: 0, versions: new Map([[0, fallback]]), experiment: null }]]) }, request);
+      const rendered = evaluate({ limits: this.index?.limits ?? DEFAULT_LIMITS, prompts: this.fallbacks }, request);
       if (rendered.kind === 'invalid') throw new PromptlineValidationError(rendered.detail);
       if (rendered.kind === 'remote') throw error;
       return { ...result(rendered.body, 'fallback'), promptVersion: null };

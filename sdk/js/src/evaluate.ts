@@ -132,7 +132,11 @@ export function evaluate(index: BundleIndex, request: GetPromptRequest): Evaluat
       // The body as sent: an explicit null user is echoed, an absent one is not.
       const body = 'external_user_id' in request ? { prompt_id: request.prompt_id, inputs, external_user_id: null } : { prompt_id: request.prompt_id, inputs };
       const reason = `experiment ${experiment.id} is running on prompt ${request.prompt_id}`;
-      return { kind: 'invalid', exposure: null, detail: [{ type: 'missing', loc: ['body', 'external_user_id'], msg: 'Field required', input: body, ctx: { reason } }] };
+      return {
+        kind: 'invalid',
+        exposure: null,
+        detail: [{ type: 'missing', loc: ['body', 'external_user_id'], msg: 'Field required', input: body, ctx: { reason } }],
+      };
     }
     const chosen = experiment.variants[chooseVariant(experiment.seed, userId, experiment.variants)];
     if (chosen !== undefined) {

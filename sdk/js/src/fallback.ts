@@ -1,5 +1,5 @@
 import Mustache from 'mustache';
-import { prepareNodes, type ChatRole, type PreparedVersion, type TemplateNode } from './bundle.js';
+import { prepareNodes, type ChatRole, type PreparedPrompt, type PreparedVersion, type TemplateNode } from './bundle.js';
 
 /**
  * Fallback templates, given by the application for when neither the bundle nor the server can
@@ -29,12 +29,22 @@ function parse(source: string): TemplateNode[] {
   return toNodes(Mustache.parse(source) as unknown as Token[]);
 }
 
-/** Throws (at construction, so a broken fallback is found at start-up) on a template that does not parse. */
-export function prepareFallback(promptId: string, content: FallbackContent): PreparedVersion {
+/** Throws on a template that does not parse. */
+function prepareFallback(promptId: string, content: FallbackContent): PreparedVersion {
   try {
     if (typeof content === 'string') return { version: 0, kind: 'text', templates: [{ role: 'user', nodes: prepareNodes(parse(content)) }] };
     return { version: 0, kind: 'chat', templates: content.map((m) => ({ role: m.role, nodes: prepareNodes(parse(m.content)) })) };
   } catch (error) {
     throw new Error(`the fallback of prompt '${promptId}' is not a valid template: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The fallbacks as prompts of a bundle of their own (version 0, no experiment), so the same
+ * evaluation renders them. Throws at construction, so a broken fallback is found at start-up.
+ */
+export function prepareFallbacks(fallbacks: Record<string, FallbackContent>): Map<string, PreparedPrompt> {
+  return new Map(
+    Object.entries(fallbacks).map(([id, content]) => [id, { servedVersion: 0, versions: new Map([[0, prepareFallback(id, content)]]), experiment: null }]),
+  );
 }

@@ -76,7 +76,9 @@ export class Transport {
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
       throw new PromptlineConnectionError(
-        timedOut ? `Promptline did not answer ${call.method} ${call.path} within ${call.timeoutMs} ms` : `Promptline is unreachable (${call.method} ${call.path})`,
+        timedOut
+          ? `Promptline did not answer ${call.method} ${call.path} within ${call.timeoutMs} ms`
+          : `Promptline is unreachable (${call.method} ${call.path})`,
         error,
       );
     }

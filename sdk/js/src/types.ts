@@ -119,4 +119,3 @@ export interface WireOutcome {
   experiment_id: string | null;
   variant_assigned: string | null;
 }
-

@@ -16,8 +16,24 @@ describe('chooseVariant: the first range [lo, hi) that holds the hash', () => {
   ];
   it.each<[string, string, Array<{ lo: number; hi: number }>, number]>([
     ['inside the first range', 'a', halves, 0],
-    ['outside coverage (0.1 of each half)', 'b', [{ lo: 0, hi: 0.05 }, { lo: 0.5, hi: 0.55 }], -1],
-    ['exactly at a range end is outside it', 'a', [{ lo: 0, hi: 0.0505 }, { lo: 0.0505, hi: 1 }], 1],
+    [
+      'outside coverage (0.1 of each half)',
+      'b',
+      [
+        { lo: 0, hi: 0.05 },
+        { lo: 0.5, hi: 0.55 },
+      ],
+      -1,
+    ],
+    [
+      'exactly at a range end is outside it',
+      'a',
+      [
+        { lo: 0, hi: 0.0505 },
+        { lo: 0.0505, hi: 1 },
+      ],
+      1,
+    ],
     ['an empty id is never assigned', '', halves, -1],
   ])('%s', (_, id, ranges, expected) => {
     expect(chooseVariant('seed', id, ranges)).toBe(expected);

@@ -19,7 +19,12 @@ beforeAll(async () => {
   port = (t.app.server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
   apiKey = await t.keyFor('runtime');
-  await givenPrompt(t, { prompt_id: 'text', template: 'Hello {{name}}', labels: ['production'], versions: ['Hi {{name}}, {{#items}}[{{.}}]{{/items}}', 'Hey {{name}} ({{tier}})'] });
+  await givenPrompt(t, {
+    prompt_id: 'text',
+    template: 'Hello {{name}}',
+    labels: ['production'],
+    versions: ['Hi {{name}}, {{#items}}[{{.}}]{{/items}}', 'Hey {{name}} ({{tier}})'],
+  });
   await givenPrompt(t, {
     prompt_id: 'chat',
     messages: [
@@ -27,7 +32,14 @@ beforeAll(async () => {
       { role: 'user', content: '{{question}}' },
     ],
     labels: ['production'],
-    versions: [{ messages: [{ role: 'system', content: 'Be thorough, {{name}}.' }, { role: 'user', content: 'Q: {{question}}' }] }],
+    versions: [
+      {
+        messages: [
+          { role: 'system', content: 'Be thorough, {{name}}.' },
+          { role: 'user', content: 'Q: {{question}}' },
+        ],
+      },
+    ],
   });
   await givenPrompt(t, { prompt_id: 'plain', template: 'Plain {{name}}' });
   await givenExperiment(t, {
@@ -60,7 +72,12 @@ function client(options: Partial<PromptlineOptions> = {}): Promptline {
 async function viaClient(c: Promptline, promptId: string, inputs: Record<string, unknown>, externalUserId?: string) {
   try {
     const r = await c.getPrompt({ promptId, inputs, externalUserId });
-    const body: Record<string, unknown> = { prompt_text: r.promptText, variant_assigned: r.variantAssigned, experiment_id: r.experimentId, prompt_version: r.promptVersion };
+    const body: Record<string, unknown> = {
+      prompt_text: r.promptText,
+      variant_assigned: r.variantAssigned,
+      experiment_id: r.experimentId,
+      prompt_version: r.promptVersion,
+    };
     if (r.messages) body.messages = r.messages;
     return { status: 200, body, source: r.source };
   } catch (error) {
@@ -70,7 +87,10 @@ async function viaClient(c: Promptline, promptId: string, inputs: Record<string,
 }
 
 async function viaServer(promptId: string, inputs: Record<string, unknown>, externalUserId?: string) {
-  const res = await t.request('POST', '/get_prompt', { key: apiKey, body: { prompt_id: promptId, inputs, ...(externalUserId === undefined ? {} : { external_user_id: externalUserId }) } });
+  const res = await t.request('POST', '/get_prompt', {
+    key: apiKey,
+    body: { prompt_id: promptId, inputs, ...(externalUserId === undefined ? {} : { external_user_id: externalUserId }) },
+  });
   return { status: res.status, body: res.json };
 }
 
@@ -84,7 +104,10 @@ describe('local getPrompt', () => {
       // Every tenth call leaves a variable out: the same 422 from the bundle as from the server.
       const text = i % 10 === 3 ? { name: 'Ada' } : { name: 'Ada', items: ['a', 'b'], tier: 'pro' };
       const chat = i % 10 === 7 ? { name: 'Ada' } : { name: 'Ada', question: 'Why?' };
-      for (const [promptId, inputs] of [['text', text], ['chat', chat]] as const) {
+      for (const [promptId, inputs] of [
+        ['text', text],
+        ['chat', chat],
+      ] as const) {
         const local = await viaClient(c, promptId, inputs, user);
         expect(local.source === 'bundle' || local.source === 'error').toBe(true);
         const { source: _, ...answer } = local;
@@ -94,7 +117,8 @@ describe('local getPrompt', () => {
       }
     }
     // Every variant and the users outside coverage occur (2 000 users make each split visible).
-    for (const key of ['text/control', 'text/list', 'text/tier', 'text/none', 'chat/brief', 'chat/thorough', 'chat/none']) expect(seen.get(key)).toBeGreaterThan(50);
+    for (const key of ['text/control', 'text/list', 'text/tier', 'text/none', 'chat/brief', 'chat/thorough', 'chat/none'])
+      expect(seen.get(key)).toBeGreaterThan(50);
     // No user: the experiment's 422, from the bundle.
     expect(await viaClient(c, 'text', { name: 'Ada' })).toEqual({ ...(await viaServer('text', { name: 'Ada' })), source: 'error' });
     expect(c.stats()).toMatchObject({ bundleHits: 4001, serverCalls: 0, refreshFailures: 0 });
@@ -134,9 +158,13 @@ describe('local getPrompt', () => {
     const before = await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user });
     expect(before.variantAssigned).toBeNull();
     await givenExperiment(t, { experiment_id: 'exp-plain', prompt_id: 'plain', variants: { a: 1, b: 1 }, start: true });
-    await expect.poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 }).toBe('exp-plain');
+    await expect
+      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 })
+      .toBe('exp-plain');
     expect((await t.request('POST', '/experiments/exp-plain/pause')).status).toBe(200);
-    await expect.poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 }).toBeNull();
+    await expect
+      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 })
+      .toBeNull();
     expect(c.stats().refreshes).toBeGreaterThan(2);
   });
 
@@ -147,7 +175,14 @@ describe('local getPrompt', () => {
     const stored = new Map<string, string>();
     for (const user of users) stored.set(user, (await viaServer('moved', {}, user)).body.variant_assigned);
     await t.request('POST', '/experiments/exp-moved/pause');
-    await t.request('PATCH', '/experiments/exp-moved', { body: { variants: [{ key: 'a', version: 1, weight: 1 }, { key: 'b', version: 2, weight: 99 }] } });
+    await t.request('PATCH', '/experiments/exp-moved', {
+      body: {
+        variants: [
+          { key: 'a', version: 1, weight: 1 },
+          { key: 'b', version: 2, weight: 99 },
+        ],
+      },
+    });
     await t.request('POST', '/experiments/exp-moved/start');
     const c = client();
     await c.ready();
@@ -198,7 +233,9 @@ describe('when Promptline is unreachable', () => {
       // The exposures of offline calls wait, and reach the server once it is back.
       await proxy.restore();
       await c.close();
-      expect(await t.store.sql.value("SELECT variant FROM assignments WHERE experiment_id = 'exp-text' AND external_user_id = 'offline-1'")).toBe(live.variantAssigned);
+      expect(await t.store.sql.value("SELECT variant FROM assignments WHERE experiment_id = 'exp-text' AND external_user_id = 'offline-1'")).toBe(
+        live.variantAssigned,
+      );
     } finally {
       await proxy.close();
     }

@@ -14,10 +14,16 @@ let files: string[];
 
 beforeAll(() => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-sdk-consumer-'));
-  const packed = JSON.parse(execFileSync('npm', ['pack', SDK, '--json', '--pack-destination', project], { encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(execFileSync('npm', ['pack', SDK, '--json', '--pack-destination', project], { encoding: 'utf8' })) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   files = packed[0]!.files.map((f) => f.path).sort();
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], { cwd: project, stdio: 'pipe' });
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], {
+    cwd: project,
+    stdio: 'pipe',
+  });
 }, 120_000);
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
@@ -60,9 +66,27 @@ describe('@promptline/client, installed', () => {
       ].join('\n'),
     );
     const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
-    execFileSync(tsc, ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types'), 'app.ts'], {
-      cwd: project,
-      stdio: 'pipe',
-    });
+    execFileSync(
+      tsc,
+      [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--typeRoots',
+        path.join(ROOT, 'node_modules/@types'),
+        'app.ts',
+      ],
+      {
+        cwd: project,
+        stdio: 'pipe',
+      },
+    );
   });
 });
