@@ -89,6 +89,13 @@ module.exports = {
       to: { path: '^src/modules/results/' },
     },
     {
+      name: 'sdk-is-standalone',
+      severity: 'error',
+      comment: 'The client SDK (`sdk/js/`) is a package of its own: it imports nothing of the server, the console or the tests.',
+      from: { path: '^sdk/js/src/' },
+      to: { path: '^(src|web|bench|scripts|test)/' },
+    },
+    {
       name: 'web-imports-only-numbers',
       severity: 'error',
       comment: "Of the server's code, `web/` imports `src/lib/numbers.ts` only.",

@@ -182,6 +182,10 @@ if (!only || only === 'results-postgres') {
   const { mainPostgres } = await import('./results.js');
   await mainPostgres();
 }
+if (!only || only === 'sdk') {
+  const { main } = await import('./sdk.js');
+  await main();
+}
 if (!only || only === 'console') {
   const { main } = await import('./consoleResults.js');
   await main();

@@ -1,4 +1,4 @@
-// `npm run build` (and `prepare`, at `npm ci`): the server, CLI, bench and scripts (tsc), the
+// `npm run build` (and `prepare`, at `npm ci`): the server, CLI, bench and scripts (tsc), the client SDK (tsc), the
 // console (tsc for its types, then Vite into dist/web), then the stamp `npm start` compares with
 // the sources to skip the build when nothing changed (scripts/buildStamp.mjs).
 import { spawnSync } from 'node:child_process';
@@ -8,6 +8,8 @@ import { inputsDigest, removeStamp, writeStamp } from './buildStamp.mjs';
 const root = path.resolve(import.meta.dirname, '..');
 const STEPS = [
   ['tsc', '-p', 'tsconfig.build.json'],
+  // The TypeScript client SDK's package (sdk/js/dist: ESM and type declarations).
+  ['tsc', '-p', 'sdk/js/tsconfig.json'],
   ['tsc', '-p', 'web/tsconfig.json'],
   ['vite', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
 ];

@@ -7,9 +7,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Everything the build reads: tsconfig.build.json's includes, the console (web/), the compiler settings and the pinned tools. */
-const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'bench', 'scripts', 'web'];
+const BUILD_INPUTS = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'src',
+  'bench',
+  'scripts',
+  'web',
+  'sdk/js/src',
+  'sdk/js/package.json',
+  'sdk/js/tsconfig.json',
+];
 /** What `npm start` and the CLI run: a dist/ without them is not a build, whatever the stamp says. */
-export const BUILD_OUTPUTS = ['dist/src/server.js', 'dist/src/cli/main.js', 'dist/web/index.html'];
+export const BUILD_OUTPUTS = ['dist/src/server.js', 'dist/src/cli/main.js', 'dist/web/index.html', 'sdk/js/dist/index.js'];
 export const STAMP_FILE = 'dist/.build-inputs.sha256';
 const SKIPPED_FOLDERS = new Set(['node_modules', 'dist']);
 

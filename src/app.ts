@@ -159,7 +159,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   if (metrics !== null && config.metrics.enabled) {
     app.get(
       '/metrics',
-      { schema: { summary: 'Prometheus metrics (PROMPTLINE_METRICS=on; no key: keep the port to your network)', tags: ['operations'] } },
+      {
+        schema: {
+          operationId: 'getMetrics',
+          summary: 'Prometheus metrics (PROMPTLINE_METRICS=on; no key: keep the port to your network)',
+          description:
+            "The process's metrics in Prometheus' text format: requests, model calls with their tokens and cost, commits, caches and running experiments. No key needed.",
+          tags: ['operations'],
+          security: [],
+        },
+      },
       async (_req, reply) => reply.header('content-type', metrics.contentType).send(await metrics.render()),
     );
   }

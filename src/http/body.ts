@@ -3,7 +3,13 @@ import { MAX_BODY_NESTING, prescanJson } from './fastapi/jsonPrescan.js';
 import { decodePythonJson, INT_MAX_STR_DIGITS } from './fastapi/pythonJson.js';
 import type { ErrorItem } from './fastapi/pydanticValidator.js';
 
-export type BodyResult = { kind: 'missing' } | { kind: 'value'; value: unknown } | { kind: 'undecodable' } | { kind: 'json_invalid'; item: ErrorItem };
+export type BodyResult =
+  | { kind: 'missing' }
+  | { kind: 'value'; value: unknown }
+  /** A body sent under a content type that is not JSON: its text, and that type (see `withContentTypeHint`). */
+  | { kind: 'text'; value: string; mediaType: string }
+  | { kind: 'undecodable' }
+  | { kind: 'json_invalid'; item: ErrorItem };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -24,6 +30,11 @@ export function registerRawBodyParser(app: FastifyInstance, bodyLimit: number): 
   });
 }
 
+/** The media type of a Content-Type header: before `;`, trimmed, lower-cased. */
+function mediaTypeOf(header: string): string {
+  return header.split(';', 1)[0]!.trim().toLowerCase();
+}
+
 /**
  * FastAPI's test (via Python's email parser): no or empty Content-Type is JSON; otherwise the
  * media type before `;`, trimmed and lower-cased, must be `application/json` or
@@ -31,7 +42,7 @@ export function registerRawBodyParser(app: FastifyInstance, bodyLimit: number): 
  */
 function isJsonContentType(header: string | undefined): boolean {
   if (!header || header === 'application/json') return true;
-  const type = header.split(';', 1)[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(header);
   const slash = type.indexOf('/');
   if (slash === -1 || type.indexOf('/', slash + 1) !== -1) return false;
   const subtype = type.slice(slash + 1);
@@ -57,7 +68,7 @@ export function readBody(req: FastifyRequest): BodyResult {
   } catch {
     return { kind: 'undecodable' };
   }
-  if (!json) return { kind: 'value', value: text };
+  if (!json) return { kind: 'text', value: text, mediaType: mediaTypeOf(originalContentType.get(req) ?? '') };
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // Nesting is within Python's limit; unless a long run of digits was seen, so are integers.
   const decoded = decodePythonJson(text, { withinPythonLimits: scan?.longDigitRun === false });
@@ -68,4 +79,20 @@ export function readBody(req: FastifyRequest): BodyResult {
     kind: 'json_invalid',
     item: { type: 'json_invalid', loc: ['body', decoded.pos], msg: 'JSON decode error', input: {}, ctx: { error: decoded.msg } },
   };
+}
+
+/**
+ * Text is never an object, so a body sent as text fails with pydantic's item at `["body"]`, whose
+ * message says only that. Sending JSON without `content-type: application/json` is the usual cause
+ * (`curl -d` sends `application/x-www-form-urlencoded`), so that item's message also says what the
+ * body was sent as and what to send. Its type, loc and input stay FastAPI's; the message is a
+ * deliberate difference (docs/runtime-contract.md, "Differences from FastAPI"), made here at the
+ * edge so that the pydantic engine stays FastAPI's.
+ */
+export function withContentTypeHint(items: readonly ErrorItem[], mediaType: string): ErrorItem[] {
+  const sentAs = mediaType === '' ? 'with a blank content-type' : `as ${mediaType}`;
+  const hint = ` (the body was sent ${sentAs}; send JSON with the header content-type: application/json)`;
+  return items.map((item) =>
+    item.type === 'model_attributes_type' && item.loc.length === 1 && item.loc[0] === 'body' ? { ...item, msg: item.msg + hint } : item,
+  );
 }

@@ -28,15 +28,20 @@ const VALIDATION_RESPONSE = {
 };
 
 type OpenApiDoc = {
-  paths?: Record<string, Record<string, { parameters?: unknown[]; responses?: Record<string, unknown> }>>;
+  paths?: Record<string, Record<string, { parameters?: unknown[]; security?: Array<Record<string, unknown>>; responses?: Record<string, unknown> }>>;
   components?: { schemas?: Record<string, unknown> };
 };
 
-/** Every operation that takes input can answer 422 with FastAPI's body; say so in the document. */
+/**
+ * Every operation that takes input can answer 422 with FastAPI's body; say so in the document. So
+ * can every operation that needs a key, with no input at all: a request without the X-API-Key
+ * header is a 422 (`["header","x-api-key"]`), as FastAPI answers a missing required header.
+ */
 function addValidationResponses(doc: OpenApiDoc): OpenApiDoc {
   for (const operations of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(operations)) {
-      if (operation.parameters?.length || 'requestBody' in operation) {
+      const needsKey = operation.security?.some((requirement) => 'apiKey' in requirement) ?? false;
+      if (operation.parameters?.length || 'requestBody' in operation || needsKey) {
         operation.responses = { ...operation.responses, 422: VALIDATION_RESPONSE };
       }
     }
@@ -56,11 +61,21 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         version,
       },
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      // Every operation also names its own (registerRoute: the key; the few without one: `[]`),
+      // so this default only speaks for tools that read nothing else.
+      security: [{ apiKey: [] }],
     },
     transformObject: (documentObject) => addValidationResponses((documentObject as { openapiObject: OpenApiDoc }).openapiObject) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true, theme: { title: 'Promptline API' } });
-  app.get('/openapi.json', { schema: { summary: 'This OpenAPI document', tags: ['operations'] } }, (_req, reply) => {
+  const schema = {
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 document of every operation, from which typed clients can be generated. No key needed.',
+    tags: ['operations'],
+    security: [],
+  };
+  app.get('/openapi.json', { schema }, (_req, reply) => {
     sendJson(reply, 200, app.swagger());
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { readBody } from './body.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
@@ -57,7 +57,11 @@ type StaticOr<T, D> = T extends TSchema ? Static<T> : D;
 export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | undefined, P extends TSchema | undefined> {
   method: HTTPMethods;
   url: string;
+  /** The operation's name in /openapi.json and in clients generated from it: camelCase, unique, never renamed. */
+  operationId: string;
   summary: string;
+  /** What the operation does, in a sentence or two; the role it needs is added from `role`. */
+  description: string;
   tags: string[];
   /** Minimum role; `runtime` routes accept every role, `read` accepts read and admin. */
   role: Role;
@@ -76,6 +80,13 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
 
+/** The sentence each operation's description ends with, made from the role the key check enforces. */
+const ROLE_SENTENCE: Record<Role, string> = {
+  runtime: 'Any key may call it (runtime, read or admin).',
+  read: 'Needs a read or admin key.',
+  admin: 'Needs an admin key.',
+};
+
 function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
   if (decision.reason === 'invalid_key') {
     sendDetail(reply, 401, 'Invalid API key');
@@ -90,7 +101,6 @@ function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: tru
       : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`,
   );
 }
-const API_KEY_HEADER = Type.Object({ 'x-api-key': Type.String({ title: 'X-Api-Key' }) });
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
 
 interface Validated {
@@ -176,6 +186,8 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     const errors: ErrorItem[] = [];
     let body: unknown;
     let rawBody: unknown;
+    /** The media type a body was sent as, when it was not JSON and so was read as text. */
+    let sentAsText: string | undefined;
     if (spec.body) {
       const read = readBody(req);
       if (read.kind === 'undecodable') {
@@ -186,7 +198,8 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         sendDetail(reply, 422, [read.item]);
         return;
       }
-      body = read.kind === 'value' ? read.value : null;
+      body = read.kind === 'value' || read.kind === 'text' ? read.value : null;
+      if (read.kind === 'text') sentAsText = read.mediaType;
       rawBody = body;
     }
     let params: unknown = {};
@@ -208,7 +221,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         if (!spec.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
       } else {
         const result = validateValue(spec.body, body, { loc: ['body'], strict });
-        errors.push(...result.errors);
+        errors.push(...(sentAsText === undefined ? result.errors : withContentTypeHint(result.errors, sentAsText)));
         body = result.value;
       }
     }
@@ -244,13 +257,16 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
     method: spec.method,
     url: spec.url,
     schema: {
+      operationId: spec.operationId,
       summary: spec.summary,
+      description: `${spec.description} ${ROLE_SENTENCE[spec.role]}`,
       tags: spec.tags,
-      // Every operation names the X-API-Key security scheme, so "Authorize" in /docs fills it in. The
-      // three runtime operations also declare the header as a parameter, as FastAPI's contract says;
-      // either way the key is checked by authorize below, not by this document.
+      // The key is the X-API-Key security scheme and nothing else: "Authorize" in /docs and the
+      // headers of a generated client send it once. It is not also a header parameter (FastAPI's
+      // Header() would make one), which would have Swagger UI send it twice, joined by a comma,
+      // and make generated clients ask for it on every call. The 422 for a missing header comes
+      // from validate above, whatever the document says.
       security: [{ apiKey: [] }],
-      ...(spec.role === 'runtime' ? { headers: API_KEY_HEADER } : {}),
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),

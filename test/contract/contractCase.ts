@@ -42,6 +42,12 @@ export interface ContractCase {
    * ours is JSON-equal to it (same status, same values) but not byte-equal, for the reason given.
    */
   deviation?: string;
+  /**
+   * A deliberate difference in a message (docs/runtime-contract.md, "Differences from FastAPI"):
+   * `body` is ours, byte for byte, and this is FastAPI's exact answer, kept so the tables can still
+   * be checked against FastAPI. The two may differ only in the `msg` of items, ours extending FastAPI's.
+   */
+  fastapi?: string;
 }
 
 const JSON_CT = 'application/json';
@@ -62,9 +68,12 @@ export const NOKEY = (contentType: string | null = JSON_CT): Record<string, stri
 
 type Opts = Partial<Omit<ContractCase, 'name' | 'method' | 'path' | 'status' | 'body' | 'rawBody'>>;
 
+/** An expected answer: ours, and FastAPI's where it deliberately differs (see `ContractCase.fastapi`). */
+type Expected = string | { body: string; fastapi: string };
+
 /** A POST with the default headers unless `opts.headers` replaces them. */
-export function post(name: string, path: string, rawBody: string | Buffer | undefined, status: number, body: string, opts: Opts = {}): ContractCase {
-  return { name, method: 'POST', path, headers: opts.headers ?? H(), rawBody, status, body, ...opts };
+export function post(name: string, path: string, rawBody: string | Buffer | undefined, status: number, body: Expected, opts: Opts = {}): ContractCase {
+  return { name, method: 'POST', path, headers: opts.headers ?? H(), rawBody, status, ...(typeof body === 'string' ? { body } : body), ...opts };
 }
 
 /** `{"detail":[...items]}` from already-serialised items. */
@@ -85,6 +94,18 @@ export const dictType = (loc: string, input: string): string =>
   `{"type":"dict_type","loc":[${loc}],"msg":"Input should be a valid dictionary","input":${input}}`;
 export const modelType = (input: string): string =>
   `{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":${input}}`;
+/**
+ * A body sent under a content type that is not JSON is text, never an object: FastAPI answers
+ * `modelType(text)`; Promptline's message also says what the body was sent as (`sentAs`, e.g.
+ * `as text/plain`) and what to send. `before` are the items ahead of the body's.
+ */
+export const sentAsText = (sentAs: string, input: string, ...before: string[]): { body: string; fastapi: string } => ({
+  body: detail(
+    ...before,
+    `{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from (the body was sent ${sentAs}; send JSON with the header content-type: application/json)","input":${input}}`,
+  ),
+  fastapi: detail(...before, modelType(input)),
+});
 export const jsonInvalid = (pos: number, msg: string): string =>
   detail(`{"type":"json_invalid","loc":["body",${pos}],"msg":"JSON decode error","input":{},"ctx":{"error":${JSON.stringify(msg)}}}`);
 export const boolParsing = (input: string): string =>

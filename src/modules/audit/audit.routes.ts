@@ -8,7 +8,9 @@ export function registerAuditRoutes(app: FastifyInstance, access: AccessCheck, a
   registerRoute(app, access, {
     method: 'GET',
     url: '/audit',
+    operationId: 'listAuditEvents',
     summary: 'Who changed what, newest first: every change to prompts, versions, labels, experiments, keys and users',
+    description: 'Lists the audit log of the project a page at a time, filtered by action, target, key and time.',
     tags: ['audit'],
     role: 'admin',
     strict: true,

@@ -19,7 +19,9 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
   registerRoute(app, access, {
     method: 'POST',
     url: '/experiments',
+    operationId: 'createExperiment',
     summary: 'Create an experiment (status draft)',
+    description: 'Creates a draft experiment between versions of a prompt, with its variants, weights, coverage and metrics; it serves nobody until started.',
     tags,
     role: 'admin',
     strict: true,
@@ -30,7 +32,9 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
   registerRoute(app, access, {
     method: 'GET',
     url: '/experiments',
+    operationId: 'listExperiments',
     summary: 'List experiments, newest first',
+    description: 'Lists the experiments of the project a page at a time, filtered by prompt and status.',
     tags,
     role: 'read',
     strict: true,
@@ -41,7 +45,9 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
   registerRoute(app, access, {
     method: 'GET',
     url: '/experiments/:experiment_id',
+    operationId: 'getExperiment',
     summary: 'One experiment',
+    description: 'Answers one experiment: its status, variants, weights, coverage and metrics.',
     tags,
     role: 'read',
     strict: true,
@@ -52,7 +58,9 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
   registerRoute(app, access, {
     method: 'PATCH',
     url: '/experiments/:experiment_id',
+    operationId: 'updateExperiment',
     summary: 'Change a draft or paused experiment',
+    description: 'Changes the fields given of an experiment that is a draft or paused (409 otherwise); users already assigned keep their variant.',
     tags,
     role: 'admin',
     strict: true,
@@ -65,7 +73,12 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
     registerRoute(app, access, {
       method: 'POST',
       url: `/experiments/:experiment_id/${action}`,
+      operationId: action === 'start' ? 'startExperiment' : 'pauseExperiment',
       summary: action === 'start' ? 'Start (or resume) an experiment' : 'Pause a running experiment',
+      description:
+        action === 'start'
+          ? 'Starts a draft or paused experiment: calls for its prompt must name external_user_id from then on, and each user is served their variant.'
+          : 'Pauses a running experiment: everyone is served the production version until it is started again; assignments are kept.',
       tags,
       role: 'admin',
       strict: true,
@@ -80,7 +93,9 @@ export function registerExperimentRoutes(app: FastifyInstance, access: AccessChe
   registerRoute(app, access, {
     method: 'POST',
     url: '/experiments/:experiment_id/stop',
+    operationId: 'stopExperiment',
     summary: "Stop an experiment for good, optionally naming a winner and shipping it (production moves to the winner's version)",
+    description: "Stops an experiment for good; with a winner and ship: true, the production label moves to the winner's version in the same transaction.",
     tags,
     role: 'admin',
     strict: true,

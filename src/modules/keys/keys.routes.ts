@@ -10,7 +10,9 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
   registerRoute(app, access, {
     method: 'POST',
     url: '/keys',
+    operationId: 'createKey',
     summary: 'Create an API key (the key is shown only in this answer)',
+    description: 'Creates an API key of a role in the project, with an optional expiry and rate limit; the key itself is in this answer only.',
     tags: ['keys'],
     role: 'admin',
     strict: true,
@@ -22,7 +24,9 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
   registerRoute(app, access, {
     method: 'PATCH',
     url: '/keys/:key_id',
+    operationId: 'updateKey',
     summary: 'Rename a key or change its rate limit (effective on the next request)',
+    description: 'Changes the name or the rate limit of a key.',
     tags: ['keys'],
     role: 'admin',
     strict: true,
@@ -35,7 +39,9 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
   registerRoute(app, access, {
     method: 'GET',
     url: '/keys',
+    operationId: 'listKeys',
     summary: 'List the API keys of the project (no secrets)',
+    description: 'Lists the keys of the project with their role, prefix, expiry, revocation and rate limit, never the keys themselves.',
     tags: ['keys'],
     role: 'admin',
     strict: true,
@@ -46,7 +52,9 @@ export function registerKeyRoutes(app: FastifyInstance, access: AccessCheck, key
   registerRoute(app, access, {
     method: 'DELETE',
     url: '/keys/:key_id',
+    operationId: 'revokeKey',
     summary: 'Revoke an API key, effective on the next request',
+    description: 'Revokes a key: every request with it answers 401 from the next one on.',
     tags: ['keys'],
     role: 'admin',
     strict: true,

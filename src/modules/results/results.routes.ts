@@ -10,6 +10,9 @@ export function registerResultsRoutes(app: FastifyInstance, access: AccessCheck,
   registerRoute(app, access, {
     method: 'GET',
     url: '/experiments/:experiment_id/results',
+    operationId: 'getExperimentResults',
+    description:
+      'Computes the per-variant results of an experiment from its exposures, runs and outcomes, with statistics and a decision per variant, as JSON or CSV.',
     tags: ['experiments'],
     summary: 'Per-variant results and statistics against control (JSON, or CSV with ?format=csv: one row per metric × variant)',
     role: 'read',

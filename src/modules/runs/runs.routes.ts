@@ -30,7 +30,10 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
   registerRoute(app, access, {
     method: 'POST',
     url: '/run_prompt',
+    operationId: 'runPrompt',
     summary: 'Run Prompt',
+    description:
+      'Renders the prompt as /get_prompt does, runs it on its model (with retries and fallbacks) and stores the run, failed ones too. Retry safely with an Idempotency-Key.',
     tags: ['runtime'],
     role: 'runtime',
     strict: false,
@@ -44,7 +47,9 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
   registerRoute(app, access, {
     method: 'GET',
     url: '/runs',
+    operationId: 'listRuns',
     summary: 'List runs, newest first',
+    description: 'Lists stored runs a page at a time, filtered by prompt, experiment, variant, user, status and time.',
     tags: ['runs'],
     role: 'read',
     strict: true,
@@ -55,7 +60,9 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
   registerRoute(app, access, {
     method: 'GET',
     url: '/runs/:run_id',
+    operationId: 'getRun',
     summary: 'One run: inputs, rendered prompt, output, model, tokens, cost, latency, status, error',
+    description: 'Answers one stored run.',
     tags: ['runs'],
     role: 'read',
     strict: true,

@@ -18,7 +18,10 @@ export function registerSdkRoutes(app: FastifyInstance, access: AccessCheck, sdk
   registerRoute(app, access, {
     method: 'GET',
     url: '/sdk/bundle',
+    operationId: 'getSdkBundle',
     summary: "Everything a client SDK needs to answer /get_prompt in-process: the project's served versions and running experiments",
+    description:
+      "What /get_prompt decides with, for the key's project: each live prompt's versions as compiled templates, and each running experiment with its bucket ranges. Has an ETag; 304 when If-None-Match names it.",
     tags,
     role: 'runtime',
     strict: false,
@@ -33,7 +36,10 @@ export function registerSdkRoutes(app: FastifyInstance, access: AccessCheck, sdk
   registerRoute(app, access, {
     method: 'POST',
     url: '/sdk/exposures',
+    operationId: 'reportSdkExposures',
     summary: 'Report users a client SDK assigned locally, so results count them as if /get_prompt had been called',
+    description:
+      'Stores a batch of users a client SDK assigned to experiment variants itself, as /get_prompt would have. Retry safely with an Idempotency-Key.',
     tags,
     role: 'runtime',
     strict: false,

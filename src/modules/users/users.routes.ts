@@ -9,7 +9,10 @@ export function registerUserRoutes(app: FastifyInstance, access: AccessCheck, us
   registerRoute(app, access, {
     method: 'DELETE',
     url: '/users/:external_user_id',
+    operationId: 'eraseUser',
     summary: "Erase a user: their runs' text, their outcomes' free text and metadata; numbers and assignments stay under a random alias",
+    description:
+      "Erases a user's personal data (their runs' text, their outcomes' free text and metadata); their numbers and experiment assignments stay under a random alias, so results count the same users.",
     tags: ['users'],
     role: 'admin',
     strict: true,

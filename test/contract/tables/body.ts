@@ -1,6 +1,6 @@
 /** docs/runtime-contract.md, "The order of checks", step 2: reading the body (Content-Type, empty, null, UTF-8, BOM, JSON syntax, size). */
 import {
-  detail, GET_SUPPORT_OK, H, jsonInvalid, MISSING_BODY, MISSING_KEY, missing, modelType, NOKEY, PARSE_ERROR, post, runOk, SUPPORT_BODY,
+  detail, GET_SUPPORT_OK, H, jsonInvalid, MISSING_BODY, MISSING_KEY, missing, NOKEY, PARSE_ERROR, post, runOk, sentAsText, SUPPORT_BODY,
   TOO_LARGE, trackOk, type ContractCase,
 } from '../contractCase.js';
 
@@ -30,29 +30,30 @@ export const bodyCases: ContractCase[] = [
   post('JSON: absent Content-Type is parsed as JSON', '/get_prompt', SUPPORT_BODY, 200, GET_SUPPORT_OK, { headers: noCt() }),
   post('JSON: an empty Content-Type value is parsed as JSON (FastAPI: `if not content_type`)', '/get_prompt', SUPPORT_BODY, 200, GET_SUPPORT_OK, { headers: ct('') }),
 
-  // Anything else: the raw text, not parsed → model_attributes_type with the text as input.
-  post('raw: text/plain JSON text is not parsed', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('text/plain') }),
-  post('raw: text/plain; charset=utf-8 on /track_outcome', '/track_outcome', '{"prompt_id":"support"}', 422, detail(modelType('"{\\"prompt_id\\":\\"support\\"}"')), { headers: ct('text/plain; charset=utf-8') }),
-  post('raw: form-urlencoded', '/run_prompt', 'prompt_id=support&inputs=x', 422, detail(modelType('"prompt_id=support&inputs=x"')), { headers: ct('application/x-www-form-urlencoded') }),
-  post('raw: multipart/form-data', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('multipart/form-data; boundary=xyz') }),
-  post('raw: text/json is not application/*', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('text/json') }),
-  post('raw: application/jsonx', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('application/jsonx') }),
-  post('raw: application/json+x', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('application/json+x') }),
+  // Anything else: the raw text, not parsed → model_attributes_type with the text as input, whose
+  // message (only ours) also says what the body was sent as: its media type, lower-cased.
+  post('raw: text/plain JSON text is not parsed', '/get_prompt', SUPPORT_BODY, 422, sentAsText('as text/plain', SUPPORT_AS_TEXT), { headers: ct('text/plain') }),
+  post('raw: text/plain; charset=utf-8 on /track_outcome', '/track_outcome', '{"prompt_id":"support"}', 422, sentAsText('as text/plain', '"{\\"prompt_id\\":\\"support\\"}"'), { headers: ct('text/plain; charset=utf-8') }),
+  post('raw: form-urlencoded (curl -d)', '/run_prompt', 'prompt_id=support&inputs=x', 422, sentAsText('as application/x-www-form-urlencoded', '"prompt_id=support&inputs=x"'), { headers: ct('application/x-www-form-urlencoded') }),
+  post('raw: multipart/form-data', '/get_prompt', SUPPORT_BODY, 422, sentAsText('as multipart/form-data', SUPPORT_AS_TEXT), { headers: ct('multipart/form-data; boundary=xyz') }),
+  post('raw: text/json is not application/*', '/get_prompt', SUPPORT_BODY, 422, sentAsText('as text/json', SUPPORT_AS_TEXT), { headers: ct('text/json') }),
+  post('raw: application/jsonx', '/get_prompt', SUPPORT_BODY, 422, sentAsText('as application/jsonx', SUPPORT_AS_TEXT), { headers: ct('application/jsonx') }),
+  post('raw: application/json+x', '/get_prompt', SUPPORT_BODY, 422, sentAsText('as application/json+x', SUPPORT_AS_TEXT), { headers: ct('application/json+x') }),
   // Over a socket Node (like uvicorn) strips header whitespace, so only inject can send it.
-  post('raw: a whitespace-only Content-Type', '/get_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct(' '), transports: ['inject'] }),
-  post('raw: a Content-Type without a slash (foo)', '/get_prompt', '{}', 422, detail(modelType('"{}"')), { headers: ct('foo') }),
-  post('raw: a Content-Type without a slash (application)', '/run_prompt', SUPPORT_BODY, 422, detail(modelType(SUPPORT_AS_TEXT)), { headers: ct('application') }),
-  post('raw: a list of media types is not JSON', '/track_outcome', '{"prompt_id":"support"}', 422, detail(modelType('"{\\"prompt_id\\":\\"support\\"}"')), { headers: ct('application/json, text/plain') }),
-  post('raw: application/ json (space in the type)', '/get_prompt', '{}', 422, detail(modelType('"{}"')), { headers: ct('application/ json') }),
-  post('raw: text/ (empty subtype)', '/get_prompt', '[]', 422, detail(modelType('"[]"')), { headers: ct('text/') }),
+  post('raw: a whitespace-only Content-Type', '/get_prompt', SUPPORT_BODY, 422, sentAsText('with a blank content-type', SUPPORT_AS_TEXT), { headers: ct(' '), transports: ['inject'] }),
+  post('raw: a Content-Type without a slash (foo)', '/get_prompt', '{}', 422, sentAsText('as foo', '"{}"'), { headers: ct('foo') }),
+  post('raw: a Content-Type without a slash (application)', '/run_prompt', SUPPORT_BODY, 422, sentAsText('as application', SUPPORT_AS_TEXT), { headers: ct('application') }),
+  post('raw: a list of media types is not JSON', '/track_outcome', '{"prompt_id":"support"}', 422, sentAsText('as application/json, text/plain', '"{\\"prompt_id\\":\\"support\\"}"'), { headers: ct('application/json, text/plain') }),
+  post('raw: application/ json (space in the type)', '/get_prompt', '{}', 422, sentAsText('as application/ json', '"{}"'), { headers: ct('application/ json') }),
+  post('raw: text/ (empty subtype)', '/get_prompt', '[]', 422, sentAsText('as text/', '"[]"'), { headers: ct('text/') }),
   post('missing: empty body under an unparseable Content-Type', '/get_prompt', '', 422, detail(MISSING_BODY), { headers: ct('foo') }),
   post('JSON: a quoted ; in a parameter', '/get_prompt', SUPPORT_BODY, 200, GET_SUPPORT_OK, { headers: ct('APPLICATION/VND.API+JSON; x="a;b"') }),
   post('JSON: application/json;; (empty parameters)', '/get_prompt', '{}', 422, detail(missing('prompt_id', '{}')), { headers: ct('application/json;;') }),
-  post('raw: a JSON syntax error under text/plain is just text', '/run_prompt', '{bad', 422, detail(modelType('"{bad"')), { headers: ct('text/plain') }),
-  post('raw: non-ASCII text echoed as is', '/track_outcome', 'héllo 😀 日本', 422, detail(modelType('"héllo 😀 日本"')), { headers: ct('text/plain') }),
-  post('raw: the text "null" is not JSON null', '/get_prompt', 'null', 422, detail(modelType('"null"')), { headers: ct('text/plain') }),
-  post('raw: a BOM stays in raw text', '/get_prompt', bom('hi'), 422, detail(modelType('"\ufeffhi"')), { headers: ct('text/plain') }),
-  post('raw: without a key, header item first', '/run_prompt', 'x', 422, detail(MISSING_KEY, modelType('"x"')), { headers: NOKEY('text/plain') }),
+  post('raw: a JSON syntax error under text/plain is just text', '/run_prompt', '{bad', 422, sentAsText('as text/plain', '"{bad"'), { headers: ct('text/plain') }),
+  post('raw: non-ASCII text echoed as is', '/track_outcome', 'héllo 😀 日本', 422, sentAsText('as text/plain', '"héllo 😀 日本"'), { headers: ct('text/plain') }),
+  post('raw: the text "null" is not JSON null', '/get_prompt', 'null', 422, sentAsText('as text/plain', '"null"'), { headers: ct('text/plain') }),
+  post('raw: a BOM stays in raw text', '/get_prompt', bom('hi'), 422, sentAsText('as text/plain', '"\ufeffhi"'), { headers: ct('text/plain') }),
+  post('raw: without a key, header item first', '/run_prompt', 'x', 422, sentAsText('as text/plain', '"x"', MISSING_KEY), { headers: NOKEY('text/plain') }),
 
   // Empty body and JSON null: the body is missing.
   post('missing: empty application/json body', '/run_prompt', '', 422, detail(MISSING_BODY)),

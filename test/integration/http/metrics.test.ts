@@ -111,6 +111,12 @@ describe('GET /metrics (PROMPTLINE_METRICS=on)', () => {
     expect([sample(text, 'promptline_experiments_running'), sample(text, 'promptline_experiments_srm_flagged')]).toEqual([1, 1]);
   });
 
+  it('is in /openapi.json as an operation that needs no key', async () => {
+    const op = (await t.request('GET', '/openapi.json', { key: null })).json.paths['/metrics'].get;
+    expect(op).toMatchObject({ operationId: 'getMetrics', security: [] });
+    expect(op.description).toMatch(/No key needed\.$/);
+  });
+
   it('is not there unless asked for', async () => {
     const off = await startTestApp();
     try {
