@@ -24,8 +24,9 @@ from .support.fake import FakeServer
 from .support.server import free_port
 
 KEY = "pl_r_SECRET-KEY-NEVER-TO-BE-PRINTED-0123456789"
-SAMPLE = json.loads((Path(__file__).with_name("conformance") / "sample.json").read_text("utf-8"))
-BUNDLE = copy.deepcopy(SAMPLE["bundle"])
+#: A hand-made bundle: prompts "welcome" (an experiment with a gap in its ranges), "support" (chat), "moved" (remote_only).
+BUNDLE_FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "bundle.json").read_text("utf-8"))
+BUNDLE = copy.deepcopy(BUNDLE_FIXTURE)
 BUNDLE["limits"]["render_max_bytes"] = 1 << 20
 SERVED = {"prompt_text": "from the server", "variant_assigned": None, "experiment_id": None, "prompt_version": 3}
 FALLBACKS: Dict[str, Any] = {

@@ -11,11 +11,12 @@ from typing import Any, Dict
 from promptline._bundle import UnsupportedBundleFormat, build_index
 from promptline._evaluate import Answer, Invalid, Remote, encode_json, evaluate
 
-SAMPLE = json.loads((Path(__file__).with_name("conformance") / "sample.json").read_text("utf-8"))
+#: A hand-made bundle: prompts "welcome" (an experiment with a gap in its ranges), "support" (chat), "moved" (remote_only).
+BUNDLE_FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "bundle.json").read_text("utf-8"))
 
 
 def index(**limits: Any) -> Any:
-    bundle = copy.deepcopy(SAMPLE["bundle"])
+    bundle = copy.deepcopy(BUNDLE_FIXTURE)
     bundle["limits"].update(limits)
     return build_index(bundle)
 
@@ -61,7 +62,7 @@ class RoutingTest(unittest.TestCase):
         self.remote("welcome", {"name": ["é" * 500]}, "a", idx=small)
 
     def test_a_version_missing_from_the_bundle_goes_to_the_server(self) -> None:
-        bundle = copy.deepcopy(SAMPLE["bundle"])
+        bundle = copy.deepcopy(BUNDLE_FIXTURE)
         welcome = next(p for p in bundle["prompts"] if p["prompt_id"] == "welcome")
         welcome["versions"] = [v for v in welcome["versions"] if v["version"] == 1]
         idx = build_index(bundle)
@@ -70,7 +71,7 @@ class RoutingTest(unittest.TestCase):
 
     def test_an_unknown_bundle_format_is_refused(self) -> None:
         with self.assertRaises(UnsupportedBundleFormat):
-            build_index({**SAMPLE["bundle"], "format": 2})
+            build_index({**BUNDLE_FIXTURE, "format": 2})
         with self.assertRaises(ValueError):
             build_index({"format": 1, "limits": {}})
 
@@ -106,10 +107,14 @@ class ErrorTest(unittest.TestCase):
         self.assertEqual(result.exposure and result.exposure.variant, "control")
 
     def test_no_user_while_an_experiment_runs(self) -> None:
-        result = evaluate(INDEX, "welcome", None, None)
-        assert isinstance(result, Invalid)
-        self.assertIsNone(result.exposure)
-        self.assertEqual(result.detail[0]["input"], {"prompt_id": "welcome", "inputs": {}})
+        absent = evaluate(INDEX, "welcome")
+        assert isinstance(absent, Invalid)
+        self.assertIsNone(absent.exposure)
+        self.assertEqual(absent.detail[0]["input"], {"prompt_id": "welcome", "inputs": {}})
+        # The echo is the body as sent: a null sent is a null echoed.
+        null = evaluate(INDEX, "welcome", None, None)
+        assert isinstance(null, Invalid)
+        self.assertEqual(null.detail[0]["input"], {"prompt_id": "welcome", "inputs": {}, "external_user_id": None})
 
     def test_an_error_the_server_would_shorten_goes_to_the_server(self) -> None:
         # Within 2 048 characters of JSON, but a string over 1 000 characters is cut in an echo.
@@ -121,7 +126,7 @@ class ErrorTest(unittest.TestCase):
         self.assertIsInstance(evaluate(INDEX, "welcome", {"a": "x" * 1000, "b": "x" * 1000, "c": "x" * 100}, "c"), Remote)
         # Many missing names, each echoing the inputs: the detail list would pass 32 KiB.
         names = [{"type": "value", "name": f"v{i}"} for i in range(40)]
-        bundle: Dict[str, Any] = copy.deepcopy(SAMPLE["bundle"])
+        bundle: Dict[str, Any] = copy.deepcopy(BUNDLE_FIXTURE)
         bundle["prompts"].append({"prompt_id": "many", "served_version": 1, "versions": [{"version": 1, "kind": "text", "template": names, "messages": None}]})
         idx = build_index(bundle)
         self.assertIsInstance(evaluate(idx, "many", {"pad": "x" * 100}), Invalid)

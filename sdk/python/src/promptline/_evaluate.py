@@ -39,6 +39,16 @@ _NUMBER_BYTES = 32
 _SCALARS = (str, int, float, bool, type(None))
 
 
+class _Absent:
+    """``external_user_id`` not sent at all (None is a JSON null sent): the server's echo differs."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+
 @dataclass(frozen=True)
 class Exposure:
     """A user this call assigned: the server hears of it through ``POST /sdk/exposures``."""
@@ -140,7 +150,7 @@ def wire_inputs(inputs: Any) -> Union[Tuple[Dict[str, Any], Optional[int]], str]
     return wire, None
 
 
-def _body_fits(prompt_id: str, inputs: Any, user_id: Optional[str], bound: Optional[int], limit: int) -> bool:
+def _body_fits(prompt_id: str, inputs: Any, user_id: Optional[str], bound: Optional[int], limit: int, sent_null: bool) -> bool:
     """Whether the request body, as the client would write it, is within the server's body limit.
 
     Measured only when a cheap upper bound does not already say so.
@@ -151,7 +161,10 @@ def _body_fits(prompt_id: str, inputs: Any, user_id: Optional[str], bound: Optio
         bound = len(json.dumps(inputs))
     if bound + overhead <= limit:
         return True
-    return len(encode_json(request_body(prompt_id, inputs, user_id))) <= limit
+    body = request_body(prompt_id, inputs, user_id)
+    if sent_null:
+        body["external_user_id"] = None
+    return len(encode_json(body)) <= limit
 
 
 def request_body(prompt_id: str, inputs: Any, user_id: Optional[str]) -> Dict[str, Any]:
@@ -186,8 +199,12 @@ def _invalid(detail: List[Dict[str, Any]], exposure: Optional[Exposure]) -> Eval
     return Invalid(detail, exposure)
 
 
-def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, external_user_id: Any = None) -> Evaluation:
-    """What the server would answer to ``POST /get_prompt`` with this request, or Remote."""
+def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, external_user_id: Any = ABSENT) -> Evaluation:
+    """What the server would answer to ``POST /get_prompt`` with this request, or Remote.
+
+    ``inputs`` None is sent as ``{}``; ``external_user_id`` ABSENT is not sent, None is sent as null
+    (the same for the server, but its 422 echoes the body as sent).
+    """
     if index is None:
         return Remote("no bundle")
     limits = index.limits
@@ -200,7 +217,8 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
         return Remote("a prompt_id longer than the server accepts")
 
     user_id: Optional[str] = None
-    if external_user_id is not None:
+    sent_null = external_user_id is None
+    if external_user_id is not None and external_user_id is not ABSENT:
         if type(external_user_id) is not str:
             return Remote("an external_user_id that is not a string")
         user_id = join_surrogates(external_user_id)
@@ -213,7 +231,7 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
     wire, bound = prepared
     if len(wire) > limits.inputs_max_entries:
         return Remote("more inputs than the server accepts")
-    if not _body_fits(prompt_id, inputs, user_id, bound, limits.body_max_bytes):
+    if not _body_fits(prompt_id, inputs, user_id, bound, limits.body_max_bytes, sent_null):
         return Remote("a body larger than the server accepts")
 
     version_number = prompt.served_version
@@ -225,7 +243,10 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
         if user_id is None:
             if utf16_length(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
                 return Remote("an error whose echo the server would shorten")
-            echo_body = as_javascript_sees_it({"prompt_id": prompt_id, "inputs": wire})
+            sent: Dict[str, Any] = {"prompt_id": prompt_id, "inputs": wire}
+            if sent_null:
+                sent["external_user_id"] = None  # the body as sent: an explicit null is echoed
+            echo_body = as_javascript_sees_it(sent)
             return _invalid([_user_id_missing(experiment.experiment_id, prompt_id, echo_body)], None)
         chosen = assign(experiment.seed, user_id, experiment.ranges)
         if chosen is not None:

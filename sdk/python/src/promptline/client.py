@@ -16,7 +16,7 @@ import uuid
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from ._bundle import DEFAULT_LIMITS, BundleIndex, UnsupportedBundleFormat, Version, build_index
-from ._evaluate import Answer, Invalid, Remote, evaluate, request_body
+from ._evaluate import ABSENT, Answer, Invalid, Remote, evaluate, request_body
 from ._exposures import ExposureReporter
 from ._fallbacks import FallbackSpec, compile_fallbacks, render_fallback
 from ._jsvalue import join_surrogates
@@ -124,7 +124,8 @@ class Promptline:
         if self._mode == "local":
             if not self._first_load.is_set():
                 self._first_load.wait(self._timeout)
-            evaluation = evaluate(self._index, prompt_id, inputs, external_user_id)
+            # The client sends no external_user_id when it is None: so it is absent, not null.
+            evaluation = evaluate(self._index, prompt_id, inputs, ABSENT if external_user_id is None else external_user_id)
             if not isinstance(evaluation, Remote):
                 self._count("bundle_hits")
                 if evaluation.exposure is not None:
