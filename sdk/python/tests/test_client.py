@@ -152,14 +152,20 @@ class FallbackTest(unittest.TestCase):
             self.assertTrue(all(isinstance(e, PromptlineConnectionError) for e in errors) and len(errors) >= 4)
             self.assertNotIn(KEY, repr(client))
 
-    def test_remote_mode_uses_fallbacks_on_5xx_but_raises_4xx(self) -> None:
+    def test_remote_mode_uses_fallbacks_on_5xx_and_429_but_raises_other_4xx(self) -> None:
         server = FakeServer()
         self.addCleanup(server.close)
-        server.script("/get_prompt", (503, {"detail": "busy"}, {}), (404, {"detail": "Prompt 'welcome' not found"}, {}))
+        server.script(
+            "/get_prompt",
+            (503, {"detail": "busy"}, {}),
+            (429, {"detail": "slow down"}, {"Retry-After": "3600"}),
+            (404, {"detail": "Prompt 'welcome' not found"}, {}),
+        )
         with Promptline(server.url, KEY, mode="remote", max_retries=0, fallbacks=FALLBACKS) as client:
             self.assertFalse(client.ready())
-            answer = client.get_prompt("welcome", {"name": "Ada", "vip": False})
-            self.assertEqual((answer.source, answer.prompt_text), ("fallback", "Hello Ada."))
+            for _ in ("after a 503", "after a 429"):
+                answer = client.get_prompt("welcome", {"name": "Ada", "vip": False})
+                self.assertEqual((answer.source, answer.prompt_text), ("fallback", "Hello Ada."))
             with self.assertRaises(PromptlineApiError) as caught:
                 client.get_prompt("welcome", {"name": "Ada", "vip": False})
             self.assertEqual((caught.exception.status, caught.exception.detail), (404, "Prompt 'welcome' not found"))

@@ -47,10 +47,12 @@ class TransportTest(unittest.TestCase):
         self.assertEqual(self.sleeps, [2.0])
 
     def test_a_retry_after_too_long_to_wait_is_raised(self) -> None:
-        self.server.script("/get_prompt", (429, {"detail": "come back tomorrow"}, {"Retry-After": "86400"}))
-        with self.assertRaises(PromptlineApiError) as caught:
-            self.transport.request("POST", "/get_prompt", {})
-        self.assertEqual(caught.exception.status, 429)
+        for seconds in ("11", "86400"):
+            with self.subTest(retry_after=seconds):
+                self.server.script("/get_prompt", (429, {"detail": "come back later"}, {"Retry-After": seconds}))
+                with self.assertRaises(PromptlineApiError) as caught:
+                    self.transport.request("POST", "/get_prompt", {})
+                self.assertEqual((caught.exception.status, caught.exception.retry_after), (429, float(seconds)))
         self.assertEqual(self.sleeps, [])
 
     def test_other_4xx_are_raised_at_once_with_the_servers_detail(self) -> None:

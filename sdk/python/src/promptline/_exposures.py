@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from ._transport import Transport
+from ._transport import Transport, is_transient
 from .errors import PromptlineApiError, PromptlineError
 
 #: Items per ``POST /sdk/exposures`` (the server's maximum).
@@ -134,7 +134,7 @@ class ExposureReporter:
                 try:
                     self._transport.request("POST", "/sdk/exposures", {"exposures": batch.items}, idempotency_key=batch.key, retries=retries)
                 except PromptlineApiError as error:
-                    if error.status is not None and (error.status >= 500 or error.status == 429):
+                    if is_transient(error):
                         self._on_error(error)
                         return False
                     # The server refused the batch itself (a 4xx): sending it again cannot help.

@@ -28,8 +28,8 @@ USER_AGENT = "promptline-python/0.1.0"
 #: Backoff before retry n (0-based): BASE * 2**n, at most CAP, each with jitter.
 _BACKOFF_BASE = 0.1
 _BACKOFF_CAP = 5.0
-#: A Retry-After longer than this is not waited for: the error is raised instead.
-_MAX_RETRY_AFTER = 60.0
+#: A Retry-After longer than this is not waited for: the error is raised instead (as the JavaScript client does).
+_MAX_RETRY_AFTER = 10.0
 
 
 @dataclass
@@ -63,6 +63,13 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     if when is None:
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def is_transient(error: BaseException) -> bool:
+    """A failure that says nothing about the request: no answer, a 5xx, a 429. Worth a retry, or a fallback."""
+    if isinstance(error, PromptlineConnectionError):
+        return True
+    return isinstance(error, PromptlineApiError) and error.status is not None and (error.status >= 500 or error.status == 429)
 
 
 def _detail(raw: bytes) -> Any:
@@ -150,9 +157,10 @@ class Transport:
             detail = _detail(raw)
             if status == 422 and isinstance(detail, list):
                 raise validation_error(what, detail) from None
-            api_error = PromptlineApiError(f"{what} answered {status}: {detail}", status, detail)
-            if status >= 500 or status == 429:
-                raise _Retryable(api_error, _retry_after(error.headers.get("Retry-After"))) from None
+            retry_after = _retry_after(error.headers.get("Retry-After"))
+            api_error = PromptlineApiError(f"{what} answered {status}: {detail}", status, detail, retry_after)
+            if is_transient(api_error):
+                raise _Retryable(api_error, retry_after) from None
             raise api_error from None
         except (socket.timeout, TimeoutError) as error:
             raise _Retryable(PromptlineConnectionError(f"{what}: timed out after {timeout} s")) from error

@@ -20,7 +20,7 @@ from ._evaluate import ABSENT, Answer, Invalid, Remote, evaluate, request_body
 from ._exposures import ExposureReporter
 from ._fallbacks import FallbackSpec, compile_fallbacks, render_fallback
 from ._jsvalue import join_surrogates
-from ._transport import Transport
+from ._transport import Transport, is_transient
 from .errors import PromptlineApiError, PromptlineConnectionError, PromptlineError, validation_error
 from .results import OutcomeResult, PromptResult, RunResult
 
@@ -46,7 +46,8 @@ class Promptline:
     :param mode: ``"local"`` answers ``get_prompt`` from the bundle; ``"remote"`` always asks the server.
     :param refresh_interval: seconds between bundle refreshes (local mode).
     :param fallbacks: ``{prompt_id: "template"}`` or ``{prompt_id: [{"role": …, "content": "template"}]}``,
-        answered when neither the bundle nor the server can answer (no connection, a timeout, a 5xx).
+        answered when neither the bundle nor the server can answer (no connection, a timeout, a 5xx,
+        a 429 after the retries).
     :param on_error: called with each error the client absorbs instead of raising: a failed bundle
         refresh, a failed exposure report, a server failure answered by a fallback.
     :param max_retries: retries of a request after a connection failure, a timeout, a 5xx or a 429.
@@ -256,9 +257,10 @@ class Promptline:
         try:
             response = self._transport.request("POST", "/get_prompt", body)
         except (PromptlineConnectionError, PromptlineApiError) as error:
+            # Only an outage is answered by a fallback (no answer, a 5xx, a 429 after the retries);
+            # another 4xx (a wrong key, an unknown prompt) is a bug to see, not an outage to hide.
             fallback = self._fallbacks.get(prompt_id) if isinstance(prompt_id, str) else None
-            unanswered = isinstance(error, PromptlineConnectionError) or (error.status is not None and error.status >= 500)
-            if fallback is None or not unanswered:
+            if fallback is None or not is_transient(error):
                 raise
             return self._answer_fallback(fallback, inputs, error)
         return PromptResult.from_body(response.body, "server")

@@ -29,9 +29,14 @@ class PromptlineError(Exception):
 
 
 class PromptlineApiError(PromptlineError):
-    """The server answered with an HTTP error: ``status`` and its JSON ``detail``."""
+    """The server answered with an HTTP error: ``status``, its JSON ``detail``, and ``retry_after``
+    (seconds, from a ``Retry-After`` header; None without one)."""
 
     status: int
+
+    def __init__(self, message: str, status: int, detail: Any = None, retry_after: Optional[float] = None) -> None:
+        super().__init__(message, status, detail)
+        self.retry_after = retry_after
 
 
 class PromptlineValidationError(PromptlineApiError):
