@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
+import subprocess
+import sys
 import time
 import unittest
 from pathlib import Path
@@ -24,6 +27,7 @@ from .support.fake import FakeServer
 from .support.server import free_port
 
 KEY = "pl_r_SECRET-KEY-NEVER-TO-BE-PRINTED-0123456789"
+SOURCES = str(Path(__file__).resolve().parents[1] / "src")
 #: A hand-made bundle: prompts "welcome" (an experiment with a gap in its ranges), "support" (chat), "moved" (remote_only).
 BUNDLE_FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "bundle.json").read_text("utf-8"))
 BUNDLE = copy.deepcopy(BUNDLE_FIXTURE)
@@ -122,6 +126,17 @@ class LocalClientTest(unittest.TestCase):
         (sent,) = self.server.requests_to("/track_outcome")
         self.assertEqual(sent.body, {"prompt_id": "welcome", "external_user_id": "b", "event_type": "signup", "is_success": False, "numeric_value": 0.0})
         self.assertEqual(len(sent.headers["idempotency-key"]), 32)
+
+    def test_a_client_left_open_reports_its_exposures_when_python_exits(self) -> None:
+        script = (
+            "import sys; from promptline import Promptline\n"
+            "client = Promptline(sys.argv[1], 'pl_r_key')\n"
+            "assert client.get_prompt('welcome', {'name': 'Ada', 'tags': []}, 'b').variant_assigned == 'warm'\n"
+        )
+        done = subprocess.run([sys.executable, "-c", script, self.server.url], capture_output=True, timeout=60, env={**os.environ, "PYTHONPATH": SOURCES})
+        self.assertEqual(done.returncode, 0, done.stderr.decode("utf-8", "replace"))
+        (report,) = self.server.requests_to("/sdk/exposures")
+        self.assertEqual([(e["external_user_id"], e["variant"]) for e in report.body["exposures"]], [("b", "warm")])
 
     def test_a_closed_client_refuses_calls(self) -> None:
         with self.client() as client:

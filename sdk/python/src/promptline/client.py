@@ -9,10 +9,12 @@ work: one loads the bundle and refreshes it, one reports exposures. ``run_prompt
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
 import uuid
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from ._bundle import DEFAULT_LIMITS, BundleIndex, UnsupportedBundleFormat, Version, build_index
@@ -30,6 +32,15 @@ _log = logging.getLogger("promptline")
 _EXPOSURE_FLUSH_SECONDS = 1.0
 _MODES = ("local", "remote")
 _COUNTERS = ("bundle_hits", "server_calls", "fallbacks", "refreshes", "refresh_failures")
+
+#: Local-mode clients not closed yet: closed at interpreter exit, so their queued exposures are sent.
+_unclosed: "weakref.WeakSet[Promptline]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_unclosed() -> None:
+    for client in list(_unclosed):
+        client.close()
 
 
 class Promptline:
@@ -99,6 +110,7 @@ class Promptline:
             self._threads.append(threading.Thread(target=self._exposure_loop, name="promptline-exposures", daemon=True))
             for thread in self._threads:
                 thread.start()
+            _unclosed.add(self)
         else:
             self._first_load.set()
 
@@ -222,11 +234,13 @@ class Promptline:
     def close(self) -> None:
         """Stops the background threads and sends the exposures still queued (waiting about ``timeout`` at most).
 
-        Idempotent. The client cannot be used afterwards.
+        Idempotent. The client cannot be used afterwards. A client still open when the interpreter
+        exits is closed then (``atexit``), but a process killed outright loses what was queued.
         """
         if self._closed:
             return
         self._closed = True
+        _unclosed.discard(self)
         self._stop.set()
         for thread in self._threads:
             thread.join(self._timeout + 1)
