@@ -48,8 +48,32 @@ const remote = (reason: string): Evaluation => ({ kind: 'remote', reason });
 const MAX_DEPTH = 60;
 /** The most one UTF-16 unit of a string can take in a JSON body (`\u001f`): below that, no need to measure. */
 const MAX_BYTES_PER_CHAR = 6;
-/** Longer `inputs` are cut in the server's error echoes: such an error is asked of the server. */
-const MAX_LOCAL_ECHO_CHARS = 2048;
+/**
+ * The server shortens long errors (strings over 1 000 characters, echoes over 4 KiB, more than 100
+ * items or 32 KiB). Rather than reproduce its cuts, an error is answered locally only well within
+ * them, by this one rule that every client applies alike (docs/sdks.md); any other goes to the server.
+ */
+const LOCAL_ERROR = { items: 50, bytes: 8192, echoBytes: 2048, stringUnits: 500 } as const;
+
+function hasLongString(value: unknown): boolean {
+  if (typeof value === 'string') return value.length > LOCAL_ERROR.stringUnits;
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value) if (key.length > LOCAL_ERROR.stringUnits || hasLongString((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+function localErrorFits(detail: readonly ValidationItem[]): boolean {
+  return (
+    detail.length <= LOCAL_ERROR.items &&
+    Buffer.byteLength(JSON.stringify(detail), 'utf8') <= LOCAL_ERROR.bytes &&
+    detail.every((item) => Buffer.byteLength(JSON.stringify(item.input) ?? '', 'utf8') <= LOCAL_ERROR.echoBytes) &&
+    !hasLongString(detail)
+  );
+}
+
+function invalid(detail: ValidationItem[], exposure: Exposure | null): Evaluation {
+  return localErrorFits(detail) ? { kind: 'invalid', detail, exposure } : remote('an error the server would shorten');
+}
 
 /**
  * The inputs as the server would see them (JSON's view: no undefined, no NaN, no class instances),
@@ -147,13 +171,12 @@ export function evaluate(index: BundleIndex, request: GetPromptRequest): Evaluat
   if (version === undefined) return remote('a version missing from the bundle');
 
   const { state, contents } = render(version, inputs, limits);
-  if (state.exceeded !== null || state.missing.size > 0) {
-    if (JSON.stringify(inputs).length > MAX_LOCAL_ECHO_CHARS) return remote('an error whose echo the server would shorten');
-    const detail =
-      state.exceeded !== null
-        ? [budgetItem(state.exceeded, limits, inputs)]
-        : [...state.missing].map((name): ValidationItem => ({ type: 'missing', loc: ['body', 'inputs', name], msg: 'Field required', input: inputs }));
-    return { kind: 'invalid', detail, exposure };
+  if (state.exceeded !== null) return invalid([budgetItem(state.exceeded, limits, inputs)], exposure);
+  if (state.missing.size > 0) {
+    return invalid(
+      [...state.missing].map((name): ValidationItem => ({ type: 'missing', loc: ['body', 'inputs', name], msg: 'Field required', input: inputs })),
+      exposure,
+    );
   }
   const body: GetPromptBody = {
     prompt_text: version.kind === 'chat' ? version.templates.map((t, i) => `${t.role}: ${contents[i]}`).join('\n\n') : contents[0]!,

@@ -6,7 +6,7 @@ import copy
 import json
 import unittest
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Tuple
 
 from promptline._bundle import UnsupportedBundleFormat, build_index
 from promptline._evaluate import Answer, Invalid, Remote, encode_json, evaluate
@@ -116,26 +116,27 @@ class ErrorTest(unittest.TestCase):
         assert isinstance(null, Invalid)
         self.assertEqual(null.detail[0]["input"], {"prompt_id": "welcome", "inputs": {}, "external_user_id": None})
 
-    def test_an_error_the_server_would_shorten_goes_to_the_server(self) -> None:
-        # Within 2 048 characters of JSON, but a string over 1 000 characters is cut in an echo.
-        self.assertIsInstance(evaluate(INDEX, "welcome", {"other": "x" * 1000}, "c"), Invalid)
-        self.assertIsInstance(evaluate(INDEX, "welcome", {"other": "x" * 1001}, "c"), Remote)
-        # Under 2 048 characters, over 4 096 bytes: an echo the server cuts.
-        self.assertIsInstance(evaluate(INDEX, "welcome", {"other": ["中" * 100] * 15}, "c"), Remote)
-        # Over 2 048 characters of JSON: asked of the server whatever the bounds.
-        self.assertIsInstance(evaluate(INDEX, "welcome", {"a": "x" * 1000, "b": "x" * 1000, "c": "x" * 100}, "c"), Remote)
-        # Many missing names, each echoing the inputs: the detail list would pass 32 KiB.
-        names = [{"type": "value", "name": f"v{i}"} for i in range(40)]
+    def test_an_error_is_answered_locally_only_well_within_the_servers_bounds(self) -> None:
+        # The rule every client applies (docs/sdks.md): at most 50 items and 8 192 bytes of JSON,
+        # each echo at most 2 048 bytes, no string longer than 500 UTF-16 units; else the server answers.
         bundle: Dict[str, Any] = copy.deepcopy(BUNDLE_FIXTURE)
-        bundle["prompts"].append({"prompt_id": "many", "served_version": 1, "versions": [{"version": 1, "kind": "text", "template": names, "messages": None}]})
+        for prompt_id, count in (("many", 60), ("ten", 10)):
+            names = [{"type": "value", "name": f"v{i}"} for i in range(count)]
+            bundle["prompts"].append({"prompt_id": prompt_id, "served_version": 1, "versions": [{"version": 1, "kind": "text", "template": names, "messages": None}]})
         idx = build_index(bundle)
-        self.assertIsInstance(evaluate(idx, "many", {"pad": "x" * 100}), Invalid)
-        self.assertIsInstance(evaluate(idx, "many", {"pad": "x" * 1000}), Remote)
-        # Without an experiment, the render's own errors are the server's too.
-        both = evaluate(INDEX, "support", {"pad": "y" * 900, "more": "z" * 900})
-        assert isinstance(both, Invalid)
-        self.assertEqual([item["loc"][-1] for item in both.detail], ["user.name", "question"])
-
+        cases: List[Tuple[str, str, Dict[str, Any], Any]] = [
+            ("a 500-character string", "welcome", {"other": "x" * 500}, Invalid),
+            ("a 501-character string", "welcome", {"other": "x" * 501}, Remote),
+            ("a 501-character key", "welcome", {"k" * 501: "x"}, Remote),
+            ("an echo over 2 048 bytes (CJK: 3 bytes a character)", "welcome", {"other": ["中" * 100] * 7}, Remote),
+            ("an echo within 2 048 bytes", "welcome", {"other": ["中" * 100] * 6}, Invalid),
+            ("60 missing names: over 50 items", "many", {}, Remote),
+            ("ten missing names echoing 1 800 bytes each: over 8 192 bytes in all", "ten", {"pad": ["y" * 450] * 4}, Remote),
+            ("ten missing names echoing 460 bytes each", "ten", {"pad": ["y" * 450]}, Invalid),
+        ]
+        for what, prompt_id, inputs, expected in cases:
+            with self.subTest(what):
+                self.assertIsInstance(evaluate(idx, prompt_id, inputs, "c"), expected)
 
 if __name__ == "__main__":
     unittest.main()

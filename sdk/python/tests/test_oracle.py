@@ -15,7 +15,7 @@ import unittest
 from typing import Any, Dict, List
 
 from promptline._assign import fnv1a32, hash_v2
-from promptline._bounds import detail_is_unbounded
+from promptline._evaluate import local_error_fits
 from promptline._jsvalue import as_javascript_sees_it, js_number, js_stringify
 from promptline._mustache import TemplateError, parse_template
 from promptline._render import prepare_nodes, render_version
@@ -145,7 +145,7 @@ class OracleTest(unittest.TestCase):
                 self.assertEqual(js_number(value), answer["string"], repr(value))
             self.assertEqual(js_stringify(value), answer["json"], repr(value))
 
-    def test_which_errors_the_server_would_shorten(self) -> None:
+    def test_errors_answered_locally_are_ones_the_server_sends_unchanged(self) -> None:
         rng = random.Random(3)
 
         def echo(size: int, depth: int = 0) -> Any:
@@ -172,12 +172,15 @@ class OracleTest(unittest.TestCase):
                 held = [{**item, "input": echoed} for item in sent]
             details.append(held)
             cases.append({"kind": "bound", "json": json.dumps(sent)})
-        unchanged = 0
+        local = unchanged = 0
         for items, answer in zip(details, ask(cases)):
-            self.assertEqual(detail_is_unbounded(items), answer["unchanged"], js_stringify(items)[:300])
+            if local_error_fits(items):
+                self.assertTrue(answer["unchanged"], js_stringify(items)[:300])
+                local += 1
             unchanged += answer["unchanged"]
-        self.assertGreater(unchanged, 100)
-        self.assertLess(unchanged, 900)
+        # The rule is safe, not exact: it answers a good share of what the server sends unchanged.
+        self.assertGreater(local, 100)
+        self.assertLess(local, unchanged)
 
 
 if __name__ == "__main__":

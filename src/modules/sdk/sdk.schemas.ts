@@ -52,7 +52,7 @@ export interface BundleLimits {
   prompt_id_max_length: number;
   external_user_id_max_length: number;
   inputs_max_entries: number;
-  /** The request body limit (PROMPTLINE_MAX_BODY_BYTES): larger inputs are the server's 413. */
+  /** The request body limit (PROMPTLINE_BODY_LIMIT_BYTES): larger inputs are the server's 413. */
   body_max_bytes: number;
 }
 

@@ -19,17 +19,20 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._assign import assign
-from ._bounds import detail_is_unbounded
 from ._bundle import BundleIndex, Limits, Version
-from ._jsvalue import as_javascript_sees_it, has_surrogate, join_surrogates, js_stringify, utf16_length
+from ._jsvalue import as_javascript_sees_it, has_surrogate, join_surrogates, js_stringify, utf8_length, utf16_length
 from ._render import budget_reason, join_messages, render_version
 
 #: Nesting a local answer allows (``inputs`` is level 1); the server takes 100 levels of body.
 MAX_DEPTH = 60
-#: An error echoing ``inputs`` longer than this (JSON, in UTF-16 units as JavaScript counts) is asked of the
-#: server, which bounds echoes; shorter ones are checked exactly (``_bounds``), as 2 048 characters can
-#: still hold a string the server cuts at 1 000 or 4 096 bytes of CJK text.
-MAX_LOCAL_ECHO_CHARS = 2048
+#: The server shortens long errors (strings over 1 000 characters, echoes over 4 KiB, more than 100
+#: items or 32 KiB). Rather than reproduce its cuts, an error is answered locally only well within
+#: them, by one rule every client applies alike (docs/sdks.md): at most 50 items and 8 192 bytes of
+#: JSON, each echo at most 2 048 bytes, no string (or key) longer than 500 UTF-16 units.
+_LOCAL_ERROR_ITEMS = 50
+_LOCAL_ERROR_BYTES = 8192
+_LOCAL_ECHO_BYTES = 2048
+_LOCAL_STRING_UNITS = 500
 #: Python writes integers of any size; the server refuses a body with more digits than CPython reads (400).
 _TOO_MANY_DIGITS = 10**4300
 #: The most bytes one character takes in a JSON body (``\\u001f``, or ``\\ud83d\\ude00`` for one astral character: 12).
@@ -193,9 +196,29 @@ def render_error(version_render: Any, limits: Limits, echo: Any) -> List[Dict[st
     return [{"type": "missing", "loc": ["body", "inputs", name], "msg": "Field required", "input": echo} for name in version_render.missing]
 
 
+def _has_long_string(value: Any) -> bool:
+    if isinstance(value, str):
+        return utf16_length(value) > _LOCAL_STRING_UNITS
+    if isinstance(value, dict):
+        return any(utf16_length(k) > _LOCAL_STRING_UNITS or _has_long_string(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_long_string(v) for v in value)
+    return False
+
+
+def local_error_fits(detail: List[Dict[str, Any]]) -> bool:
+    """Whether a 422 is well within the server's bounds, so the server would send it unchanged."""
+    return (
+        len(detail) <= _LOCAL_ERROR_ITEMS
+        and utf8_length(js_stringify(detail)) <= _LOCAL_ERROR_BYTES
+        and all(utf8_length(js_stringify(item.get("input"))) <= _LOCAL_ECHO_BYTES for item in detail)
+        and not _has_long_string(detail)
+    )
+
+
 def _invalid(detail: List[Dict[str, Any]], exposure: Optional[Exposure]) -> Evaluation:
-    if not detail_is_unbounded(detail):
-        return Remote("an error whose echo the server would shorten")
+    if not local_error_fits(detail):
+        return Remote("an error the server would shorten")
     return Invalid(detail, exposure)
 
 
@@ -241,8 +264,6 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
         if experiment.remote_only:
             return Remote("an experiment only the server can assign")
         if user_id is None:
-            if utf16_length(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
-                return Remote("an error whose echo the server would shorten")
             sent: Dict[str, Any] = {"prompt_id": prompt_id, "inputs": wire}
             if sent_null:
                 sent["external_user_id"] = None  # the body as sent: an explicit null is echoed
@@ -260,8 +281,6 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
 
     rendered = render_version(version.templates, wire, limits.render_max_bytes, limits.render_max_steps)
     if rendered.exceeded is not None or rendered.missing:
-        if utf16_length(js_stringify(wire)) > MAX_LOCAL_ECHO_CHARS:
-            return Remote("an error whose echo the server would shorten")
         return _invalid(render_error(rendered, limits, as_javascript_sees_it(wire)), exposure)
 
     body: Dict[str, Any] = {

@@ -75,7 +75,7 @@ class Promptline:
         refresh_interval: float = 10.0,
         fallbacks: Optional[Mapping[str, FallbackSpec]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
-        max_retries: int = 3,
+        max_retries: int = 2,
     ) -> None:
         if mode not in _MODES:
             raise ValueError(f"mode must be 'local' or 'remote', not {mode!r}")
