@@ -53,7 +53,7 @@ export class Promptline {
     this.options = { timeoutMs: 5_000, runTimeoutMs: 120_000, mode: 'local', refreshMs: 10_000, maxRetries: 2, ...options };
     this.transport = new Transport({ baseUrl: options.baseUrl, apiKey: options.apiKey, maxRetries: this.options.maxRetries });
     this.fallbacks = prepareFallbacks(options.fallbacks ?? {});
-    this.exposures = new ExposureQueue((batch) => this.report(batch));
+    this.exposures = new ExposureQueue((batch) => this.report(batch), isTransient);
     if (this.options.mode === 'local') {
       this.firstLoad = this.refresh();
       this.timers.push(setInterval(() => void this.refresh(), this.options.refreshMs));

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
  * count them as if `/get_prompt` had been called: gathered per (experiment, user), sent at most
  * every second in batches of at most 1 000, each under its own Idempotency-Key. A batch that failed
  * is sent again as it was (same key, same body) before anything newer, so a batch whose answer was
- * lost is stored once. The queue is bounded: past `maxPending` users, new ones are counted as
+ * lost is stored once; one the server refuses (a 4xx but 429) is dropped and counted. The queue is bounded: past `maxPending` users, new ones are counted as
  * dropped rather than growing memory during a long outage.
  */
 
@@ -36,6 +36,8 @@ export class ExposureQueue {
 
   constructor(
     private readonly send: (batch: ExposureBatch) => Promise<void>,
+    /** A failure worth sending the batch again for (no answer, 5xx, 429); any other drops it. */
+    private readonly retriable: (error: unknown) => boolean,
     private readonly maxPending = 100_000,
   ) {}
 
@@ -57,7 +59,7 @@ export class ExposureQueue {
     }
   }
 
-  /** Sends everything gathered so far; rejects with the first failure (what failed stays queued). */
+  /** Sends everything gathered so far; rejects with the first failure (what may yet be stored stays queued). */
   flush(): Promise<void> {
     this.flushing ??= this.sendAll().finally(() => {
       this.flushing = null;
@@ -80,12 +82,22 @@ export class ExposureQueue {
       this.unsent.push({ key: randomUUID(), body: { exposures } });
       this.unsentItems += exposures.length;
     }
+    let refused: unknown = null;
     while (this.unsent.length > 0) {
       const batch = this.unsent[0]!;
-      await this.send(batch);
+      const size = batch.body.exposures.length;
+      try {
+        await this.send(batch);
+        this.sent += size;
+      } catch (error) {
+        if (this.retriable(error)) throw error;
+        // Refused for good (a revoked key, say): sending it again would be refused again.
+        this.dropped += size;
+        refused ??= error;
+      }
       this.unsent.shift();
-      this.unsentItems -= batch.body.exposures.length;
-      this.sent += batch.body.exposures.length;
+      this.unsentItems -= size;
     }
+    if (refused !== null) throw refused;
   }
 }

@@ -142,6 +142,20 @@ describe('local getPrompt', () => {
     expect(await t.store.sql.value('SELECT sum(calls) FROM assignments WHERE experiment_id = ?', ['exp-counted'])).toBe(600);
   });
 
+  it('drops, and counts, exposures the server refuses for good, instead of sending them forever', async () => {
+    const created = await t.request('POST', '/keys', { body: { name: 'short-lived', role: 'runtime' } });
+    const errors: unknown[] = [];
+    const c = client({ apiKey: created.json.key, onError: (e) => errors.push(e) });
+    await c.ready();
+    for (let i = 0; i < 10; i++) await c.getPrompt({ promptId: 'text', inputs: { name: 'A', items: [], tier: 't' }, externalUserId: `revoked-${i}` });
+    const assigned = c.stats().exposuresPending;
+    expect(assigned).toBeGreaterThan(0);
+    expect((await t.request('DELETE', `/keys/${created.json.key_id}`)).status).toBe(204);
+    await c.close();
+    expect(c.stats()).toMatchObject({ exposuresPending: 0, exposuresSent: 0, exposuresDropped: assigned });
+    expect(errors.some((e) => e instanceof PromptlineApiError && e.status === 401)).toBe(true);
+  });
+
   it('reports a user before tracking their outcome, so the outcome is attributed to their variant', async () => {
     const c = client();
     await c.ready();

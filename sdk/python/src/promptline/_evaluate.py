@@ -216,6 +216,21 @@ def local_error_fits(detail: List[Dict[str, Any]]) -> bool:
     )
 
 
+def answer_body(version: Version, contents: List[str], exposure: Optional[Exposure], prompt_version: Optional[int]) -> Dict[str, Any]:
+    """The /get_prompt body for a rendered version: a chat prompt's messages joined into its text."""
+    body: Dict[str, Any] = {
+        "prompt_text": contents[0] if version.kind != "chat" else "",
+        "variant_assigned": exposure.variant if exposure else None,
+        "experiment_id": exposure.experiment_id if exposure else None,
+        "prompt_version": prompt_version,
+    }
+    if version.kind == "chat":
+        messages = [{"role": role, "content": content} for role, content in zip(version.roles, contents)]
+        body["prompt_text"] = join_messages(messages)
+        body["messages"] = messages
+    return body
+
+
 def _invalid(detail: List[Dict[str, Any]], exposure: Optional[Exposure]) -> Evaluation:
     if not local_error_fits(detail):
         return Remote("an error the server would shorten")
@@ -283,16 +298,4 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
     if rendered.exceeded is not None or rendered.missing:
         return _invalid(render_error(rendered, limits, as_javascript_sees_it(wire)), exposure)
 
-    body: Dict[str, Any] = {
-        "prompt_text": "",
-        "variant_assigned": exposure.variant if exposure else None,
-        "experiment_id": exposure.experiment_id if exposure else None,
-        "prompt_version": version.version,
-    }
-    if version.kind == "chat":
-        messages = [{"role": role, "content": content} for role, content in zip(version.roles, rendered.contents)]
-        body["prompt_text"] = join_messages(messages)
-        body["messages"] = messages
-    else:
-        body["prompt_text"] = rendered.contents[0]
-    return Answer(body, exposure)
+    return Answer(answer_body(version, rendered.contents, exposure, version.version), exposure)

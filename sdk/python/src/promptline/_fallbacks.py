@@ -12,10 +12,10 @@ import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._bundle import Limits, Version
-from ._evaluate import Answer, Evaluation, Invalid, render_error, wire_inputs
+from ._evaluate import Answer, Evaluation, Invalid, answer_body, render_error, wire_inputs
 from ._jsvalue import as_javascript_sees_it
 from ._mustache import TemplateError, parse_template
-from ._render import join_messages, prepare_nodes, render_version
+from ._render import prepare_nodes, render_version
 
 #: ``"template text"`` or ``[{"role": "system" | "user" | "assistant", "content": "template"}, ...]``.
 FallbackSpec = Union[str, Sequence[Mapping[str, str]]]
@@ -59,11 +59,4 @@ def render_fallback(version: Version, inputs: Any, limits: Limits) -> Evaluation
     rendered = render_version(version.templates, wire, limits.render_max_bytes, limits.render_max_steps)
     if rendered.exceeded is not None or rendered.missing:
         return Invalid(render_error(rendered, limits, as_javascript_sees_it(wire)), None)
-    body: Dict[str, Any] = {"variant_assigned": None, "experiment_id": None, "prompt_version": None}
-    if version.kind == "chat":
-        messages = [{"role": role, "content": content} for role, content in zip(version.roles, rendered.contents)]
-        body["prompt_text"] = join_messages(messages)
-        body["messages"] = messages
-    else:
-        body["prompt_text"] = rendered.contents[0]
-    return Answer(body, None)
+    return Answer(answer_body(version, rendered.contents, None, None), None)
