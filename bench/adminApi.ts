@@ -10,3 +10,10 @@ export async function admin(origin: string, method: string, pathName: string, bo
   if (res.status >= 300) throw new Error(`${method} ${pathName} → ${res.status} ${await res.text()}`);
   return res.json();
 }
+
+/** The runtime benchmarks' prompts: `welcome` (production, no experiment) and `ab` (two versions, for an experiment). */
+export async function givenBenchPrompts(origin: string): Promise<void> {
+  await admin(origin, 'POST', '/prompts', { prompt_id: 'welcome', template: 'Write a one-line welcome for {{name}}.', labels: ['production'] });
+  await admin(origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
+  await admin(origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
+}

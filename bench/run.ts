@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, type ProbedChild } from './processes.js';
-import { ADMIN_KEY, admin } from './adminApi.js';
+import { ADMIN_KEY, admin, givenBenchPrompts } from './adminApi.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
@@ -61,9 +61,7 @@ async function runtimeEndpoints(): Promise<void> {
   const bare = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['bare'], {}, /LISTENING (\d+)/);
   const pl = await startPromptline();
   try {
-    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'welcome', template: 'Write a one-line welcome for {{name}}.', labels: ['production'] });
-    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
-    await admin(pl.origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
+    await givenBenchPrompts(pl.origin);
     await admin(pl.origin, 'POST', '/experiments', {
       experiment_id: 'bench',
       prompt_id: 'ab',

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Promptline } from '../sdk/js/src/index.js';
-import { ADMIN_KEY, admin } from './adminApi.js';
+import { ADMIN_KEY, admin, givenBenchPrompts } from './adminApi.js';
 import { BENCH_DIR, startPromptlineProcess } from './processes.js';
 
 /**
@@ -107,9 +107,7 @@ export async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-sdk-'));
   const pl = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' });
   try {
-    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'welcome', template: 'Write a one-line welcome for {{name}}.', labels: ['production'] });
-    await admin(pl.origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
-    await admin(pl.origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
+    await givenBenchPrompts(pl.origin);
     await admin(pl.origin, 'POST', '/experiments', {
       experiment_id: 'bench',
       prompt_id: 'ab',

@@ -1,19 +1,20 @@
 import type { Sql } from '../../db/sql.js';
 import type { BundlePrompt, BundleVersion } from '../sdk/sdk.schemas.js';
 import { findVersion, listServedVersions, type VersionRecord } from './prompts.repo.js';
-import { compileTemplate, TemplateError, toWireNodes } from './template.js';
+import { TemplateError, toWireNodes } from './template.js';
+import { compileVersion } from './versionContent.js';
 
 /** A version as the SDK bundle carries it, its templates as the server's own compiled trees. Throws TemplateError for a version stored before today's template rules (the server answers 409 for it). */
 function bundleVersion(record: VersionRecord): BundleVersion {
-  const tree = (source: string) => toWireNodes(compileTemplate(source).nodes);
+  const compiled = compileVersion(record);
   return {
-    version: record.version,
-    kind: record.messages === null ? 'text' : 'chat',
-    template: record.template === null ? null : tree(record.template),
-    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: tree(m.content) })),
-    model: record.model,
-    params: record.params,
-    variables: record.variables,
+    version: compiled.version,
+    kind: compiled.kind,
+    template: compiled.template === null ? null : toWireNodes(compiled.template.nodes),
+    messages: compiled.messages === null ? null : compiled.messages.map((m) => ({ role: m.role, template: toWireNodes(m.template.nodes) })),
+    model: compiled.model,
+    params: compiled.params,
+    variables: [...compiled.variables],
   };
 }
 

@@ -1,22 +1,9 @@
 import type { Sql } from '../../db/sql.js';
 import { conflict } from '../../lib/errors.js';
-import { compileTemplate, TemplateError } from './template.js';
-import type { CompiledVersion } from './versionContent.js';
-import { findPrompt, findVersion, latestVersionNumber, listLabels, type VersionRecord } from './prompts.repo.js';
+import { TemplateError } from './template.js';
+import { compileVersion, type CompiledVersion } from './versionContent.js';
+import { findPrompt, findVersion, latestVersionNumber, listLabels } from './prompts.repo.js';
 import { noTelemetry, type Telemetry } from '../../lib/telemetry.js';
-
-function compileVersion(record: VersionRecord): CompiledVersion {
-  return {
-    version: record.version,
-    kind: record.messages === null ? 'text' : 'chat',
-    template: record.template === null ? null : compileTemplate(record.template),
-    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
-    model: record.model,
-    params: record.params,
-    fallbacks: record.fallbacks,
-    variables: record.variables,
-  };
-}
 
 export interface PromptEntry {
   /** The version served when no experiment applies: `production` label, else the latest. */

@@ -2,6 +2,7 @@ import type { ChatRole } from '../../lib/chatMessage.js';
 import { Invalid, invalidIssue, type Issue } from '../../lib/errors.js';
 import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { VersionInput } from './prompts.schemas.js';
+import type { VersionRecord } from './prompts.repo.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
@@ -13,6 +14,20 @@ export interface CompiledVersion {
   readonly params: Record<string, unknown>;
   readonly fallbacks: readonly string[];
   readonly variables: readonly string[];
+}
+
+/** A stored version with its templates parsed; throws TemplateError for one stored before today's template rules. */
+export function compileVersion(record: VersionRecord): CompiledVersion {
+  return {
+    version: record.version,
+    kind: record.messages === null ? 'text' : 'chat',
+    template: record.template === null ? null : compileTemplate(record.template),
+    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
+    model: record.model,
+    params: record.params,
+    fallbacks: record.fallbacks,
+    variables: record.variables,
+  };
 }
 
 /** Params the service itself controls: a version cannot override them. */
