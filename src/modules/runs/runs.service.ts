@@ -59,7 +59,7 @@ function runView(run: RunRecord): RunView {
 
 /** What a run needs of prompt serving: the version (and variant) to serve a user, rendered with the inputs. */
 interface PromptServing {
-  resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt>;
+  resolve(projectId: string, promptId: string, externalUserId: string | null, inputs: Record<string, unknown>): Promise<ServedPrompt>;
   render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
 }
 
@@ -122,7 +122,7 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
-        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
+        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
         const rendered = deps.serving.render(served.version, input.inputs);
         const model = served.version.model ?? deps.defaultModel;
         const run = baseRun(input, served, rendered, model);
