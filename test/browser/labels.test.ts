@@ -44,11 +44,11 @@ async function callersSendingOnlyName(promptId: string, calls: number) {
   }
 }
 
+/** The focused element as `tag` or `tag[role]` (evaluated in the page, as a string: the tests have no DOM types). */
 const focused = (page: WatchedPage) =>
-  page.evaluate(() => {
-    const el = document.activeElement;
-    return el === null ? null : `${el.tagName.toLowerCase()}${el.getAttribute('role') === null ? '' : `[${el.getAttribute('role')}]`}`;
-  });
+  page.evaluate<string | null>(
+    "(() => { const el = document.activeElement; if (el === null) return null; const role = el.getAttribute('role'); return el.tagName.toLowerCase() + (role === null ? '' : '[' + role + ']'); })()",
+  );
 
 describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
   beforeAll(async () => {

@@ -37,7 +37,8 @@ export function StartImpact({ experiment, onReady }: { experiment: ExperimentDet
           return (
             <li key={v.key}>
               {v.key} (v{v.version}):{' '}
-              {impact.warning ?? `needs no input that production (v${impact.served_version ?? '–'}) does not; ${impact.calls} calls in the last ${impact.window.hours} h.`}
+              {impact.warning ??
+                `needs no input that production (v${impact.served_version ?? '–'}) does not; ${impact.calls} calls in the last ${impact.window.hours} h.`}
             </li>
           );
         })}

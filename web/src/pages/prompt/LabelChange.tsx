@@ -8,7 +8,7 @@ import { callsThatWouldFail, experimentTrafficNote, fetchImpact } from './impact
 export type LabelChangeKind = 'create' | 'move' | 'promote' | 'delete';
 
 /** Everything a label change refreshes: the prompt, its versions (their chips), the prompt list. */
-export async function refreshPrompt(queryClient: ReturnType<typeof useQueryClient>, promptId: string): Promise<void> {
+async function refreshPrompt(queryClient: ReturnType<typeof useQueryClient>, promptId: string): Promise<void> {
   await Promise.all([
     queryClient.invalidateQueries({ queryKey: ['prompt', promptId] }),
     queryClient.invalidateQueries({ queryKey: ['versions', promptId] }),

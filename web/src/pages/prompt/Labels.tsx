@@ -58,8 +58,8 @@ export function Labels({ promptId, labels, versions, role }: { promptId: string;
       <h2 id="labels-title">Labels</h2>
       {experiment !== undefined && (
         <p data-testid="running-experiment">
-          Experiment <Link href={`/experiments/${encodeURIComponent(experiment.experiment_id)}`}>{experiment.experiment_id}</Link> is running on this
-          prompt: it serves its users their variant's version instead of production.
+          Experiment <Link href={`/experiments/${encodeURIComponent(experiment.experiment_id)}`}>{experiment.experiment_id}</Link> is running on this prompt: it
+          serves its users their variant's version instead of production.
         </p>
       )}
       {Object.keys(labels).length === 0 ? (
@@ -96,7 +96,9 @@ export function Labels({ promptId, labels, versions, role }: { promptId: string;
           </tbody>
         </table>
       )}
-      {admin && versions.length > 0 && <NewLabel versions={versions} taken={labels} onCreate={(label, version) => open({ kind: 'create', label, version })} />}
+      {admin && versions.length > 0 && (
+        <NewLabel key={Object.keys(labels).length} versions={versions} taken={labels} onCreate={(label, version) => open({ kind: 'create', label, version })} />
+      )}
       {confirmation((p) => p.kind === 'create')}
       {result !== null && (
         <p role="status" className="label-result" tabIndex={-1} ref={resultRef}>
