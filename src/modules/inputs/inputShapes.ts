@@ -55,13 +55,21 @@ export function shapeOf(inputs: Record<string, unknown>): string {
 export class InputShapeTally {
   // (project, prompt, hour) → shape key → [calls without a user id, calls with one]
   private readonly groups = new Map<string, { projectId: string; promptId: string; hour: string; shapes: Map<string, [number, number]> }>();
+  // The hour of the last call, written once: formatting a date on every call would cost more than the rest.
+  private lastHourStart = Number.NaN;
+  private lastHour = '';
 
   get size(): number {
     return this.groups.size;
   }
 
   add(projectId: string, promptId: string, atMs: number, inputs: Record<string, unknown>, withUserId: boolean): void {
-    const hour = hourOf(atMs);
+    const hourStart = Math.floor(atMs / HOUR_MS) * HOUR_MS;
+    if (hourStart !== this.lastHourStart) {
+      this.lastHourStart = hourStart;
+      this.lastHour = new Date(hourStart).toISOString();
+    }
+    const hour = this.lastHour;
     const key = `${projectId}\u0000${promptId}\u0000${hour}`;
     let group = this.groups.get(key);
     if (group === undefined) {

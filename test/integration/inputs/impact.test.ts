@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
+import { createTestDatabase, testBackend } from '../../support/postgres.js';
 
 /**
  * GET /prompts/{id}/versions/{v}/impact on the real app: calls made through the runtime API with a
@@ -183,5 +185,32 @@ describe('GET /prompts/{id}/versions/{v}/impact', () => {
     expect((await t.request('GET', '/prompts/agent/versions/2/impact', { key: BAD_KEY })).status).toBe(401);
     expect((await t.request('GET', '/prompts/agent/versions/2/impact', { key: runtime })).status).toBe(403);
     expect((await t.request('GET', '/prompts/agent/versions/2/impact', { key: await t.keyFor('read') })).status).toBe(200);
+  });
+});
+
+describe('the summary on shutdown, and across replicas', () => {
+  it("writes what it counted when the server closes, and two servers' counts add up", async () => {
+    // Two servers on one database (on SQLite, one file): each counts its own calls in memory.
+    const database = testBackend() === 'postgres' ? await createTestDatabase() : null;
+    // The first server's timer never fires within the test (10 min): only its close can write its count.
+    const slow = { PROMPTLINE_INPUT_SUMMARY_FLUSH_MS: '600000' };
+    const first = await startTestApp(database === null ? slow : { ...slow, PROMPTLINE_DATABASE_URL: database.url });
+    const shared: Record<string, string> = database === null ? { PROMPTLINE_DATA_DIR: first.dataDir } : { PROMPTLINE_DATABASE_URL: database.url };
+    const second = await startTestApp(shared);
+    try {
+      await givenPrompt(first, { prompt_id: 'shared', template: 'Hi {{name}}', labels: ['production'] });
+      for (const app of [first, second, second]) {
+        const res = await app.request('POST', '/get_prompt', { key: await app.keyFor('runtime'), body: { prompt_id: 'shared', inputs: { name: 'A' } } });
+        expect(res.status).toBe(200);
+      }
+      await second.inputShapes.flush();
+      // The first server's count is written by its graceful close, not by a timer.
+      await first.close();
+      expect((await second.request('GET', '/prompts/shared/versions/1/impact')).json.calls).toBe(3);
+    } finally {
+      await second.cleanup();
+      await database?.drop();
+      fs.rmSync(first.dataDir, { recursive: true, force: true });
+    }
   });
 });
