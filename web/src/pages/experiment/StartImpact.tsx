@@ -1,7 +1,7 @@
 import { useQueries } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { ExperimentDetail } from '../../lib/types';
-import { fetchImpact } from '../prompt/impact';
+import { fetchImpact } from '../prompt/fetchImpact';
 import '../prompt/labels.css';
 
 /**

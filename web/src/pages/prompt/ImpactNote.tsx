@@ -7,7 +7,12 @@ import { callsThatWouldFail } from './impact';
  */
 export function ImpactNote({ impact, ticked, onTick, idPrefix }: { impact: Impact; ticked: boolean; onTick: (on: boolean) => void; idPrefix: string }) {
   const failing = callsThatWouldFail(impact);
-  const served = impact.served_version === null ? `'${impact.label}' points at no version yet` : `'${impact.label}' serves v${impact.served_version} now`;
+  const served =
+    impact.served_version === null
+      ? `'${impact.label}' points at no version yet`
+      : impact.label === 'production'
+        ? `production serves v${impact.served_version} now`
+        : `'${impact.label}' points at v${impact.served_version} now`;
   return (
     <div className="impact" data-testid="impact">
       <p>

@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../../lib/api';
 import { ErrorNote } from '../parts';
 import { ImpactNote } from './ImpactNote';
-import { callsThatWouldFail, experimentTrafficNote, fetchImpact } from './impact';
+import { fetchImpact } from './fetchImpact';
+import { callsThatWouldFail, experimentTrafficNote } from './impact';
 
 export type LabelChangeKind = 'create' | 'move' | 'promote' | 'delete';
 

@@ -1,4 +1,4 @@
-import { api } from '../../lib/api';
+// What the console knows of a version's impact on a label; pure (the unit tests import it), the fetch is fetchImpact.ts.
 
 /** GET /prompts/{id}/versions/{v}/impact (the server's ImpactSchema is the reference). */
 export interface Impact {
@@ -26,10 +26,6 @@ export interface RunningExperiment {
 }
 
 export const LABEL_PATTERN = /^[a-z0-9_-]{1,64}$/;
-
-export function fetchImpact(promptId: string, version: number, label: string): Promise<Impact> {
-  return api<Impact>('GET', `/prompts/${encodeURIComponent(promptId)}/versions/${version}/impact?label=${encodeURIComponent(label)}`);
-}
 
 /** Recent calls that lacked a variable the version needs: the change would answer them 422. */
 export function callsThatWouldFail(impact: Impact): number {
