@@ -32,12 +32,14 @@ function WebhookDetail({ webhookId }: { webhookId: string }) {
       <p className="crumbs">
         <Link href="/webhooks">Webhooks</Link>
       </p>
-      <h1 id="webhook-title">Webhook {w === undefined ? webhookId : w.url}</h1>
+      <h1 id="webhook-title" className="webhook-title">
+        Webhook {w === undefined ? webhookId : w.url}
+      </h1>
       <ErrorNote error={hook.error} />
       {hook.isPending && <p className="loading">Loading…</p>}
       {w !== undefined && (
         <>
-          <dl className="facts">
+          <dl className="facts webhook-facts">
             <dt>Id</dt>
             <dd>
               <code>{w.webhook_id}</code>
