@@ -191,6 +191,7 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     // Shown once: hidden, or after a reload, it is gone for good.
     await page.getByRole('button', { name: 'Done: hide the secret' }).click();
     await expect.poll(() => secretShown.count()).toBe(0);
+    expect(await focusedId(page)).toBe('endpoints-title');
     await page.reload();
     await expect.poll(() => listed.count()).toBe(1);
     expect(await page.content()).not.toContain(secret);
@@ -257,6 +258,7 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(verifySignature(secret, String(second.headers['promptline-signature']), second.body, nowSeconds())).toBe(false);
     await expect.poll(() => deliveryRows(page).count(), { timeout: 20_000 }).toBe(2);
     await page.getByRole('button', { name: 'Done: hide the secret' }).click();
+    expect(await focusedText(page)).toBe('Send test');
 
     // Edit: the form starts from the endpoint; a 422 stays under its field; a save is said, and kept.
     await page.getByRole('button', { name: 'Edit' }).click();

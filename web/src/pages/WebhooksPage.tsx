@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import type { Role } from '../lib/api';
 import { api } from '../lib/api';
@@ -28,6 +28,7 @@ function Webhooks() {
     if (deleted !== undefined) window.history.replaceState(null, '', window.location.href);
   }, [deleted]);
   const list = hooks.data?.data ?? [];
+  const listTitle = useRef<HTMLHeadingElement>(null);
   return (
     <section aria-labelledby="webhooks-title">
       <h1 id="webhooks-title">Webhooks</h1>
@@ -36,8 +37,10 @@ function Webhooks() {
         paused, stopped, flagged or decided), and tries again for 24 hours if the receiver fails.
       </p>
       {deleted !== undefined && <FocusedNotice text={`Deleted the endpoint ${deleted}, with its queued deliveries and their history.`} />}
-      <CreateWebhook />
-      <h2>Endpoints</h2>
+      <CreateWebhook onSecretHidden={() => listTitle.current?.focus()} />
+      <h2 id="endpoints-title" ref={listTitle} tabIndex={-1}>
+        Endpoints
+      </h2>
       <ErrorNote error={hooks.error} />
       {hooks.isPending ? (
         <p className="loading">Loading…</p>
@@ -82,7 +85,8 @@ function Webhooks() {
   );
 }
 
-function CreateWebhook() {
+/** A new endpoint; once its secret is hidden, `onSecretHidden` moves the focus on (to the list, where it now is). */
+function CreateWebhook({ onSecretHidden }: { onSecretHidden: () => void }) {
   const queryClient = useQueryClient();
   // The form is made anew after each create, so it starts empty.
   const [formKey, setFormKey] = useState(0);
@@ -103,7 +107,14 @@ function CreateWebhook() {
     <section aria-labelledby="create-webhook-title">
       <h2 id="create-webhook-title">New endpoint</h2>
       {created !== undefined && (
-        <NewSecret title={`Endpoint ${created.url} created`} secret={created.secret} onDone={() => create.reset()}>
+        <NewSecret
+          title={`Endpoint ${created.url} created`}
+          secret={created.secret}
+          onDone={() => {
+            create.reset();
+            onSecretHidden();
+          }}
+        >
           <p>
             <Link href={`/webhooks/${encodeURIComponent(created.webhook_id)}`}>Open the endpoint</Link> to send it a test event.
           </p>

@@ -22,6 +22,7 @@ export function WebhookActions({ webhook, onDone }: { webhook: Webhook; onDone: 
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
+  const testButton = useRef<HTMLButtonElement>(null);
   const refresh = async (changed?: Webhook) => {
     if (changed !== undefined) queryClient.setQueryData(['webhook', id], changed);
     await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
@@ -80,7 +81,7 @@ export function WebhookActions({ webhook, onDone }: { webhook: Webhook; onDone: 
         <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
           {webhook.enabled ? 'Disable' : 'Enable'}
         </button>
-        <button type="button" onClick={() => test.mutate()} disabled={test.isPending}>
+        <button type="button" ref={testButton} onClick={() => test.mutate()} disabled={test.isPending}>
           Send test
         </button>
         <ConfirmAction
@@ -116,7 +117,16 @@ export function WebhookActions({ webhook, onDone }: { webhook: Webhook; onDone: 
         />
       )}
       {rotate.data !== undefined && (
-        <NewSecret key={rotate.data.updated_at} title="New signing secret" secret={rotate.data.secret} onDone={() => rotate.reset()} />
+        <NewSecret
+          key={rotate.data.updated_at}
+          title="New signing secret"
+          secret={rotate.data.secret}
+          onDone={() => {
+            rotate.reset();
+            // The next step after a rotation: a test, signed with the new secret.
+            testButton.current?.focus();
+          }}
+        />
       )}
       {test.data !== undefined && <TestOutcome key={test.data.delivery_id} webhookId={id} queued={test.data} enabled={webhook.enabled} />}
     </section>
