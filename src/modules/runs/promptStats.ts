@@ -9,10 +9,10 @@ import type { PromptStats, StatsInput } from './runs.schemas.js';
 const DAY_MS = 86_400_000;
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
 /** The widest window one request may read: its cost grows with the runs in it. */
-export const MAX_STATS_WINDOW_DAYS = 90;
+const MAX_STATS_WINDOW_DAYS = 90;
 
 /** [since, until): until defaults to now, since to 7 days before until; at most 90 days wide. */
-export function statsWindow(query: StatsInput, clock: Clock): { since: string; until: string } {
+function statsWindow(query: StatsInput, clock: Clock): { since: string; until: string } {
   const until = timeBound('until', query.until) ?? clock.now().toISOString();
   const since = timeBound('since', query.since) ?? new Date(Date.parse(until) - DEFAULT_WINDOW_MS).toISOString();
   const width = Date.parse(until) - Date.parse(since);

@@ -157,4 +157,3 @@ export const PromptStatsSchema = Type.Object({
   }),
 });
 export type PromptStats = Static<typeof PromptStatsSchema>;
-export type VersionStats = Static<typeof VersionStatsSchema>;

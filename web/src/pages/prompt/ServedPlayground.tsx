@@ -26,9 +26,10 @@ interface Ran {
 
 /**
  * Try the prompt as an application calls it: the runtime endpoints, so what is served (production,
- * or a running experiment's variant for the user given) is what a caller would get.
+ * or a running experiment's variant for the user given) is what a caller would get. The one way to
+ * see which variant a given user gets; the side-by-side playground tries chosen versions instead.
  */
-export function Playground({ promptId, variables }: { promptId: string; variables: string[] }) {
+export function ServedPlayground({ promptId, variables }: { promptId: string; variables: string[] }) {
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [user, setUser] = useState('');
   const body = () => ({
@@ -45,13 +46,12 @@ export function Playground({ promptId, variables }: { promptId: string; variable
     render.mutate();
   };
   return (
-    <section aria-labelledby="playground-title">
-      <h2 id="playground-title">Playground</h2>
+    <div>
       <form onSubmit={submit}>
         {variables.map((v) => (
           <div key={v}>
-            <label htmlFor={`input-${v}`}>{v}</label>
-            <input id={`input-${v}`} value={inputs[v] ?? ''} onChange={(e) => setInputs({ ...inputs, [v]: e.target.value })} />
+            <label htmlFor={`served-input-${v}`}>{v}</label>
+            <input id={`served-input-${v}`} value={inputs[v] ?? ''} onChange={(e) => setInputs({ ...inputs, [v]: e.target.value })} />
           </div>
         ))}
         <label htmlFor="playground-user">User id (needed while an experiment runs)</label>
@@ -113,6 +113,6 @@ export function Playground({ promptId, variables }: { promptId: string; variable
           </figure>
         </>
       )}
-    </section>
+    </div>
   );
 }
