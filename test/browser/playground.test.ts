@@ -177,6 +177,7 @@ describe.skipIf(skip !== null)(`the playground and a prompt's numbers in Chromiu
       ['v2', '2', '1', '50.0%'],
       ['v1', '3', '0', '0.0%'],
     ]);
+    await screenshot(page, 'prompt-numbers');
     await page.reload();
     await page.getByRole('heading', { name: 'Numbers' }).waitFor();
     expect(await page.getByLabel('Window').inputValue()).toBe('24h');
