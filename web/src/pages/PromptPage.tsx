@@ -6,6 +6,7 @@ import { formatTime, sortedLabels } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
 import { ErrorNote } from './parts';
 import { Playground } from './prompt/Playground';
+import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
 import { VersionEditor } from './prompt/VersionEditor';
 
@@ -77,7 +78,8 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
         ))}
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
-      {served !== undefined && <Playground promptId={promptId} variables={served.variables} />}
+      <PromptNumbers promptId={promptId} />
+      {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
       {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} />}
     </section>
   );
