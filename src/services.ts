@@ -111,7 +111,13 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
   const core = createCoreServices(store, options, caches);
   const prompts = createPromptService(store, core.changeLog, caches.promptCache, (model) => runtime.gateway.isConfigured(model), runtime.renderLimits);
   const serving = createServingService(caches.promptCache, caches.router, runtime.renderLimits, caches.inputShapes.record);
-  const runs = createRunService({ store, serving, gateway: runtime.gateway, defaultModel: runtime.defaultModel });
+  const runs = createRunService({
+    store,
+    serving,
+    gateway: runtime.gateway,
+    defaultModel: runtime.defaultModel,
+    requirePrompt: async (projectId, promptId) => void (await prompts.get(projectId, promptId)),
+  });
   const outcomes = createOutcomeService({
     store,
     requirePrompt: (projectId, promptId) => serving.requirePrompt(projectId, promptId),

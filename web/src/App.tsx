@@ -4,6 +4,7 @@ import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
 import { session } from './lib/session';
 import { KeysPage } from './pages/KeysPage';
+import { AuditRoute, WebhookRoute, WebhooksRoute } from './pages/lazyAdmin';
 import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
@@ -71,6 +72,8 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           <Link href="/experiments">Experiments</Link>
           <Link href="/runs">Runs</Link>
           {role === 'admin' && <Link href="/keys">Keys</Link>}
+          {role === 'admin' && <Link href="/audit">Audit log</Link>}
+          {role === 'admin' && <Link href="/webhooks">Webhooks</Link>}
         </nav>
         <span className="role" title="what this key may do">
           {role === 'admin' ? 'admin key' : 'read-only key'}
@@ -97,6 +100,13 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           <Route path="/keys">
             <KeysPage role={role} />
           </Route>
+          <Route path="/audit">
+            <AuditRoute role={role} />
+          </Route>
+          <Route path="/webhooks">
+            <WebhooksRoute role={role} />
+          </Route>
+          <Route path="/webhooks/:id">{(params) => <WebhookRoute webhookId={params.id} role={role} />}</Route>
           <Route>
             <Redirect to="/prompts" />
           </Route>

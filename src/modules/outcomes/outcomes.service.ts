@@ -14,12 +14,14 @@ export interface OutcomeDeps {
   store: Store;
   /** Throws the prompt's 404 when it does not exist (or is archived) in the project. */
   requirePrompt(projectId: string, promptId: string): Promise<void>;
-  /** The run an outcome names: its prompt and experiment. */
+  /** The run an outcome names: its prompt and experiment, and whether it was a playground run. */
   runAttribution(
     db: Sql,
     projectId: string,
     runId: string,
-  ): Promise<{ prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null } | undefined>;
+  ): Promise<
+    { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null; source: 'api' | 'playground' } | undefined
+  >;
   /** The stored assignment an outcome without a run belongs to: the user's assignment in the running experiment, else the latest one. */
   assignmentAttribution(db: Sql, projectId: string, promptId: string, externalUserId: string): Promise<{ experimentId: string; variant: string } | null>;
 }
@@ -47,6 +49,8 @@ export function createOutcomeService(deps: OutcomeDeps) {
       if (run.experiment_id !== null) {
         return { experiment_id: run.experiment_id, variant: run.variant, attributed_by: 'run', attributed_user: run.external_user_id };
       }
+      // A playground run is a trial, never an experiment's: an outcome of it must not reach one through its user.
+      if (run.source === 'playground') return { experiment_id: null, variant: null, attributed_by: 'none', attributed_user: null };
     }
     if (input.external_user_id != null) {
       const found = await deps.assignmentAttribution(db, projectId, input.prompt_id, input.external_user_id);

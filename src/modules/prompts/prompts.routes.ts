@@ -16,6 +16,8 @@ import {
   PromptPageSchema,
   PromptSchema,
   PromptWithVersionSchema,
+  RenderBody,
+  RenderResponse,
   VersionListSchema,
   VersionParams,
   VersionSchema,
@@ -134,6 +136,24 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: VersionParams,
     response: { 200: VersionSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => ({ status: 200, body: await prompts.getVersion(auth.projectId, params.prompt_id, params.version) }),
+  });
+  registerRoute(app, access, {
+    method: 'POST',
+    url: '/prompts/:prompt_id/versions/:version/render',
+    operationId: 'renderVersion',
+    summary: 'Render any version with inputs (nothing served, assigned or stored)',
+    description:
+      'Renders one version of a live prompt as /get_prompt would serve it, whatever its labels: the playground. Missing variables answer the same 422 as /get_prompt.',
+    tags,
+    role: 'read',
+    strict: true,
+    params: VersionParams,
+    body: RenderBody,
+    response: { 200: RenderResponse, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({
+      status: 200,
+      body: await serving.renderChosen(auth.projectId, params.prompt_id, params.version, body.inputs ?? {}),
+    }),
   });
   registerRoute(app, access, {
     method: 'PUT',

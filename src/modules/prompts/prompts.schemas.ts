@@ -34,7 +34,19 @@ export const GetPromptResponse = Type.Object(
 );
 export type GetPromptAnswer = Static<typeof GetPromptResponse>;
 
-const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
+export const RenderBody = Type.Object({
+  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, maxProperties: RUNTIME_MAX.inputs })),
+});
+
+export const RenderResponse = Type.Object({
+  prompt_id: Type.String(),
+  version: Type.Integer(),
+  prompt_text: Type.String({ description: 'text prompts: the rendered text; chat prompts: "{role}: {content}" blocks separated by a blank line' }),
+  messages: Type.Array(ChatMessageSchema, { description: 'as they would be sent to the model (a text prompt is one user message)' }),
+});
+export type RenderAnswer = Static<typeof RenderResponse>;
+
+export const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
 
 /** The content of a version; shared by prompt creation (version 1) and new versions. */
 const versionFields = {

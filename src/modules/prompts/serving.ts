@@ -1,7 +1,7 @@
 import { joinMessages, type ChatMessage } from '../../lib/chatMessage.js';
 import { invalid, missingInputs, notFound } from '../../lib/errors.js';
 import type { PromptCache } from './promptCache.js';
-import type { GetPromptInput, GetPromptAnswer } from './prompts.schemas.js';
+import type { GetPromptInput, GetPromptAnswer, RenderAnswer } from './prompts.schemas.js';
 import { RenderBudget, renderTemplate, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { CompiledVersion } from './versionContent.js';
 
@@ -90,12 +90,22 @@ export function createServingService(cache: PromptCache, experiments: Experiment
     return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
   }
 
+  /** Any version of a live prompt, as it would be served (the playground tries versions before they are). */
+  async function chosenVersion(projectId: string, promptId: string, number: number): Promise<CompiledVersion> {
+    const entry = await cache.entry(projectId, promptId);
+    if (entry === null) throw promptNotFound(promptId);
+    const version = await cache.served(projectId, promptId, entry, number);
+    if (version === null) throw notFound(`Version ${number} of prompt '${promptId}' not found`);
+    return version;
+  }
+
   return {
     /** Throws the prompt's 404 unless it exists, live, in the project (an outcome must name a real prompt). */
     async requirePrompt(projectId: string, promptId: string): Promise<void> {
       if (!(await cache.exists(projectId, promptId))) throw promptNotFound(promptId);
     },
     resolve,
+    chosenVersion,
     render: (version: CompiledVersion, inputs: Record<string, unknown>) => renderVersion(version, inputs, limits),
     /** POST /get_prompt. */
     async getPrompt(projectId: string, input: GetPromptInput): Promise<GetPromptAnswer> {
@@ -109,6 +119,11 @@ export function createServingService(cache: PromptCache, experiments: Experiment
         prompt_version: served.version.version,
         ...(served.version.kind === 'chat' ? { messages: rendered.messages } : {}),
       };
+    },
+    /** POST /prompts/{id}/versions/{v}/render: one chosen version rendered, nothing served, assigned or stored. */
+    async renderChosen(projectId: string, promptId: string, number: number, inputs: Record<string, unknown>): Promise<RenderAnswer> {
+      const rendered = renderVersion(await chosenVersion(projectId, promptId, number), inputs, limits);
+      return { prompt_id: promptId, version: number, prompt_text: rendered.text, messages: rendered.messages };
     },
   };
 }

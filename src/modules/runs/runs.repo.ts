@@ -31,7 +31,11 @@ export interface RunRecord {
   error: string | null;
   attempts: AttemptRecord[];
   created_at: string;
+  /** 'playground': a trial run of any version (never in an experiment, left out of a prompt's stats). */
+  source: RunSource;
 }
+
+export type RunSource = 'api' | 'playground';
 
 interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {
   inputs: string;
@@ -68,6 +72,7 @@ const COLUMNS = [
   'error',
   'attempts',
   'created_at',
+  'source',
 ];
 const SELECT = COLUMNS.join(', ');
 /** The columns that can be large (a client's inputs, a model's output): left out of lists when they are. */
@@ -119,10 +124,14 @@ export interface RunAttribution {
   experiment_id: string | null;
   variant: string | null;
   external_user_id: string | null;
+  source: RunSource;
 }
 
 export async function findRunAttribution(db: Sql, projectId: string, runId: string): Promise<RunAttribution | undefined> {
-  return db.get<RunAttribution>('SELECT prompt_id, experiment_id, variant, external_user_id FROM runs WHERE project_id = ? AND id = ?', [projectId, runId]);
+  return db.get<RunAttribution>('SELECT prompt_id, experiment_id, variant, external_user_id, source FROM runs WHERE project_id = ? AND id = ?', [
+    projectId,
+    runId,
+  ]);
 }
 
 export interface RunListQuery extends PageBounds {
@@ -131,6 +140,7 @@ export interface RunListQuery extends PageBounds {
   variant?: string | undefined;
   external_user_id?: string | undefined;
   status?: 'ok' | 'error' | undefined;
+  source?: RunSource | undefined;
 }
 
 /** The fields of a listed run left out because they are large (given whole by findRun). */
@@ -181,6 +191,7 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
       { column: 'external_user_id', value: q.external_user_id, index: 'runs_user_list' },
       { column: 'variant', value: q.variant },
       { column: 'status', value: q.status === 'ok' ? 'ok' : undefined },
+      { column: 'source', value: q.source },
     ],
   };
 }

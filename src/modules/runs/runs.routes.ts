@@ -4,7 +4,18 @@ import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ServerShutdown } from '../../providers/gateway.js';
 import type { RunService } from './runs.service.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
-import { ListRunsQuery, RunIdParams, RunPageSchema, RunPromptRequest, RunPromptResponse, RunSchema } from './runs.schemas.js';
+import {
+  ListRunsQuery,
+  PlaygroundRunBody,
+  PromptStatsSchema,
+  RunIdParams,
+  RunPageSchema,
+  RunPromptRequest,
+  RunPromptResponse,
+  RunSchema,
+  StatsQuery,
+} from './runs.schemas.js';
+import { PromptIdParams, VersionParams } from '../prompts/prompts.schemas.js';
 
 /**
  * The request's controller (ModelRequest.abort), aborted when its connection closes before the
@@ -24,6 +35,7 @@ function abortedWhenConnectionCloses(
 
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
+const STATS_FLOAT_KEYS: ReadonlySet<string> = new Set(['error_rate', 'cost_usd']);
 
 /** `shuttingDown` fires when the server cuts the connections still open at its shutdown deadline. */
 export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService, shuttingDown: AbortSignal): void {
@@ -69,5 +81,43 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     params: RunIdParams,
     response: { 200: RunSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => ({ status: 200, body: await runs.get(auth.projectId, params.run_id) }),
+  });
+  registerRoute(app, access, {
+    method: 'POST',
+    url: '/prompts/:prompt_id/versions/:version/run',
+    operationId: 'runVersion',
+    summary: 'Run any version, maybe on another model, as a playground run',
+    description:
+      "Renders and runs one version of a live prompt, whatever its labels, on its model or the body's `model`, and stores it as a run with source 'playground': never part of an experiment, not counted in the prompt's stats. Costs what a run costs.",
+    tags: ['runs'],
+    role: 'admin',
+    strict: true,
+    params: VersionParams,
+    body: PlaygroundRunBody,
+    response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth, reply }) => ({
+      status: 200,
+      body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abortedWhenConnectionCloses(reply, shuttingDown)),
+      floatKeys: FLOAT_KEYS,
+    }),
+  });
+  registerRoute(app, access, {
+    method: 'GET',
+    url: '/prompts/:prompt_id/stats',
+    operationId: 'promptStats',
+    summary: "A prompt's numbers per version over a window",
+    description:
+      'Per version with served runs in [since, until) (default the last 7 days, at most 90): runs, errors, error rate, nearest-rank latency p50/p95 of the runs that succeeded, tokens and cost. Playground runs are not counted.',
+    tags: ['runs'],
+    role: 'read',
+    strict: true,
+    params: PromptIdParams,
+    query: StatsQuery,
+    response: { 200: PromptStatsSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, query, auth }) => ({
+      status: 200,
+      body: await runs.stats(auth.projectId, params.prompt_id, query),
+      floatKeys: STATS_FLOAT_KEYS,
+    }),
   });
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery } from '../../lib/schemas.js';
+import { ModelString } from '../prompts/prompts.schemas.js';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 
@@ -43,7 +44,15 @@ export const ListFilters = {
   ...PageQuery,
 };
 
-export const ListRunsQuery = Type.Object({ ...ListFilters, status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])) });
+const RunSourceSchema = Type.Union([Type.Literal('api'), Type.Literal('playground')], {
+  description: "'api': served by POST /run_prompt; 'playground': a trial run of a chosen version (POST /prompts/{prompt_id}/versions/{version}/run)",
+});
+
+export const ListRunsQuery = Type.Object({
+  ...ListFilters,
+  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
+  source: Type.Optional(RunSourceSchema),
+});
 export type ListRunsInput = Static<typeof ListRunsQuery>;
 
 const AttemptSchema = Type.Object({
@@ -81,6 +90,7 @@ export const RunSchema = Type.Object({
   error: Nullable(Type.String()),
   attempts: Type.Array(AttemptSchema),
   created_at: Type.String(),
+  source: RunSourceSchema,
 });
 
 export type RunView = Static<typeof RunSchema>;
@@ -105,3 +115,45 @@ export type RunListItem = Static<typeof RunListItemSchema>;
 
 export const RunPageSchema = Type.Object({ data: Type.Array(RunListItemSchema), next_cursor: Nullable(Type.String()) });
 export const RunIdParams = Type.Object({ run_id: Type.String({ maxLength: 128 }) });
+
+/** A trial run of one version: any inputs a template reads (numbers, lists, objects), maybe on another model. */
+export const PlaygroundRunBody = Type.Object({
+  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, maxProperties: RUNTIME_MAX.inputs })),
+  model: Type.Optional(
+    Nullable({
+      ...ModelString,
+      description: "runs on this model instead of the version's (and without the version's fallbacks); checked as a version's model is",
+    }),
+  ),
+  external_user_id: Type.Optional(Nullable(Type.String({ maxLength: RUNTIME_MAX.externalUserId }))),
+});
+export type PlaygroundRunInput = Static<typeof PlaygroundRunBody>;
+
+export const StatsQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'start of the window, included; default until − 7 days' })),
+  until: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'end of the window, excluded; default now' })),
+});
+export type StatsInput = Static<typeof StatsQuery>;
+
+const VersionStatsSchema = Type.Object({
+  version: Type.Integer(),
+  runs: Type.Integer(),
+  errors: Type.Integer(),
+  error_rate: Type.Number(),
+  latency_ms_p50: Nullable(Type.Integer({ description: 'nearest-rank median latency of the runs that succeeded; null when none did' })),
+  latency_ms_p95: Nullable(Type.Integer({ description: 'nearest-rank 95th percentile latency of the runs that succeeded; null when none did' })),
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  cost_usd: Type.Number(),
+});
+
+export const PromptStatsSchema = Type.Object({
+  prompt_id: Type.String(),
+  since: Type.String(),
+  until: Type.String(),
+  versions: Type.Array(VersionStatsSchema, {
+    description: 'each version with served runs in the window, newest version first; playground runs are not counted',
+  }),
+});
+export type PromptStats = Static<typeof PromptStatsSchema>;

@@ -3,14 +3,15 @@ import type { Store } from '../../db/store.js';
 import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { notFound } from '../../lib/errors.js';
+import { invalid, notFound } from '../../lib/errors.js';
 import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
 import type { CompiledVersion } from '../prompts/versionContent.js';
-import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
-import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
+import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord, type RunSource } from './runs.repo.js';
+import type { ListRunsInput, PlaygroundRunInput, PromptStats, RunAnswer, RunListItem, RunPromptInput, RunView, StatsInput } from './runs.schemas.js';
+import { promptStats } from './promptStats.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
 
 /**
@@ -54,19 +55,39 @@ function runView(run: RunRecord): RunView {
     error: rest.error,
     attempts: rest.attempts,
     created_at: rest.created_at,
+    source: rest.source,
   };
 }
 
-/** What a run needs of prompt serving: the version (and variant) to serve a user, rendered with the inputs. */
+/**
+ * What a run needs of prompt serving: the version (and variant) to serve a user, or a version the
+ * playground chose, rendered with the inputs.
+ */
 interface PromptServing {
   resolve(projectId: string, promptId: string, externalUserId: string | null, inputs: Record<string, unknown>): Promise<ServedPrompt>;
+  chosenVersion(projectId: string, promptId: string, version: number): Promise<CompiledVersion>;
   render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
 }
 
-export function createRunService(deps: { store: Store; serving: PromptServing; gateway: ModelGateway; defaultModel: string }) {
+/** The fields of a run that come from its request. */
+interface RunRequest {
+  prompt_id: string;
+  inputs: Record<string, unknown>;
+  external_user_id?: string | null | undefined;
+  source: RunSource;
+}
+
+export function createRunService(deps: {
+  store: Store;
+  serving: PromptServing;
+  gateway: ModelGateway;
+  defaultModel: string;
+  /** Throws the prompt's 404 unless it exists in the project (archived ones too: their numbers stay readable). */
+  requirePrompt: (projectId: string, promptId: string) => Promise<void>;
+}) {
   const { store, gateway } = deps;
 
-  function baseRun(input: RunPromptInput, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
+  function baseRun(input: RunRequest, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
     return {
       id: newId('run'),
       prompt_id: input.prompt_id,
@@ -74,6 +95,7 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
       experiment_id: served.experimentId,
       variant: served.variant,
       external_user_id: input.external_user_id ?? null,
+      source: input.source,
       inputs: input.inputs,
       rendered: { text: rendered.text, messages: rendered.messages },
       output: null,
@@ -115,6 +137,60 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
     };
   }
 
+  /**
+   * Executes a rendered prompt and answers the run to store, or stores the failed run and rethrows.
+   * An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
+   */
+  async function execute(
+    projectId: string,
+    run: RunRecord,
+    version: CompiledVersion,
+    rendered: RenderedPrompt,
+    fallbacks: readonly string[],
+    abort: AbortController,
+  ): Promise<{ stored: RunRecord; answer: RunAnswer }> {
+    let result: ModelResult;
+    try {
+      result = await gateway.execute({
+        model: run.model_requested,
+        fallbacks: [...fallbacks],
+        messages: rendered.messages,
+        params: version.params,
+        abort,
+        promptText: rendered.text,
+      });
+    } catch (error) {
+      if (!(error instanceof ModelCallError)) throw error;
+      if (error.kind !== 'busy') {
+        await store.writer.write((db) =>
+          insertRun(db, projectId, {
+            ...run,
+            status: 'error',
+            error: storable(error.message),
+            latency_ms: error.latencyMs,
+            attempts: storableAttempts(error.attempts),
+          }),
+        );
+      }
+      throw error;
+    }
+    const stored = withResult(run, result);
+    const answer: RunAnswer = {
+      run_id: stored.id,
+      output: storable(result.output),
+      model_used: result.modelUsed,
+      latency_ms: result.latencyMs,
+      prompt_tokens: result.promptTokens,
+      completion_tokens: result.completionTokens,
+      total_tokens: result.totalTokens,
+      token_cost_usd: nanoToUsd(result.costNanoUsd),
+      variant_assigned: run.variant,
+      experiment_id: run.experiment_id,
+      prompt_version: run.prompt_version,
+    };
+    return { stored, answer };
+  }
+
   return {
     /**
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
@@ -125,47 +201,8 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
         const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
         const rendered = deps.serving.render(served.version, input.inputs);
         const model = served.version.model ?? deps.defaultModel;
-        const run = baseRun(input, served, rendered, model);
-        let result: ModelResult;
-        try {
-          result = await gateway.execute({
-            model,
-            fallbacks: [...served.version.fallbacks],
-            messages: rendered.messages,
-            params: served.version.params,
-            abort,
-            promptText: rendered.text,
-          });
-        } catch (error) {
-          if (!(error instanceof ModelCallError)) throw error;
-          // An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
-          if (error.kind !== 'busy') {
-            await store.writer.write((db) =>
-              insertRun(db, projectId, {
-                ...run,
-                status: 'error',
-                error: storable(error.message),
-                latency_ms: error.latencyMs,
-                attempts: storableAttempts(error.attempts),
-              }),
-            );
-          }
-          throw error;
-        }
-        const stored = withResult(run, result);
-        const answer: RunAnswer = {
-          run_id: stored.id,
-          output: storable(result.output),
-          model_used: result.modelUsed,
-          latency_ms: result.latencyMs,
-          prompt_tokens: result.promptTokens,
-          completion_tokens: result.completionTokens,
-          total_tokens: result.totalTokens,
-          token_cost_usd: nanoToUsd(result.costNanoUsd),
-          variant_assigned: served.variant,
-          experiment_id: served.experimentId,
-          prompt_version: served.version.version,
-        };
+        const run = baseRun({ ...input, source: 'api' }, served, rendered, model);
+        const { stored, answer } = await execute(projectId, run, served.version, rendered, served.version.fallbacks, abort);
         // A concurrent twin with the same key that committed first makes this write fail: its run is the one on record.
         await store.writer.write(async (db) => {
           await insertRun(db, projectId, stored);
@@ -173,6 +210,32 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
         });
         return answer;
       });
+    },
+
+    /**
+     * The playground: runs a chosen version (any, not only the served one), maybe on another model,
+     * and stores it as a playground run. It is never routed through an experiment: no variant, no
+     * assignment, whatever `external_user_id` says. An overriding model runs alone, without the
+     * version's fallbacks, so the answer is that model's.
+     */
+    async runChosen(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<RunAnswer> {
+      const version = await deps.serving.chosenVersion(projectId, promptId, number);
+      if (input.model != null && !gateway.isConfigured(input.model)) {
+        throw invalid('body', ['model'], `provider '${input.model.split('/')[0]}' is not configured`);
+      }
+      const inputs = input.inputs ?? {};
+      const rendered = deps.serving.render(version, inputs);
+      const model = input.model ?? version.model ?? deps.defaultModel;
+      const served: ServedPrompt = { version, experimentId: null, variant: null };
+      const run = baseRun({ prompt_id: promptId, inputs, external_user_id: input.external_user_id, source: 'playground' }, served, rendered, model);
+      const { stored, answer } = await execute(projectId, run, version, rendered, input.model == null ? version.fallbacks : [], abort);
+      await store.writer.write((db) => insertRun(db, projectId, stored));
+      return answer;
+    },
+
+    async stats(projectId: string, promptId: string, query: StatsInput): Promise<PromptStats> {
+      await deps.requirePrompt(projectId, promptId);
+      return promptStats(store.sql, store.clock, projectId, promptId, query);
     },
 
     async get(projectId: string, runId: string): Promise<RunView> {

@@ -38,6 +38,8 @@ export interface Run {
   error: string | null;
   attempts: Attempt[];
   created_at: string;
+  /** 'playground': a trial run of a chosen version from the prompt page, never part of an experiment. */
+  source: 'api' | 'playground';
 }
 
 /** What the run sent: a text prompt (one user message, the rendered text) or its chat messages. */

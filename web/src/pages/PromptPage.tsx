@@ -8,6 +8,7 @@ import { ErrorNote } from './parts';
 import { LabelChange } from './prompt/LabelChange';
 import { Labels } from './prompt/Labels';
 import { Playground } from './prompt/Playground';
+import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
 import { VersionEditor } from './prompt/VersionEditor';
 
@@ -80,7 +81,8 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
         ))}
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
-      {served !== undefined && <Playground promptId={promptId} variables={served.variables} />}
+      <PromptNumbers promptId={promptId} />
+      {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
       {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} />}
     </section>
   );

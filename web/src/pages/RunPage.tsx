@@ -5,6 +5,7 @@ import { formatTime } from '../lib/format.js';
 import { costText, inputText, modelShown, promptShown, tokensText, type Run } from '../lib/runView.js';
 import { ErrorNote } from './parts';
 import { Attempts } from './runs/Attempts';
+import { RunOutcomes } from './runs/RunOutcomes';
 import './runs.css';
 
 const enc = encodeURIComponent;
@@ -41,6 +42,8 @@ export function RunPage({ runId }: { runId: string }) {
         <dd>
           <span className={`status status-${r.status}`}>{r.status}</span>
         </dd>
+        <dt>Source</dt>
+        <dd data-fact="source">{r.source === 'playground' ? 'Playground: a trial run, never part of an experiment' : 'API (/run_prompt)'}</dd>
         <dt>Prompt</dt>
         <dd>
           <Link href={`/prompts/${enc(r.prompt_id)}/versions/${r.prompt_version}`}>
@@ -122,6 +125,7 @@ export function RunPage({ runId }: { runId: string }) {
       <h2>Output</h2>
       {r.output === null ? <p className="muted">No output{r.status === 'error' ? ': the run failed.' : ' kept.'}</p> : <pre className="output">{r.output}</pre>}
       <Attempts attempts={r.attempts} />
+      <RunOutcomes runId={r.run_id} />
     </section>
   );
 }

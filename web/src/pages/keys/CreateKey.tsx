@@ -4,6 +4,7 @@ import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
 import type { CreatedKey } from '../../lib/keys.js';
 import { utcLocalToIso } from '../../lib/runFilters.js';
+import { CopySecret } from '../CopySecret';
 import { FieldError, GeneralErrors } from '../parts';
 
 const FIELDS = ['name', 'role', 'expires_at', 'rate_limit_per_minute'] as const;
@@ -97,32 +98,13 @@ export function CreateKey() {
 
 /** The key, this once, with a Copy button. */
 function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
-  const [copied, setCopied] = useState<'no' | 'yes' | 'failed'>('no');
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
   return (
     <section className="new-key" aria-labelledby="new-key-title">
       <h3 id="new-key-title">Key “{created.name}” created</h3>
       <p>
         <strong>Copy it now: it will not be shown again.</strong> Only a hash is stored, so a lost key cannot be recovered, only replaced.
       </p>
-      <div className="pair">
-        <code className="secret" data-testid="new-key">
-          {created.key}
-        </code>
-        <button type="button" onClick={() => void copy()}>
-          Copy
-        </button>
-        <span role="status" className="muted">
-          {copied === 'yes' ? 'Copied' : copied === 'failed' ? 'Could not copy: select the key and copy it by hand.' : ''}
-        </span>
-      </div>
+      <CopySecret value={created.key} testId="new-key" />
       <button type="button" onClick={onDone}>
         Done: hide the key
       </button>
