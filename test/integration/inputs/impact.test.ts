@@ -70,7 +70,9 @@ describe('GET /prompts/{id}/versions/{v}/impact', () => {
     });
   });
 
-  it('says nothing is new for a version that needs no more than the served one', async () => {
+  it('says nothing is new for a version that needs no more than the served one (and a playground trial is no caller)', async () => {
+    expect((await t.request('POST', '/prompts/agent/versions/3/render', { body: { inputs: { other: 'x' } } })).status).toBe(422);
+    await t.inputShapes.flush();
     const res = await impact('agent/versions/3/impact');
     expect(res.json).toMatchObject({
       served_version: 1,
