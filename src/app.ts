@@ -27,6 +27,8 @@ import { registerOperationsRoutes } from './modules/operations/operations.routes
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerUserRoutes } from './modules/users/users.routes.js';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
+import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
@@ -59,6 +61,8 @@ export interface PromptlineApp {
   metrics: Metrics | null;
   /** The run-text retention sweep, when PROMPTLINE_RUN_TEXT_RETENTION_DAYS is set (it also runs every minute). */
   retention: RunTextRetention | null;
+  /** The summary of callers' input names (written every PROMPTLINE_INPUT_SUMMARY_FLUSH_MS; tests may flush it). */
+  inputShapes: InputShapeRecorder;
   /** The webhook queue's sender and the experiment watcher (both also run on timers). */
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
@@ -87,18 +91,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
-  const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk } = createServices(store, {
-    telemetry,
-    cachesTrusted,
-    webhooksAllowPrivate: config.webhooksAllowPrivate,
-    runtime: {
-      gateway,
-      defaultModel: config.defaultModel,
-      renderLimits,
-      bodyLimitBytes: config.bodyLimitBytes,
-      onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
-    },
-  });
+  const { projects, keys, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
+    createServices(store, {
+      telemetry,
+      cachesTrusted,
+      webhooksAllowPrivate: config.webhooksAllowPrivate,
+      runtime: {
+        gateway,
+        defaultModel: config.defaultModel,
+        renderLimits,
+        bodyLimitBytes: config.bodyLimitBytes,
+        onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
+        inputSummaryFlushMs: config.inputSummaryFlushMs,
+        onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
+      },
+    });
   const results = createResultsRunner(
     { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
     store.clock,
@@ -196,6 +203,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
 
   const access = createAccessControl(keys, config.limits);
   registerPromptRoutes(app, access, prompts, serving);
+  registerImpactRoutes(app, access, impact);
   registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
   const cutByShutdown = new AbortController();
@@ -218,6 +226,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     keys,
     metrics,
     retention,
+    inputShapes,
     webhooks: { dispatcher, signals },
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
@@ -250,6 +259,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('closing the server', () => app.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());
+      await step('flushing the summary of input names', () => inputShapes.close());
       await step('stopping the results worker', () => results.close());
       await step('flushing the writer', () => store.writer.flush());
       await step('closing provider connections', () => gateway.close());

@@ -22,6 +22,8 @@ export interface Config {
   readonly runTextRetentionDays: number | null;
   /** Webhook deliveries may reach loopback and private addresses (off: public addresses only). */
   readonly webhooksAllowPrivate: boolean;
+  /** How often the counts of input names callers sent (the impact's evidence) are written. */
+  readonly inputSummaryFlushMs: number;
   /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (docs/scaling-out.md). */
   readonly postgres: PostgresSettings;
 }
@@ -138,6 +140,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     },
     runTextRetentionDays: read('PROMPTLINE_RUN_TEXT_RETENTION_DAYS', null as number | null, integerIn(1, 36_500), 'an integer number of days (1 to 36500)'),
     webhooksAllowPrivate: read('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE', false, onOff, '"on" or "off"'),
+    inputSummaryFlushMs: read('PROMPTLINE_INPUT_SUMMARY_FLUSH_MS', 5_000, integerIn(10, 600_000), 'an integer number of milliseconds (10 to 600000)'),
     postgres: readPostgresSettings(read),
   };
   const providers = parseProviderEnv(env);

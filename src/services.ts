@@ -21,6 +21,10 @@ import { promptsForBundle } from './modules/prompts/promptBundle.js';
 import { experimentsForBundle } from './modules/experiments/experimentBundle.js';
 import { recordReportedExposures } from './modules/experiments/reportedExposures.js';
 import { RUNTIME_MAX } from './modules/runtimeLimits.js';
+import { createImpactService } from './modules/inputs/impact.service.js';
+import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
+import { promptRequirements } from './modules/prompts/requirements.js';
+import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
 export interface ServiceOptions {
@@ -43,6 +47,10 @@ export interface RuntimeOptions {
   bodyLimitBytes: number;
   /** A timed flush of exposure call counts failed. */
   onExposureFlushError: (error: unknown) => void;
+  /** How often the summary of callers' input names is written (PROMPTLINE_INPUT_SUMMARY_FLUSH_MS; 5 s by default). */
+  inputSummaryFlushMs?: number;
+  /** A timed write of that summary (or its pruning) failed. */
+  onInputSummaryError?: (error: unknown) => void;
 }
 
 function createCoreServices(store: Store, options: ServiceOptions, runtime: ReturnType<typeof createRuntimeCaches> | null) {
@@ -61,6 +69,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     // A forgotten user's id must not linger in the sticky assignments held in memory.
     users: createUserService(store, changeLog, () => runtime?.router.clear()),
     audit: createAuditService(store),
+    /** Which recent callers a version would break (GET …/impact, and the CLI's start). */
+    impact: createImpactService(store, { ...promptRequirements, runningExperimentOn }),
     webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results: createReportServices(store).results,
@@ -88,6 +98,8 @@ function createRuntimeCaches(store: Store, options: ServiceOptions, runtime: Run
     // The bundle is built from what the prompt cache holds, and every change that drops one drops the other.
     promptCache: createPromptCache(store.sql, telemetry, trusted, (projectId) => (projectId === null ? sdk.clear() : sdk.invalidate(projectId))),
     router: createExperimentRouter(store, telemetry, runtime.onExposureFlushError, trusted),
+    /** The summary of the input names callers send, counted in memory and written on a timer. */
+    inputShapes: createInputShapeRecorder(store, runtime.inputSummaryFlushMs ?? 5_000, runtime.onInputSummaryError),
   };
 }
 
@@ -98,7 +110,7 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
   const caches = createRuntimeCaches(store, options, runtime);
   const core = createCoreServices(store, options, caches);
   const prompts = createPromptService(store, core.changeLog, caches.promptCache, (model) => runtime.gateway.isConfigured(model), runtime.renderLimits);
-  const serving = createServingService(caches.promptCache, caches.router, runtime.renderLimits);
+  const serving = createServingService(caches.promptCache, caches.router, runtime.renderLimits, caches.inputShapes.record);
   const runs = createRunService({
     store,
     serving,

@@ -9,6 +9,7 @@ import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
 import type { WithProjectStore } from './projectStore.js';
 import { CLI_ACTOR } from '../modules/changes/changeLog.js';
+import { startWarnings } from './startWarnings.js';
 
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {
@@ -110,8 +111,10 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
       .description(action === 'start' ? 'start or resume an experiment' : 'pause a running experiment')
       .option(...projectOption)
       .action((id: string, opts: { project: string }) =>
-        withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
-          printExperiments([await service.transition(projectId, id, action, {}, CLI_ACTOR)]);
+        withProjectStore(opts.project, async (services, projectId) => {
+          // Said, never refused: which recent callers the start would break (stderr, before the table).
+          if (action === 'start') for (const warning of await startWarnings(services, projectId, id)) console.error(`warning: ${warning}`);
+          printExperiments([await services.experiments.transition(projectId, id, action, {}, CLI_ACTOR)]);
         }),
       );
   }

@@ -29,6 +29,7 @@ export const COPY_TABLES = [
   'webhook_deliveries',
   'experiment_signals',
   'storage_probe',
+  'input_shapes',
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */

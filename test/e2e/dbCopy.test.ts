@@ -86,6 +86,7 @@ beforeAll(async () => {
         body: { prompt_id: 'greet', prompt_run_id: run.json.run_id, event_type: 'note', value: `n°${i}` },
       });
     }
+    await t.inputShapes.flush(); // the summary of the calls' input names (input_shapes), written as its timer would
     source = tempFile();
     await t.sqlite.backup(source);
   } finally {

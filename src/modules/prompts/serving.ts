@@ -68,14 +68,22 @@ function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>
 }
 
 /**
+ * Told of every call to a prompt that exists (after the key and the body were accepted, before the
+ * experiment and the render, so calls that fail there count too): the summary of what callers send.
+ * Must stay as cheap as a Map increment: it runs on every runtime call.
+ */
+export type CallObserver = (projectId: string, promptId: string, inputs: Record<string, unknown>, withUserId: boolean) => void;
+
+/**
  * What the runtime endpoints serve: the version a call gets (an experiment's variant when one
  * applies, else production, else the latest), rendered with the caller's inputs.
  */
-export function createServingService(cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits) {
-  async function resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt> {
+export function createServingService(cache: PromptCache, experiments: ExperimentRouter, limits: RenderLimits, observeCall: CallObserver = () => undefined) {
+  async function resolve(projectId: string, promptId: string, externalUserId: string | null, inputs: Record<string, unknown>): Promise<ServedPrompt> {
     // One cache lookup per call: the entry found here is the one served from.
     const entry = await cache.entry(projectId, promptId);
     if (entry === null) throw promptNotFound(promptId);
+    observeCall(projectId, promptId, inputs, externalUserId !== null);
     const assignment = await experiments.route(projectId, promptId, externalUserId);
     const version = await cache.served(projectId, promptId, entry, assignment?.version);
     if (version === null) throw notFound(`Prompt '${promptId}' has no version to serve`);
@@ -101,8 +109,9 @@ export function createServingService(cache: PromptCache, experiments: Experiment
     render: (version: CompiledVersion, inputs: Record<string, unknown>) => renderVersion(version, inputs, limits),
     /** POST /get_prompt. */
     async getPrompt(projectId: string, input: GetPromptInput): Promise<GetPromptAnswer> {
-      const served = await resolve(projectId, input.prompt_id, input.external_user_id ?? null);
-      const rendered = renderVersion(served.version, input.inputs ?? {}, limits);
+      const inputs = input.inputs ?? {};
+      const served = await resolve(projectId, input.prompt_id, input.external_user_id ?? null, inputs);
+      const rendered = renderVersion(served.version, inputs, limits);
       return {
         prompt_text: rendered.text,
         variant_assigned: served.variant,

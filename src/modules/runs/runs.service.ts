@@ -64,7 +64,7 @@ function runView(run: RunRecord): RunView {
  * playground chose, rendered with the inputs.
  */
 interface PromptServing {
-  resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt>;
+  resolve(projectId: string, promptId: string, externalUserId: string | null, inputs: Record<string, unknown>): Promise<ServedPrompt>;
   chosenVersion(projectId: string, promptId: string, version: number): Promise<CompiledVersion>;
   render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
 }
@@ -198,7 +198,7 @@ export function createRunService(deps: {
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
-        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
+        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
         const rendered = deps.serving.render(served.version, input.inputs);
         const model = served.version.model ?? deps.defaultModel;
         const run = baseRun({ ...input, source: 'api' }, served, rendered, model);

@@ -5,6 +5,8 @@ import type { CreatedKeySchema, PublicKeySchema } from '../../../src/modules/key
 import type { PromptSchema, VersionSchema } from '../../../src/modules/prompts/prompts.schemas.js';
 import type { ExperimentResultsSchema } from '../../../src/modules/results/results.schemas.js';
 import type { RunSchema } from '../../../src/modules/runs/runs.schemas.js';
+import type { ImpactSchema } from '../../../src/modules/inputs/impact.schemas.js';
+import type { Impact } from '../../../web/src/pages/prompt/impact.js';
 import type { ApiKey, CreatedKey } from '../../../web/src/lib/keys.js';
 import type { Run } from '../../../web/src/lib/runView.js';
 import type { ExperimentDetail, ExperimentResults, Prompt, Version } from '../../../web/src/lib/types.js';
@@ -23,6 +25,9 @@ describe("the console's types fit the API's schemas", () => {
   it('experiments and their results', () => {
     expectTypeOf<Static<typeof ExperimentSchema>>().toExtend<ExperimentDetail>();
     expectTypeOf<Static<typeof ExperimentResultsSchema>>().toExtend<ExperimentResults>();
+  });
+  it("a version's impact", () => {
+    expectTypeOf<Static<typeof ImpactSchema>>().toExtend<Impact>();
   });
   it('runs and keys', () => {
     expectTypeOf<Static<typeof RunSchema>>().toExtend<Run>();

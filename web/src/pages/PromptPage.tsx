@@ -1,10 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
-import { formatTime, sortedLabels } from '../lib/format';
+import { formatTime } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
 import { ErrorNote } from './parts';
+import { LabelChange } from './prompt/LabelChange';
+import { Labels } from './prompt/Labels';
 import { Playground } from './prompt/Playground';
 import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
@@ -34,6 +36,12 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
     },
   });
 
+  const [promoted, setPromoted] = useState<string | null>(null);
+  const promotedRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (promoted !== null) promotedRef.current?.focus();
+  }, [promoted]);
+
   if (prompt.isError) return <ErrorNote error={prompt.error} />;
   if (prompt.isPending) return <p className="loading">Loading…</p>;
   const p = prompt.data;
@@ -47,19 +55,14 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       </p>
       <h1 id="prompt-title">{p.prompt_id}</h1>
       {p.description !== null && <p>{p.description}</p>}
-      <h2>Labels</h2>
-      {Object.keys(p.labels).length === 0 ? (
-        <p>No labels: calls get the latest version.</p>
-      ) : (
-        <ul className="labels">
-          {sortedLabels(p.labels).map(([label, version]) => (
-            <li key={label}>
-              <span className="chip">{label}</span> → <Link href={`${path}/versions/${version}`}>v{version}</Link>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Labels promptId={promptId} labels={p.labels} versions={list.map((v) => v.version)} role={role} />
       <h2>Versions</h2>
+      {/* The promoted version's button is gone once it serves production: focus lands on what happened. */}
+      {promoted !== null && (
+        <p role="status" tabIndex={-1} ref={promotedRef}>
+          {promoted}
+        </p>
+      )}
       <ErrorNote error={versions.error} />
       {/* The API lists versions newest first, as a timeline reads. */}
       <ol className="timeline">
@@ -73,7 +76,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
               </span>
             ))}
             <div>{v.commit_message ?? <span className="muted">no commit message</span>}</div>
-            {role === 'admin' && p.labels.production !== v.version && <Promote promptId={promptId} version={v.version} />}
+            {role === 'admin' && p.labels.production !== v.version && <Promote promptId={promptId} version={v.version} onDone={setPromoted} />}
           </li>
         ))}
       </ol>
@@ -85,19 +88,9 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
   );
 }
 
-/** "Promote to production", asked twice: it changes what every caller is served. */
-function Promote({ promptId, version }: { promptId: string; version: number }) {
+/** "Promote to production", asked twice (with the impact of the move): it changes what every caller is served. */
+function Promote({ promptId, version, onDone }: { promptId: string; version: number; onDone: (message: string) => void }) {
   const [confirming, setConfirming] = useState(false);
-  const queryClient = useQueryClient();
-  const promote = useMutation({
-    mutationFn: () => api('PUT', `/prompts/${encodeURIComponent(promptId)}/labels/production`, { version }),
-    onSuccess: async () => {
-      setConfirming(false);
-      await queryClient.invalidateQueries({ queryKey: ['prompt', promptId] });
-      await queryClient.invalidateQueries({ queryKey: ['versions', promptId] });
-      await queryClient.invalidateQueries({ queryKey: ['prompts'] });
-    },
-  });
   if (!confirming) {
     return (
       <button type="button" onClick={() => setConfirming(true)}>
@@ -106,15 +99,16 @@ function Promote({ promptId, version }: { promptId: string; version: number }) {
     );
   }
   return (
-    <fieldset className="confirm">
-      <legend>Every call without an experiment will be served v{version}.</legend>
-      <button type="button" onClick={() => promote.mutate()} disabled={promote.isPending}>
-        Confirm: promote v{version}
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      <ErrorNote error={promote.error} />
-    </fieldset>
+    <LabelChange
+      promptId={promptId}
+      kind="promote"
+      label="production"
+      version={version}
+      onCancel={() => setConfirming(false)}
+      onDone={(message) => {
+        setConfirming(false);
+        onDone(message);
+      }}
+    />
   );
 }

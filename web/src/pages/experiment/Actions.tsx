@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api';
 import type { ExperimentDetail } from '../../lib/types';
 import { ErrorNote } from '../parts';
+import { StartImpact } from './StartImpact';
 
 type Action = 'start' | 'pause' | 'stop' | 'ship';
 
@@ -16,6 +17,8 @@ const CONSEQUENCES: Record<Action, string> = {
 /** What the status allows, each asked twice (admin keys only; the API refuses a read key anyway). */
 export function Actions({ experiment, suggested }: { experiment: ExperimentDetail; suggested: string | undefined }) {
   const [pending, setPending] = useState<Action | null>(null);
+  // Start waits for the impact of its variants (and a tick when recent calls would fail).
+  const [startReady, setStartReady] = useState(false);
   const treatments = experiment.variants.filter((v) => v.key !== experiment.control);
   const [winner, setWinner] = useState(suggested ?? treatments[0]?.key ?? experiment.control);
   const queryClient = useQueryClient();
@@ -75,7 +78,8 @@ export function Actions({ experiment, suggested }: { experiment: ExperimentDetai
               </select>
             </>
           )}
-          <button type="button" onClick={() => act.mutate(pending)} disabled={act.isPending}>
+          {pending === 'start' && <StartImpact experiment={experiment} onReady={setStartReady} />}
+          <button type="button" onClick={() => act.mutate(pending)} disabled={act.isPending || (pending === 'start' && !startReady)}>
             {pending === 'ship' ? `Confirm: stop and ship ${winner}` : `Confirm: ${label(pending).toLowerCase()}`}
           </button>
           <button type="button" onClick={() => setPending(null)}>
