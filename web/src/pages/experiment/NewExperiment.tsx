@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
-import { type ExperimentForm, formFields, initialForm, normalisedWeights, requestBody } from '../../lib/experimentForm';
+import { type ExperimentForm, formFields, initialForm, normalisedWeights, requestBody, withoutVariant } from '../../lib/experimentForm';
 import { pct } from '../../lib/numbers';
 import type { ExperimentDetail, Page, Prompt, Version } from '../../lib/types';
 import { ErrorNote, FieldError, GeneralErrors } from '../parts';
@@ -108,7 +108,7 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
             <input id={`variant-${i}-weight`} inputMode="decimal" value={v.weight} onChange={(e) => setVariant(i, { weight: e.target.value })} />
             <span className="muted">{split[i] === null || split[i] === undefined ? '' : `= ${pct(split[i]!)}`}</span>
             {form.variants.length > 2 && (
-              <button type="button" onClick={() => set({ variants: form.variants.filter((_, j) => j !== i) })} aria-label={`Remove variant ${i + 1}`}>
+              <button type="button" onClick={() => setForm((f) => withoutVariant(f, i))} aria-label={`Remove variant ${i + 1}`}>
                 Remove
               </button>
             )}
@@ -127,10 +127,10 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
         </button>
         <div className="pair">
           <label htmlFor="new-control">Control</label>
-          <select id="new-control" value={form.control} onChange={(e) => set({ control: e.target.value })}>
+          <select id="new-control" value={String(form.control)} onChange={(e) => set({ control: Number(e.target.value) })}>
             {form.variants.map((v, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: keys may repeat while typed
-              <option key={i} value={v.key}>
+              // biome-ignore lint/suspicious/noArrayIndexKey: keys may repeat while typed; the row is what is chosen
+              <option key={i} value={String(i)}>
                 {v.key}
               </option>
             ))}
