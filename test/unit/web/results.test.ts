@@ -17,7 +17,16 @@ import type { Comparison, MetricResult } from '../../../web/src/lib/types.js';
 
 describe('results numbers: one module for the CLI and the console', () => {
   it("the console writes numbers with the CLI's own functions", () => {
-    expect([web.fixed, web.pct, web.pValue, web.range, web.relPct, web.DASH]).toEqual([cli.fixed, cli.pct, cli.pValue, cli.range, cli.relPct, cli.dash]);
+    expect([web.fixed, web.pct, web.pValue, web.range, web.relPct, web.DASH, web.usd, web.metricValue]).toEqual([
+      cli.fixed,
+      cli.pct,
+      cli.pValue,
+      cli.range,
+      cli.relPct,
+      cli.dash,
+      cli.usd,
+      cli.metricValue,
+    ]);
   });
 
   it.each<[number | null, string, string, string]>([
@@ -25,7 +34,7 @@ describe('results numbers: one module for the CLI and the console', () => {
     [0.05, '0.0500', '+5.0%', '0.0500'],
     [0.2, '0.2000', '+20.0%', '0.2000'],
     [-0.2, '-0.2000', '-20.0%', '<0.0001'], // never a p-value; pValue only reads small numbers as small
-    [0.00001, '0.0000', '+0.0%', '<0.0001'],
+    [0.00001, '0.0000100', '+0.0%', '<0.0001'], // small values keep 3 significant digits
     [null, '-', '-', '-'],
   ])('%s → fixed %s, signed pct %s, p %s', (v, f, p, pv) => {
     expect([web.fixed(v), web.pct(v, true), web.pValue(v)]).toEqual([f, p, pv]);
