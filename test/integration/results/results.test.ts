@@ -22,6 +22,7 @@ const REPORT_KEYS = [
   'exploratory',
   'primary',
   'health',
+  'timeseries_granularity',
   'timeseries',
 ];
 
@@ -186,8 +187,11 @@ describe('GET /experiments/{id}/results', () => {
       'enough_data',
       'verdict',
       'verdict_text',
+      'verdict_p_value',
+      'verdict_p_kind',
     ]);
-    expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true });
+    expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true, verdict_p_kind: 'holm_adjusted' });
+    expect(comparison.verdict_p_value).toBe(comparison.p_value_adjusted); // the one p the verdict reads
     // Holm over one goal metric × one treatment leaves the p-value as it is: the undeclared rating does not count.
     expect(comparison.p_value_adjusted).toBe(comparison.relative.p_value);
     expect(r.health).toEqual({
