@@ -114,9 +114,7 @@ function comparisonView(metric: Compared, { key, c, unadjusted }: Compared['comp
   const pWorse = role === 'guardrail' ? worsePValue(c, direction) : undefined;
   const p = verdictP(role, c, adjustedP, pWorse);
   const { verdict, text } =
-    pWorse !== undefined
-      ? guardrailVerdict(c, pWorse, DEFAULT_ALPHA, names)
-      : verdictFor(c, adjustedP, DEFAULT_ALPHA, names, direction, P_WORDS[p.kind]);
+    pWorse !== undefined ? guardrailVerdict(c, pWorse, DEFAULT_ALPHA, names) : verdictFor(c, adjustedP, DEFAULT_ALPHA, names, direction, P_WORDS[p.kind]);
   const chance = c.bayes.chanceToWin;
   return {
     variant: key,

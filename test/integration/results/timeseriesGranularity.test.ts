@@ -31,7 +31,12 @@ beforeAll(async () => {
   t = await startTestApp({}, { clock });
   runtime = await t.keyFor('runtime');
   await givenPrompt(t, { prompt_id: 'p', template: 'one', versions: ['two'] });
-  await givenExperiment(t, { experiment_id: EXP, prompt_id: 'p', variants: { a: 1, b: 2 }, metrics: [{ event_type: 'signup', kind: 'success_rate', role: 'primary' }] });
+  await givenExperiment(t, {
+    experiment_id: EXP,
+    prompt_id: 'p',
+    variants: { a: 1, b: 2 },
+    metrics: [{ event_type: 'signup', kind: 'success_rate', role: 'primary' }],
+  });
   now = new Date('2025-06-01T08:30:00.000Z');
   expect((await t.request('POST', `/experiments/${EXP}/start`)).status).toBe(200);
   for (const [user, at, converts] of EXPOSURES) {
