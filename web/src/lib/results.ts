@@ -68,7 +68,7 @@ function shownInterval(c: Comparison, sequential: boolean): [number, number] | n
 export type Section = 'goal' | 'guardrail' | 'exploratory';
 
 /** What the one p-value a verdict reads is, as a column header says it (the verdict's sentence names it too). */
-export const P_LABELS: Record<Comparison['verdict_p_kind'], string> = {
+const P_LABELS: Record<Comparison['verdict_p_kind'], string> = {
   holm_adjusted: 'p (Holm-adjusted)',
   sequential_holm_adjusted: 'p (sequential, Holm-adjusted)',
   one_sided_worse: 'p (worse, one-sided)',
