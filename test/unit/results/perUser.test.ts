@@ -165,9 +165,9 @@ describe('withAssignments', () => {
     ];
     expect(withAssignments(userColumns(odd), assignments(assigned))).toEqual(
       joinedColumns([
-        ['a', 1, null, '2026-01-01', 'control'],
-        ['\uFFFF', 0, 2, '2026-01-04', 'control'],
-        ['\u{1F600}', 1, 5, '2026-01-05', 'treatment'],
+        ['a', 1, null, '2026-01-01T00', 'control'],
+        ['\uFFFF', 0, 2, '2026-01-04T00', 'control'],
+        ['\u{1F600}', 1, 5, '2026-01-05T00', 'treatment'],
       ]),
     );
   });
