@@ -90,11 +90,11 @@ export function buildTimeseries(
     const variants: Timeseries[number]['variants'] = {};
     for (const key of variantKeys) {
       const c = cumulative.get(key)!;
-      const now = exposed.get(keyOf(key, period)) ?? 0;
-      c.exposures += now;
+      const inPeriod = exposed.get(keyOf(key, period)) ?? 0;
+      c.exposures += inPeriod;
       c.value += metric.get(keyOf(key, period)) ?? 0;
       const value = primary !== null && c.exposures > 0 ? c.value / c.exposures : null;
-      variants[key] = { exposures: now, cumulative_exposures: c.exposures, cumulative_value: value !== null && Number.isFinite(value) ? value : null };
+      variants[key] = { exposures: inPeriod, cumulative_exposures: c.exposures, cumulative_value: value !== null && Number.isFinite(value) ? value : null };
     }
     return { date: period.slice(0, 10), start: startOf(period, granularity), variants };
   });
