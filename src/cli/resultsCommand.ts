@@ -2,10 +2,17 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
 import type { WithProjectStore } from './projectStore.js';
-import { dash, fixed, pct, pValue, range, relPct, usd } from '../lib/numbers.js';
+import { dash, fixed, metricValue, pct, pValue, range, relPct, usd } from '../lib/numbers.js';
 import { formatTable } from './table.js';
 
 type Format = 'table' | 'json' | 'csv';
+
+/** The p column of each section's table, named for the p-value the verdicts read (verdict_p_kind). */
+const P_COLUMNS = {
+  goal: (sequential: boolean) => (sequential ? 'p_seq_holm' : 'p_holm'),
+  guardrail: () => 'p_worse',
+  exploratory: (sequential: boolean) => (sequential ? 'p_seq' : 'p'),
+} as const;
 
 /** The readable report the CLI prints; every number comes from the same document the API answers. */
 export function formatResults(r: ExperimentResults): string {
@@ -46,20 +53,17 @@ export function formatResults(r: ExperimentResults): string {
             variant: v.key,
             users: v.users,
             with_data: v.users_with_event,
-            value: fixed(v.value),
+            value: metricValue(m.kind, v.value),
           };
-          if (m.cuped?.applied) row.adjusted = v.adjusted_value === undefined ? dash : fixed(v.adjusted_value);
+          if (m.cuped?.applied) row.adjusted = v.adjusted_value === undefined ? dash : metricValue(m.kind, v.adjusted_value);
           row.lift = c ? pct(c.relative.lift, true) : '(control)';
           if (m.cuped?.applied) row.lift_unadjusted = c?.unadjusted ? pct(c.unadjusted.relative.lift, true) : '';
           row.ci_95 = c ? range(c.relative.ci, relPct) : '';
-          row.p = c ? pValue(c.relative.p_value) : '';
-          if (sequential) {
-            row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
-            row.seq_p = c ? pValue(c.sequential?.p_value) : '';
-          }
-          if (section === 'goal') row.p_holm = c ? pValue(c.p_value_adjusted) : '';
-          if (section === 'guardrail') row.p_worse = c ? pValue(c.p_value_worse) : '';
+          if (sequential) row.seq_ci_95 = c ? range(c.sequential?.ci, relPct) : '';
+          // One p per row: the one the verdict reads, under a name that says what it is.
+          row[P_COLUMNS[section](sequential)] = c ? pValue(c.verdict_p_value) : '';
           row.chance_to_win = c ? pct(c.bayes.chance_to_win) : '';
+          row.credible_95 = c ? range(c.bayes.ci, relPct) : '';
           row.verdict = c ? c.verdict : '';
           return row;
         }),
@@ -67,14 +71,21 @@ export function formatResults(r: ExperimentResults): string {
     );
 
   if (r.decisions.length > 0) out.push('', 'Decisions:', ...r.decisions.map((d) => `  ${d.variant}: ${d.decision.toUpperCase()}: ${d.reason}`));
-  out.push('', 'Goal metrics (* primary; p_holm: Holm-adjusted across goal metrics x variants):');
+  out.push(
+    '',
+    sequential
+      ? 'Goal metrics (* primary; p_seq_holm: sequential p-value, Holm-adjusted across goal metrics x variants):'
+      : 'Goal metrics (* primary; p_holm: Holm-adjusted across goal metrics x variants):',
+  );
   out.push(r.metrics.length > 0 ? table(r.metrics, 'goal') : '  none declared (declare metrics on the experiment; see --explore for undeclared event types)');
   if (r.guardrails.length > 0) out.push('', 'Guardrails (p_worse: one-sided test for "got worse", unadjusted):', table(r.guardrails, 'guardrail'));
   if (r.options.explore) {
-    out.push('', 'Exploratory (undeclared event types; unadjusted, never part of a decision):');
+    out.push('', `Exploratory (undeclared event types; ${sequential ? 'p_seq: sequential p-value, ' : ''}unadjusted, never part of a decision):`);
     out.push(r.exploratory.length > 0 ? table(r.exploratory, 'exploratory') : '  no outcomes of undeclared event types');
   }
-  out.push("(lift and intervals are relative to control; chance_to_win is the chance of being better in the metric's direction)");
+  out.push(
+    `(lift and intervals are relative to control; chance_to_win is the chance of being better in the metric's direction and credible_95 the Bayesian interval, both under the ${r.options.prior} prior)`,
+  );
 
   const adjustments = [...r.metrics, ...r.guardrails].flatMap((m) => {
     const lines: string[] = [];

@@ -38,7 +38,7 @@ function describe(names: VerdictNames) {
 /**
  * Plain-language verdict for one comparison. `direction` says which way is better (higher for a
  * success rate, lower for latency or cost). `adjustedP` is the Holm-adjusted decision p-value; when
- * null, primaryPValue(c) is used unadjusted.
+ * null, primaryPValue(c) is used unadjusted. `pLabel` names that p in the text ("Holm-adjusted p=0.01").
  *
  *   not_enough_data           the comparison could not be made (reason given)
  *   better / worse            p < alpha; better when the lift goes the desired way
@@ -50,6 +50,7 @@ export function verdictFor(
   alpha: number = DEFAULT_ALPHA,
   names: VerdictNames = {},
   direction: 'higher' | 'lower' = 'higher',
+  pLabel = '',
 ): { verdict: Verdict; text: string } {
   const { subject, object, control } = describe(names);
   const lift = c.relative.lift;
@@ -59,7 +60,8 @@ export function verdictFor(
     const why = c.reason ?? 'no p-value available';
     return { verdict: 'not_enough_data', text: `Not enough data to compare ${object} with ${control} (${why})` };
   }
-  const detail = `(${formatLift(lift)}, ${formatP(p)})`;
+  // The label says which p this is (e.g. "sequential Holm-adjusted"), so the sentence and a table's column agree.
+  const detail = `(${formatLift(lift)}, ${pLabel === '' ? '' : `${pLabel} `}${formatP(p)})`;
   if (p < alpha && lift !== 0) {
     const verdict: Verdict = lift > 0 === (direction === 'higher') ? 'better' : 'worse';
     return { verdict, text: `${subject} is ${verdict} than ${control} ${detail}` };

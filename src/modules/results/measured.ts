@@ -1,6 +1,6 @@
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { MetricDef } from '../experiments/metrics.js';
-import type { JoinedAgg, RunAgg } from './results.repo.js';
+import type { Granularity, JoinedAgg, PeriodExposures, RunAgg } from './results.repo.js';
 
 /** What the report is computed with: the query's options, resolved against the experiment's settings. */
 export interface ResultsOptions {
@@ -51,8 +51,10 @@ export interface Measured {
 export interface ResultsData {
   experiment: ExperimentView;
   generatedAt: string;
-  exposuresByDay: ReadonlyArray<{ variant: string; day: string; n: number }>;
-  /** Exposed users per variant and in all, summed once from `exposuresByDay`. */
+  /** The time series' periods: UTC hours while the experiment is young, else UTC days (timeseries.ts). */
+  granularity: Granularity;
+  exposuresByPeriod: readonly PeriodExposures[];
+  /** Exposed users per variant and in all, summed once from `exposuresByPeriod`. */
   exposures: ExposureTotals;
   runs: readonly RunAgg[];
   latency: ReadonlyMap<string, { p50: number | null; p95: number | null }>;

@@ -4,7 +4,7 @@ import type { ExposureTotals, Measured, VariantMeasure } from './measured.js';
 import type { AssignedColumns, UserSums } from './metricSources.repo.js';
 import { aggregateJoined, aggregateUsers, cupedSums } from './perUser.js';
 import type { ReadPlan } from './readPlan.js';
-import type { JoinedAgg, JoinedColumns, MetricAgg, RunAgg, UserColumns } from './results.repo.js';
+import type { JoinedAgg, JoinedColumns, MetricAgg, PeriodExposures, RunAgg, UserColumns } from './results.repo.js';
 import { EMPTY_AGG } from './timeseries.js';
 
 /**
@@ -13,10 +13,10 @@ import { EMPTY_AGG } from './timeseries.js';
  * are in the report.
  */
 
-/** Exposed users per variant and in all, summed once from the daily counts. */
-export function exposureTotals(keys: readonly string[], exposuresByDay: ReadonlyArray<{ variant: string; n: number }>): ExposureTotals {
+/** Exposed users per variant and in all, summed once from the counts per period. */
+export function exposureTotals(keys: readonly string[], exposuresByPeriod: ReadonlyArray<{ variant: string; n: number }>): ExposureTotals {
   const exposures = new Map<string, number>();
-  for (const row of exposuresByDay) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
+  for (const row of exposuresByPeriod) exposures.set(row.variant, (exposures.get(row.variant) ?? 0) + row.n);
   const usersOf = (k: string) => exposures.get(k) ?? 0;
   return { usersOf, all: keys.reduce((n, k) => n + usersOf(k), 0) };
 }
@@ -32,7 +32,7 @@ export type MetricRead =
 
 /** Everything the reads brought back, before any measurement. */
 export interface ResultsReads {
-  exposuresByDay: ReadonlyArray<{ variant: string; day: string; n: number }>;
+  exposuresByPeriod: readonly PeriodExposures[];
   /** Every event type with outcomes, when the plan reads every type; else empty. */
   seen: readonly string[];
   /** SQL's uncapped sums per event type and variant, for each type read that way (every seen type when exploring). */

@@ -88,12 +88,33 @@ function worsePValue(c: Comparison, direction: 'higher' | 'lower'): number | nul
 
 const controlName = (control: string) => (control === 'control' ? 'control' : `control ${control}`);
 
+/** What the p-value a verdict reads is, by section: goals Holm-adjust theirs, guardrails test "worse" one-sided, exploratory adjust nothing. */
+type VerdictPKind = ComparisonView['verdict_p_kind'];
+
+/** The words a verdict sentence puts before its p, so that it names the p the tables show. */
+const P_WORDS: Record<VerdictPKind, string> = {
+  holm_adjusted: 'Holm-adjusted',
+  sequential_holm_adjusted: 'sequential Holm-adjusted',
+  one_sided_worse: 'one-sided',
+  unadjusted: '',
+  sequential_unadjusted: 'sequential',
+};
+
+/** The one p-value a comparison's verdict reads, and what it is. */
+function verdictP(role: Measured['def']['role'], c: Comparison, adjustedP: number | null, pWorse: number | null | undefined) {
+  const sequential = c.sequential !== undefined;
+  if (pWorse !== undefined) return { value: pWorse, kind: 'one_sided_worse' as const };
+  if (role === 'exploratory') return { value: primaryPValue(c), kind: sequential ? ('sequential_unadjusted' as const) : ('unadjusted' as const) };
+  return { value: adjustedP, kind: sequential ? ('sequential_holm_adjusted' as const) : ('holm_adjusted' as const) };
+}
+
 function comparisonView(metric: Compared, { key, c, unadjusted }: Compared['comparisons'][number], control: string, adjustedP: number | null): ComparisonView {
   const { role, direction } = metric.m.def;
   const names = { variant: key, control: controlName(control) };
   const pWorse = role === 'guardrail' ? worsePValue(c, direction) : undefined;
+  const p = verdictP(role, c, adjustedP, pWorse);
   const { verdict, text } =
-    pWorse !== undefined ? guardrailVerdict(c, pWorse, DEFAULT_ALPHA, names) : verdictFor(c, adjustedP, DEFAULT_ALPHA, names, direction);
+    pWorse !== undefined ? guardrailVerdict(c, pWorse, DEFAULT_ALPHA, names) : verdictFor(c, adjustedP, DEFAULT_ALPHA, names, direction, P_WORDS[p.kind]);
   const chance = c.bayes.chanceToWin;
   return {
     variant: key,
@@ -109,6 +130,8 @@ function comparisonView(metric: Compared, { key, c, unadjusted }: Compared['comp
     verdict,
     verdict_text: role === 'exploratory' ? `${text} [exploratory: unadjusted, not part of any decision]` : text,
     ...(unadjusted !== null ? { unadjusted: { absolute: testView(unadjusted.absolute), relative: testView(unadjusted.relative) } } : {}),
+    verdict_p_value: verdict === 'not_enough_data' ? null : p.value,
+    verdict_p_kind: p.kind,
   };
 }
 

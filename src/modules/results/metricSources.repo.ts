@@ -62,12 +62,12 @@ export type PreRow = [user: string, variant: string, values: Array<number | null
 
 /**
  * Every assignment with its covariate, column by column (position i is one assignment): user,
- * variant, UTC day of first exposure, and values as in PreRow or null (no pre-exposure outcome).
+ * variant, UTC hour of first exposure (YYYY-MM-DDTHH), and values as in PreRow or null (no pre-exposure outcome).
  */
 export interface AssignedColumns {
   user: string[];
   variant: string[];
-  day: string[];
+  hour: string[];
   pre: Array<Array<number | null> | null>;
 }
 
@@ -88,8 +88,8 @@ export function assignedRows(db: Sql, projectId: string, experimentId: string, c
   // The unary + keeps TEXT affinity off the indexed expression's comparison, or SQLite cannot seek on it.
   return jsonColumns<AssignedColumns>(
     db,
-    { user: 'unit', variant: 'variant', day: 'day', pre: db.dialect.jsonOf('pre') },
-    `SELECT a.external_user_id AS unit, a.variant AS variant, substr(a.first_seen, 1, 10) AS day,
+    { user: 'unit', variant: 'variant', hour: 'hour', pre: db.dialect.jsonOf('pre') },
+    `SELECT a.external_user_id AS unit, a.variant AS variant, substr(a.first_seen, 1, 13) AS hour,
       CASE WHEN a.pre_key = @key THEN a.pre ELSE ${covariateSql(db.dialect, c, 'a.project_id', '+a.external_user_id', 'a.first_seen')} END AS pre
     FROM assignments a
     WHERE a.project_id = @project AND a.experiment_id = @experiment

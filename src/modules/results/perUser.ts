@@ -35,25 +35,25 @@ export function aggregateUsers(rows: UserColumns, cap: number | null): MetricAgg
   return agg;
 }
 
-/** Totals, the split by day of first exposure (users without an assignment left out) and the users assigned elsewhere. */
+/** Totals, the split by hour of first exposure (users without an assignment left out) and the users assigned elsewhere. */
 export function aggregateJoined(rows: JoinedColumns, variant: string, cap: number | null): JoinedAgg {
   const totals = emptyAgg();
-  const days = new Map<string, MetricAgg>();
+  const hours = new Map<string, MetricAgg>();
   const mismatched: string[] = [];
   for (let i = 0; i < rows.user.length; i++) {
     const success = rows.success[i] ?? null;
     const total = rows.total[i] ?? null;
-    const day = rows.day[i] ?? null;
+    const hour = rows.hour[i] ?? null;
     const assigned = rows.assigned[i] ?? null;
     add(totals, success, total, cap);
-    if (day !== null) {
-      const agg = days.get(day) ?? emptyAgg();
-      days.set(day, agg);
+    if (hour !== null) {
+      const agg = hours.get(hour) ?? emptyAgg();
+      hours.set(hour, agg);
       add(agg, success, total, cap);
     }
     if (assigned !== null && assigned !== variant) mismatched.push(rows.user[i]!);
   }
-  return { totals, days: [...days].map(([day, agg]) => ({ ...agg, day })), mismatched };
+  return { totals, hours: [...hours].map(([hour, agg]) => ({ ...agg, hour })), mismatched };
 }
 
 /** A user's value of an outcome metric from their row: a success is 0/1, a mean their (capped) total; 0 without data. */
@@ -128,12 +128,12 @@ export function cupedSums(kind: OutcomeKind, assigned: AssignedColumns, at: numb
  */
 export function withAssignments(rows: UserColumns, assigned: AssignedColumns): JoinedColumns {
   const positions = positionsIn(rows.user, assigned.user);
-  const day: Array<string | null> = new Array(positions.length);
+  const hour: Array<string | null> = new Array(positions.length);
   const variant: Array<string | null> = new Array(positions.length);
   for (let i = 0; i < positions.length; i++) {
     const j = positions[i]!;
-    day[i] = j < 0 ? null : assigned.day[j]!;
+    hour[i] = j < 0 ? null : assigned.hour[j]!;
     variant[i] = j < 0 ? null : assigned.variant[j]!;
   }
-  return { ...rows, day, assigned: variant };
+  return { ...rows, hour, assigned: variant };
 }

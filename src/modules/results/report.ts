@@ -94,7 +94,8 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
     exploratory: data.explored.map((m) => metricView(compare(m), ctx)),
     primary: primary === undefined ? null : primarySummary(primary, keys, e.control),
     health,
-    timeseries: buildTimeseries(keys, data.exposuresByDay, primaryChart(data, primary)),
+    timeseries_granularity: data.granularity,
+    timeseries: buildTimeseries(keys, data.granularity, data.exposuresByPeriod, primaryChart(data, primary)),
   };
 }
 
@@ -114,7 +115,7 @@ function primarySummary(primary: Compared, keys: readonly string[], control: str
   };
 }
 
-/** The daily chart follows the primary metric when it reads outcomes (runs metrics have no per-day series). */
+/** The chart over time follows the primary metric when it reads outcomes (runs metrics have no series over time). */
 function primaryChart(data: ResultsData, primary: Compared | undefined) {
   const def = primary?.m.def;
   if (def?.source !== 'outcomes' || def.event_type === null) return null;

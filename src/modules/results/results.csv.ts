@@ -59,6 +59,8 @@ export const CSV_COLUMNS = [
   'p_value_worse',
   'decision',
   'decision_reason',
+  'verdict_p_value',
+  'verdict_p_kind',
 ] as const;
 
 type Cell = string | number | boolean | null | undefined;
@@ -132,6 +134,8 @@ export function resultsToCsv(report: ExperimentResults): string {
         c?.p_value_worse,
         d?.decision,
         d?.reason,
+        c?.verdict_p_value,
+        c?.verdict_p_kind,
       ];
       lines.push(row.map(cell).join(','));
     }

@@ -31,8 +31,8 @@ export interface MetricAgg {
 export interface JoinedAgg {
   /** Over every user with the event, as metricAggregate. */
   totals: MetricAgg;
-  /** The same split by UTC day (YYYY-MM-DD) of first exposure; users without an assignment left out. */
-  days: Array<MetricAgg & { day: string }>;
+  /** The same split by UTC hour (YYYY-MM-DDTHH) of first exposure; users without an assignment left out. */
+  hours: Array<MetricAgg & { hour: string }>;
   /** Users with outcomes in this variant whose assignment names another variant. */
   mismatched: string[];
 }
@@ -108,9 +108,12 @@ export interface UserColumns {
   success: Array<number | null>;
   total: Array<number | null>;
 }
-/** UserColumns checked against each user's assignment: UTC day of first exposure and assigned variant (nulls: no assignment). */
+/**
+ * UserColumns checked against each user's assignment: UTC hour of first exposure (YYYY-MM-DDTHH, which
+ * the charts add up by day when they are daily) and assigned variant (nulls: no assignment).
+ */
 export interface JoinedColumns extends UserColumns {
-  day: Array<string | null>;
+  hour: Array<string | null>;
   assigned: Array<string | null>;
 }
 
@@ -141,8 +144,8 @@ export function userRows(db: Sql, projectId: string, experimentId: string, event
 export function joinedRows(db: Sql, projectId: string, experimentId: string, eventType: string, variant: string): Promise<JoinedColumns> {
   return jsonColumns<JoinedColumns>(
     db,
-    { ...USER_COLUMNS, day: 'day', assigned: 'assigned' },
-    `SELECT g.unit, g.success, g.total, substr(a.first_seen, 1, 10) AS day, a.variant AS assigned
+    { ...USER_COLUMNS, hour: 'hour', assigned: 'assigned' },
+    `SELECT g.unit, g.success, g.total, substr(a.first_seen, 1, 13) AS hour, a.variant AS assigned
     FROM (SELECT attributed_user AS unit, max(is_success) AS success, sum(numeric_value) AS total FROM outcomes
           WHERE project_id = @project AND experiment_id = @experiment AND event_type = @eventType AND variant = @variant
             AND attributed_user IS NOT NULL
@@ -228,11 +231,30 @@ export async function okLatencyAtRank(db: Sql, projectId: string, experimentId: 
   return value ?? null;
 }
 
-/** Exposures (stored assignments) per variant and UTC day of first exposure. */
-export function exposuresByDay(db: Sql, projectId: string, experimentId: string): Promise<Array<{ variant: string; day: string; n: number }>> {
+/** How finely the results' time series counts: by UTC hour while an experiment is young, else by UTC day. */
+export type Granularity = 'hour' | 'day';
+
+/** Exposures per variant and period of first exposure: a period is a UTC day (YYYY-MM-DD) or hour (YYYY-MM-DDTHH). */
+export interface PeriodExposures {
+  variant: string;
+  period: string;
+  n: number;
+}
+
+/** Exposures (stored assignments) per variant and UTC day, or hour, of first exposure. */
+export function exposuresByPeriod(db: Sql, projectId: string, experimentId: string, granularity: Granularity): Promise<PeriodExposures[]> {
+  if (granularity === 'hour') {
+    // A young experiment only: its assignments are few enough for the sort this grouping needs.
+    return db.all(
+      `SELECT variant, substr(first_seen, 1, 13) AS period, count(*) AS n FROM assignments
+      WHERE project_id = ? AND experiment_id = ?
+      GROUP BY variant, substr(first_seen, 1, 13)`,
+      [projectId, experimentId],
+    );
+  }
   // The GROUP BY repeats the expression of assignments_variant_day so SQLite streams it in index order.
   return db.all(
-    `SELECT variant, substr(first_seen, 1, 10) AS day, count(*) AS n FROM assignments
+    `SELECT variant, substr(first_seen, 1, 10) AS period, count(*) AS n FROM assignments
     WHERE project_id = ? AND experiment_id = ?
     GROUP BY variant, substr(first_seen, 1, 10)`,
     [projectId, experimentId],

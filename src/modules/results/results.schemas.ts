@@ -82,6 +82,22 @@ const ComparisonSchema = Type.Object({
   unadjusted: Type.Optional(
     Type.Object({ absolute: Test, relative: RelativeTest }, { description: 'CUPED only: the same comparison without the adjustment, side by side' }),
   ),
+  verdict_p_value: Nullable(
+    Type.Number({ description: 'the one p-value the verdict and its text read (null when there is not enough data); verdict_p_kind says which it is' }),
+  ),
+  verdict_p_kind: Type.Union(
+    [
+      Type.Literal('holm_adjusted'),
+      Type.Literal('sequential_holm_adjusted'),
+      Type.Literal('one_sided_worse'),
+      Type.Literal('unadjusted'),
+      Type.Literal('sequential_unadjusted'),
+    ],
+    {
+      description:
+        'goal metrics: the relative p-value (sequential with sequential=true) Holm-adjusted, as p_value_adjusted; guardrails: p_value_worse; exploratory: the relative or sequential p-value, unadjusted',
+    },
+  ),
 });
 export type ComparisonView = Static<typeof ComparisonSchema>;
 
@@ -133,7 +149,8 @@ const DecisionSchema = Type.Object({
 export type DecisionView = Static<typeof DecisionSchema>;
 
 const TimeseriesPoint = Type.Object({
-  date: Type.String(),
+  date: Type.String({ description: 'the UTC day (YYYY-MM-DD) of the period; hourly points of one day share it' }),
+  start: Type.String({ description: "the period's start, a UTC timestamp: midnight for a daily point, the hour for an hourly one" }),
   variants: Type.Record(Type.String(), Type.Object({ exposures: Type.Integer(), cumulative_exposures: Type.Integer(), cumulative_value: Num })),
 });
 
@@ -166,7 +183,12 @@ export const ExperimentResultsSchema = Type.Object(
       users_in_multiple_variants: Type.Integer(),
       unattributed_outcomes: Type.Integer(),
     }),
-    timeseries: Type.Array(TimeseriesPoint),
+    timeseries_granularity: Type.Union([Type.Literal('hour'), Type.Literal('day')], {
+      description: "the time series' periods: hour while the experiment has run less than 3 days (start to stop, or to now), else day",
+    }),
+    timeseries: Type.Array(TimeseriesPoint, {
+      description: 'per period of first exposure (timeseries_granularity), first to last, gaps filled: exposures and the cumulative primary metric per variant',
+    }),
   },
   { title: 'ExperimentResults' },
 );

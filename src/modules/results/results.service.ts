@@ -9,17 +9,20 @@ import { planReads } from './readPlan.js';
 import { buildReport } from './report.js';
 import type { ExperimentResults } from './results.schemas.js';
 import { readResults } from './resultsReads.js';
+import { granularityOf } from './timeseries.js';
 
 /** Plan the reads, read, measure: the reads are the only step that touches the database. */
 async function collect(db: Sql, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): Promise<ResultsData> {
   const plan = planReads(e, options);
-  const reads = await readResults(db, projectId, e, plan);
-  const exposures = exposureTotals(plan.keys, reads.exposuresByDay);
+  const granularity = granularityOf(e, now);
+  const reads = await readResults(db, projectId, e, plan, granularity);
+  const exposures = exposureTotals(plan.keys, reads.exposuresByPeriod);
   const { measured, explored, joined, successfulUsers } = measure(plan, reads, exposures);
   return {
     experiment: e,
     generatedAt: now,
-    exposuresByDay: reads.exposuresByDay,
+    granularity,
+    exposuresByPeriod: reads.exposuresByPeriod,
     exposures,
     runs: reads.runs,
     latency: reads.latency,

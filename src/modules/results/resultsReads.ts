@@ -65,7 +65,7 @@ async function successfulUsersAny(
 }
 
 /** Every read the plan names, in one snapshot `db`. */
-export async function readResults(db: Sql, projectId: string, e: ExperimentView, plan: ReadPlan): Promise<ResultsReads> {
+export async function readResults(db: Sql, projectId: string, e: ExperimentView, plan: ReadPlan, granularity: repo.Granularity): Promise<ResultsReads> {
   const id = e.experiment_id;
   const { keys, declared, covariate: cov } = plan;
 
@@ -76,7 +76,7 @@ export async function readResults(db: Sql, projectId: string, e: ExperimentView,
   const assignedRead = cov === null ? null : started(sources.assignedRows(db, projectId, id, cov));
   const runsAndLatency = started(runStats(db, projectId, id));
   const unattributed = started(e.started_at === null ? Promise.resolve(0) : repo.unattributedOutcomes(db, projectId, e.prompt_id, e.started_at, e.stopped_at));
-  const exposuresByDay = await repo.exposuresByDay(db, projectId, id);
+  const exposuresByPeriod = await repo.exposuresByPeriod(db, projectId, id, granularity);
   const seen = plan.everyType ? await repo.eventTypes(db, projectId, id) : [];
 
   const sumsOf = memo((t) => readEach(keys, (k) => repo.metricAggregate(db, projectId, id, t, k)));
@@ -132,7 +132,7 @@ export async function readResults(db: Sql, projectId: string, e: ExperimentView,
   const { runs, latency } = await runsAndLatency;
 
   return {
-    exposuresByDay,
+    exposuresByPeriod,
     seen,
     sums,
     checked: checkedType === undefined ? null : { type: checkedType, rows: joinedRows! },

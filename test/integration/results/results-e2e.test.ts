@@ -197,7 +197,14 @@ describe('results of a known population, end to end', () => {
         return { n: v.n, sum: v.sum, sumSquares: v.sum_squares };
       };
       for (const c of m.comparisons) {
-        const expected = verdictFor(compareToControl(kind, suff('a'), suff(c.variant)), c.p_value_adjusted, 0.05, { variant: c.variant, control: 'control a' });
+        const expected = verdictFor(
+          compareToControl(kind, suff('a'), suff(c.variant)),
+          c.p_value_adjusted,
+          0.05,
+          { variant: c.variant, control: 'control a' },
+          'higher',
+          m.role === 'exploratory' ? '' : 'Holm-adjusted',
+        );
         const exploratory = m.role === 'exploratory';
         expect([c.verdict, c.verdict_text]).toEqual([
           expected.verdict,
@@ -229,9 +236,11 @@ describe('results of a known population, end to end', () => {
 
   it('plots daily exposures and the cumulative primary metric by day of first exposure, days without exposures included', () => {
     const empty = { exposures: 0, cumulative_exposures: 0, cumulative_value: null };
+    expect(report.timeseries_granularity).toBe('day'); // started on the 1st, read on the 4th: 3 days
     expect(report.timeseries).toEqual([
       {
         date: '2025-03-01',
+        start: '2025-03-01T00:00:00.000Z',
         variants: {
           a: { exposures: 20, cumulative_exposures: 20, cumulative_value: 12 / 20 },
           b: { exposures: 20, cumulative_exposures: 20, cumulative_value: 1 },
@@ -240,6 +249,7 @@ describe('results of a known population, end to end', () => {
       },
       {
         date: '2025-03-02',
+        start: '2025-03-02T00:00:00.000Z',
         variants: {
           a: { exposures: 0, cumulative_exposures: 20, cumulative_value: 12 / 20 },
           b: { exposures: 0, cumulative_exposures: 20, cumulative_value: 1 },
@@ -248,6 +258,7 @@ describe('results of a known population, end to end', () => {
       },
       {
         date: '2025-03-03',
+        start: '2025-03-03T00:00:00.000Z',
         variants: {
           a: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.3 },
           b: { exposures: 20, cumulative_exposures: 40, cumulative_value: 0.5 },

@@ -22,6 +22,7 @@ const REPORT_KEYS = [
   'exploratory',
   'primary',
   'health',
+  'timeseries_granularity',
   'timeseries',
 ];
 
@@ -186,8 +187,11 @@ describe('GET /experiments/{id}/results', () => {
       'enough_data',
       'verdict',
       'verdict_text',
+      'verdict_p_value',
+      'verdict_p_kind',
     ]);
-    expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true });
+    expect(comparison).toMatchObject({ variant: 'b', control: 'a', enough_data: true, verdict_p_kind: 'holm_adjusted' });
+    expect(comparison.verdict_p_value).toBe(comparison.p_value_adjusted); // the one p the verdict reads
     // Holm over one goal metric × one treatment leaves the p-value as it is: the undeclared rating does not count.
     expect(comparison.p_value_adjusted).toBe(comparison.relative.p_value);
     expect(r.health).toEqual({
@@ -268,6 +272,16 @@ describe('GET /experiments/{id}/results', () => {
     expect(table).toContain(`  click:success_rate (primary): ${b.verdict_text}`);
     expect(table).toContain(`  b: ${json.decisions[0].decision.toUpperCase()}: ${json.decisions[0].reason}`);
     expect(renderResults(cli, 'json')).toBe(`${JSON.stringify(cli, null, 2)}\n`);
+    // One p-value, the verdict's, named for what it is in the table, the CSV and the sentence alike.
+    expect(b.verdict_p_kind).toBe('sequential_holm_adjusted');
+    expect(b.verdict_p_value).toBe(b.p_value_adjusted);
+    const header = table.split('\n').find((l) => l.startsWith('METRIC') && l.includes('P_SEQ_HOLM'))!;
+    expect(header).toBeDefined();
+    expect(header.split(/\s+/).filter((column) => /^P(_|$)/.test(column))).toEqual(['P_SEQ_HOLM']);
+    const row = parseCsv(csv).find((cells) => cells[4] === 'b')!;
+    const columns = parseCsv(csv)[0]!;
+    expect(row[columns.indexOf('verdict_p_value')]).toBe(String(b.verdict_p_value));
+    expect(row[columns.indexOf('verdict_p_kind')]).toBe('sequential_holm_adjusted');
   });
 
   it('quotes CSV cells and defuses text a spreadsheet would run as a formula', async () => {

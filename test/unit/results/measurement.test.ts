@@ -10,7 +10,7 @@ type UserRow = [user: string, success: number | null, total: number | null];
 const userColumns = (rows: readonly UserRow[]): UserColumns => ({ user: rows.map((r) => r[0]), success: rows.map((r) => r[1]), total: rows.map((r) => r[2]) });
 const joined = (rows: readonly UserRow[], variant: string): JoinedColumns => ({
   ...userColumns(rows),
-  day: rows.map(() => '2026-01-02'),
+  hour: rows.map(() => '2026-01-02T10'),
   assigned: rows.map(() => variant),
 });
 const agg = (over: Partial<MetricAgg>): MetricAgg => ({ users_with_event: 0, users_with_success_data: 0, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0, ...over });
@@ -76,9 +76,9 @@ describe('measure: from what was read to what was measured', () => {
     ['b', joined([['u3', 1, null], ['u4', 1, null], ['u5', 0, null]], 'b')],
   ]);
   const reads = (explore: boolean): ResultsReads => ({
-    exposuresByDay: [
-      { variant: 'a', day: '2026-01-02', n: 4 },
-      { variant: 'b', day: '2026-01-02', n: 5 },
+    exposuresByPeriod: [
+      { variant: 'a', period: '2026-01-02', n: 4 },
+      { variant: 'b', period: '2026-01-02', n: 5 },
     ],
     seen: explore ? ['convert', 'signup'] : [],
     sums: explore
@@ -125,7 +125,7 @@ describe('measure: from what was read to what was measured', () => {
   ])('%s', (_, explore, expected, explored) => {
     const plan = planReads(experiment, { sequential: false, prior: 'flat', explore, cuped: false });
     const read = reads(explore);
-    const m = measure(plan, read, exposureTotals(plan.keys, read.exposuresByDay));
+    const m = measure(plan, read, exposureTotals(plan.keys, read.exposuresByPeriod));
     const table = (perVariant: ReadonlyMap<string, { n: number; sum: number; sumSquares: number; usersWithData: number }>) =>
       Object.fromEntries([...perVariant].map(([k, v]) => [k, [v.n, v.sum, v.sumSquares, v.usersWithData]]));
     expect(Object.fromEntries(m.measured.map((x) => [x.def.name, table(x.perVariant)]))).toEqual(expected);
@@ -139,7 +139,7 @@ describe('measure: from what was read to what was measured', () => {
   it('takes users with a success from the reads when the primary is not an outcome metric', () => {
     const plan = planReads({ ...experiment, metrics: [revenue, cost] }, { sequential: false, prior: 'flat', explore: false, cuped: false });
     const read = { ...reads(false), checked: null, metrics: new Map([...reads(false).metrics].filter(([d]) => d !== primary)), successfulUsers: new Map([['a', 3]]) };
-    const m = measure(plan, read, exposureTotals(plan.keys, read.exposuresByDay));
+    const m = measure(plan, read, exposureTotals(plan.keys, read.exposuresByPeriod));
     expect(Object.fromEntries(m.successfulUsers)).toEqual({ a: 3 });
     expect(m.joined.size).toBe(0);
   });

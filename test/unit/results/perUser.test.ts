@@ -6,23 +6,23 @@ import type { JoinedColumns, UserColumns } from '../../../src/modules/results/re
 
 // The functions take columns, as SQLite hands them over; the cases are written as rows, easier to read.
 type UserRow = [user: string, success: number | null, total: number | null];
-type JoinedRow = [user: string, success: number | null, total: number | null, day: string | null, assigned: string | null];
-type AssignedRow = [user: string, variant: string, day: string, values: Array<number | null> | null];
+type JoinedRow = [user: string, success: number | null, total: number | null, hour: string | null, assigned: string | null];
+type AssignedRow = [user: string, variant: string, hour: string, values: Array<number | null> | null];
 
 const userColumns = (rows: readonly UserRow[]): UserColumns => ({ user: rows.map((r) => r[0]), success: rows.map((r) => r[1]), total: rows.map((r) => r[2]) });
 const joinedColumns = (rows: readonly JoinedRow[]): JoinedColumns => ({
   ...userColumns(rows.map(([u, success, total]) => [u, success, total])),
-  day: rows.map((r) => r[3]),
+  hour: rows.map((r) => r[3]),
   assigned: rows.map((r) => r[4]),
 });
 const assignments = (rows: readonly AssignedRow[]): AssignedColumns => ({
   user: rows.map((r) => r[0]),
   variant: rows.map((r) => r[1]),
-  day: rows.map((r) => r[2]),
+  hour: rows.map((r) => r[2]),
   pre: rows.map((r) => r[3]),
 });
-/** Pre-exposure rows as the assignments they come from (every user here has a value; the day does not matter). */
-const preAssignments = (pre: readonly PreRow[]): AssignedColumns => assignments(pre.map(([u, v, values]) => [u, v, '2026-01-01', values]));
+/** Pre-exposure rows as the assignments they come from (every user here has a value; the hour does not matter). */
+const preAssignments = (pre: readonly PreRow[]): AssignedColumns => assignments(pre.map(([u, v, values]) => [u, v, '2026-01-01T00', values]));
 
 // u1: success, total 5; u2: failure only; u3: total 100 (a whale), no success data; u4: success, total -2.
 const rows: UserRow[] = [
@@ -41,18 +41,18 @@ describe('per-user sums', () => {
     expect(aggregateUsers(userColumns(rows), cap)).toEqual(expected);
   });
 
-  it('aggregateJoined splits by day of first exposure, leaves out users without one and lists users assigned elsewhere', () => {
+  it('aggregateJoined splits by hour of first exposure, leaves out users without one and lists users assigned elsewhere', () => {
     const joined: JoinedRow[] = [
-      ['u1', 1, 5, '2025-01-01', 'a'],
-      ['u2', 0, null, '2025-01-02', 'b'],
+      ['u1', 1, 5, '2025-01-01T09', 'a'],
+      ['u2', 0, null, '2025-01-02T00', 'b'],
       ['u3', null, 100, null, null],
-      ['u4', 1, -2, '2025-01-01', 'a'],
+      ['u4', 1, -2, '2025-01-01T09', 'a'],
     ];
     const agg = aggregateJoined(joinedColumns(joined), 'a', 10);
     expect(agg.totals).toEqual(aggregateUsers(userColumns(rows), 10));
-    expect(agg.days).toEqual([
-      { day: '2025-01-01', users_with_event: 2, users_with_success_data: 2, successes: 2, users_with_numeric: 2, sum: 3, sum_squares: 29 },
-      { day: '2025-01-02', users_with_event: 1, users_with_success_data: 1, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 },
+    expect(agg.hours).toEqual([
+      { hour: '2025-01-01T09', users_with_event: 2, users_with_success_data: 2, successes: 2, users_with_numeric: 2, sum: 3, sum_squares: 29 },
+      { hour: '2025-01-02T00', users_with_event: 1, users_with_success_data: 1, successes: 0, users_with_numeric: 0, sum: 0, sum_squares: 0 },
     ]);
     expect(agg.mismatched).toEqual(['u2']);
   });
@@ -131,11 +131,11 @@ describe('per-user sums', () => {
 describe('withAssignments', () => {
   // Sorted as SQLite sorts them (UTF-8 bytes): '\uFFFF' before '\u{1F600}', the other way round in JavaScript.
   const assigned: AssignedRow[] = [
-    ['a', 'control', '2026-01-01', null],
-    ['c', 'treatment', '2026-01-02', [1, 2]],
-    ['d', 'control', '2026-01-03', null],
-    ['\uFFFF', 'control', '2026-01-04', null],
-    ['\u{1F600}', 'treatment', '2026-01-05', null],
+    ['a', 'control', '2026-01-01T00', null],
+    ['c', 'treatment', '2026-01-02T00', [1, 2]],
+    ['d', 'control', '2026-01-03T00', null],
+    ['\uFFFF', 'control', '2026-01-04T00', null],
+    ['\u{1F600}', 'treatment', '2026-01-05T00', null],
   ];
   const ys: UserRow[] = [
     ['b', 1, null],
@@ -144,12 +144,12 @@ describe('withAssignments', () => {
     ['e', 1, 1],
   ];
 
-  it('joins each per-user row to its assignment as the seek does: day and variant, or nulls without one', () => {
+  it('joins each per-user row to its assignment as the seek does: hour and variant, or nulls without one', () => {
     expect(withAssignments(userColumns(ys), assignments(assigned.slice(0, 3)))).toEqual(
       joinedColumns([
         ['b', 1, null, null, null],
-        ['c', 0, 3, '2026-01-02', 'treatment'],
-        ['d', null, 4, '2026-01-03', 'control'],
+        ['c', 0, 3, '2026-01-02T00', 'treatment'],
+        ['d', null, 4, '2026-01-03T00', 'control'],
         ['e', 1, 1, null, null],
       ]),
     );
@@ -165,9 +165,9 @@ describe('withAssignments', () => {
     ];
     expect(withAssignments(userColumns(odd), assignments(assigned))).toEqual(
       joinedColumns([
-        ['a', 1, null, '2026-01-01', 'control'],
-        ['\uFFFF', 0, 2, '2026-01-04', 'control'],
-        ['\u{1F600}', 1, 5, '2026-01-05', 'treatment'],
+        ['a', 1, null, '2026-01-01T00', 'control'],
+        ['\uFFFF', 0, 2, '2026-01-04T00', 'control'],
+        ['\u{1F600}', 1, 5, '2026-01-05T00', 'treatment'],
       ]),
     );
   });

@@ -7,6 +7,7 @@ import {
   normalisedWeights,
   numberOrText,
   requestBody,
+  withoutVariant,
   withSource,
 } from '../../../web/src/lib/experimentForm.js';
 
@@ -19,7 +20,8 @@ describe('the new-experiment form', () => {
   ])('versions %j with production %s → control v%s, treatment v%s', (versions, production, control, treatment) => {
     const form = initialForm('welcome', versions, production);
     expect(form.variants.map((v) => v.version)).toEqual([control, treatment]);
-    expect(form.control).toBe('control');
+    expect(form.control).toBe(0);
+    expect(form.variants[form.control]?.key).toBe('control');
     expect(form.metrics).toEqual([newMetricRow('primary')]);
   });
 
@@ -68,6 +70,29 @@ describe('the new-experiment form', () => {
       ],
       target_mde: 0.05,
     });
+  });
+
+  it('sends the key the control row has now: renaming the control renames what is sent', () => {
+    const base = initialForm('p', [1, 2], 1);
+    const renamed = { ...base, variants: [{ ...base.variants[0]!, key: ' current ' }, base.variants[1]!] };
+    expect(requestBody(renamed).control).toBe('current');
+    expect(requestBody({ ...renamed, control: 1 }).control).toBe('treatment');
+    expect(requestBody({ ...base, variants: [{ ...base.variants[0]!, key: ' ' }, base.variants[1]!] })).not.toHaveProperty('control');
+  });
+
+  it.each<[number, number, number]>([
+    [0, 2, 0], // a row after the control: the control keeps its row
+    [1, 2, 1],
+    [2, 0, 1], // a row before it: the control's row moves up
+    [2, 2, 0], // the control's own row: the first row becomes the control
+  ])('with the control on row %i, removing row %i leaves the control on row %i', (control, removed, after) => {
+    const base = initialForm('p', [1, 2], 1);
+    const form = { ...base, variants: [...base.variants, { key: 'third', version: '2', weight: '1' }], control };
+    const key = form.variants[control]!.key;
+    const next = withoutVariant(form, removed);
+    expect(next.control).toBe(after);
+    expect(next.variants).toHaveLength(2);
+    if (removed !== control) expect(next.variants[next.control]!.key).toBe(key);
   });
 
   it('sends CUPED and its window only when CUPED is on, and bad numbers as typed', () => {

@@ -26,7 +26,11 @@ export interface ExperimentForm {
   name: string;
   hypothesis: string;
   variants: VariantRow[];
-  control: string;
+  /**
+   * The control's row in `variants`, by position: the control follows its row when its key is
+   * renamed (a copy of the key would keep the old name, and the API would refuse it).
+   */
+  control: number;
   coverage: string;
   metrics: MetricRow[];
   target_mde: string;
@@ -64,7 +68,7 @@ export function initialForm(promptId: string, versions: readonly number[], produ
       { key: 'control', version: base === undefined ? '' : String(base), weight: '1' },
       { key: 'treatment', version: newest === undefined ? '' : String(newest), weight: '1' },
     ],
-    control: 'control',
+    control: 0,
     coverage: '1',
     metrics: [newMetricRow('primary')],
     target_mde: '0.1',
@@ -78,6 +82,12 @@ export function numberOrText(text: string): number | string {
   const trimmed = text.trim();
   const n = Number(trimmed);
   return trimmed !== '' && Number.isFinite(n) ? n : trimmed;
+}
+
+/** The form without variant row `i`: the control keeps pointing at its row (the first row when its own is removed). */
+export function withoutVariant(form: ExperimentForm, i: number): ExperimentForm {
+  const control = i === form.control ? 0 : i < form.control ? form.control - 1 : form.control;
+  return { ...form, variants: form.variants.filter((_, j) => j !== i), control };
 }
 
 /** Switching a metric's source keeps its kind only where the new source has that kind. */
@@ -100,7 +110,8 @@ export function requestBody(form: ExperimentForm): Record<string, unknown> {
     version: numberOrText(v.version),
     ...(v.weight.trim() === '' ? {} : { weight: numberOrText(v.weight) }),
   }));
-  if (form.control.trim() !== '') body.control = form.control.trim();
+  const control = form.variants[form.control]?.key.trim() ?? '';
+  if (control !== '') body.control = control;
   if (form.coverage.trim() !== '') body.coverage = numberOrText(form.coverage);
   body.metrics = form.metrics.map((m) => ({
     ...(m.source === 'runs' ? { source: 'runs' } : m.event_type.trim() === '' ? {} : { event_type: m.event_type.trim() }),

@@ -1,4 +1,4 @@
-import { DASH, fixed, pct, pValue, range, relPct } from './numbers.js';
+import { DASH, metricValue, pct, pValue, range, relPct } from './numbers.js';
 import type { Comparison, ExperimentResults, MetricResult, TimeseriesPoint } from './types.js';
 
 // ---- The toggles, in the page's query string and passed on to the API as they are ----
@@ -8,16 +8,23 @@ export interface Toggles {
   /** null: the experiment's own setting (the API's default). */
   cuped: boolean | null;
   prior: 'flat' | 'proper';
+  /** Undeclared event types as exploratory metrics; null: the API's default (on only when no goal metric is declared). */
+  explore: boolean | null;
 }
 
-export const DEFAULT_TOGGLES: Toggles = { sequential: false, cuped: null, prior: 'flat' };
+export const DEFAULT_TOGGLES: Toggles = { sequential: false, cuped: null, prior: 'flat', explore: null };
 
 const bool = (v: string | null): boolean | null => (v === 'true' ? true : v === 'false' ? false : null);
 
 /** The toggles a page URL's query string asks for (unknown values are the defaults). */
 export function parseToggles(search: string): Toggles {
   const q = new URLSearchParams(search);
-  return { sequential: bool(q.get('sequential')) ?? false, cuped: bool(q.get('cuped')), prior: q.get('prior') === 'proper' ? 'proper' : 'flat' };
+  return {
+    sequential: bool(q.get('sequential')) ?? false,
+    cuped: bool(q.get('cuped')),
+    prior: q.get('prior') === 'proper' ? 'proper' : 'flat',
+    explore: bool(q.get('explore')),
+  };
 }
 
 /** The query string for both the page and the API: only what differs from the defaults. */
@@ -26,6 +33,7 @@ export function togglesQuery(t: Toggles): string {
   if (t.sequential) q.set('sequential', 'true');
   if (t.cuped !== null) q.set('cuped', String(t.cuped));
   if (t.prior === 'proper') q.set('prior', 'proper');
+  if (t.explore !== null) q.set('explore', String(t.explore));
   return q.toString();
 }
 
@@ -59,11 +67,22 @@ function shownInterval(c: Comparison, sequential: boolean): [number, number] | n
 
 export type Section = 'goal' | 'guardrail' | 'exploratory';
 
-/** The p-value the CLI prints for a section: Holm-adjusted (goals), one-sided worse (guardrails), raw. */
-function sectionP(c: Comparison, section: Section): number | null {
-  if (section === 'goal') return c.p_value_adjusted;
-  if (section === 'guardrail') return c.p_value_worse ?? null;
-  return c.relative.p_value;
+/** What the one p-value a verdict reads is, as a column header says it (the verdict's sentence names it too). */
+const P_LABELS: Record<Comparison['verdict_p_kind'], string> = {
+  holm_adjusted: 'p (Holm-adjusted)',
+  sequential_holm_adjusted: 'p (sequential, Holm-adjusted)',
+  one_sided_worse: 'p (worse, one-sided)',
+  unadjusted: 'p (unadjusted)',
+  sequential_unadjusted: 'p (sequential, unadjusted)',
+};
+
+/** A section's p column header: what its comparisons' verdicts read, else what they would read with these options. */
+export function pLabel(metrics: readonly MetricResult[], section: Section, sequential: boolean): string {
+  const kind = metrics.flatMap((m) => m.comparisons)[0]?.verdict_p_kind;
+  if (kind !== undefined) return P_LABELS[kind];
+  if (section === 'guardrail') return P_LABELS.one_sided_worse;
+  if (section === 'goal') return P_LABELS[sequential ? 'sequential_holm_adjusted' : 'holm_adjusted'];
+  return P_LABELS[sequential ? 'sequential_unadjusted' : 'unadjusted'];
 }
 
 const VERDICT_LABELS: Record<Comparison['verdict'], string> = {
@@ -86,6 +105,8 @@ export interface ScoreRow {
   interval: [number, number] | null;
   intervalText: string;
   chanceToWin: string;
+  /** The Bayesian interval on the lift under the prior asked for, as the API computed it. */
+  credible: string;
   p: string;
   verdict: string;
   tone: Tone;
@@ -93,7 +114,7 @@ export interface ScoreRow {
 }
 
 /** One row per variant of a metric, formatted as the CLI formats them. */
-export function scoreRows(m: MetricResult, section: Section, sequential: boolean): ScoreRow[] {
+export function scoreRows(m: MetricResult, sequential: boolean): ScoreRow[] {
   return m.variants.map((v) => {
     const c = m.comparisons.find((x) => x.variant === v.key);
     const interval = c ? shownInterval(c, sequential) : null;
@@ -102,14 +123,15 @@ export function scoreRows(m: MetricResult, section: Section, sequential: boolean
       variant: v.key,
       control: c === undefined,
       users: v.users,
-      value: fixed(v.value),
-      ratio: `${fixed(v.sum)} / ${v.n}`,
-      adjusted: m.cuped?.applied ? (v.adjusted_value === undefined ? DASH : fixed(v.adjusted_value)) : null,
+      value: metricValue(m.kind, v.value),
+      ratio: `${metricValue(m.kind, v.sum)} / ${v.n}`,
+      adjusted: m.cuped?.applied ? (v.adjusted_value === undefined ? DASH : metricValue(m.kind, v.adjusted_value)) : null,
       lift: c ? pct(c.relative.lift, true) : '(control)',
       interval,
       intervalText: c ? range(interval, relPct) : '',
       chanceToWin: c ? pct(c.bayes.chance_to_win) : '',
-      p: c ? pValue(sequential ? (c.sequential?.p_value ?? null) : sectionP(c, section)) : '',
+      credible: c ? range(c.bayes.ci, relPct) : '',
+      p: c ? pValue(c.verdict_p_value) : '',
       verdict: c ? VERDICT_LABELS[c.verdict] : '',
       tone: toneOf(c?.verdict),
       verdictText: c?.verdict_text ?? '',
@@ -150,10 +172,14 @@ export function barGeometry(ci: readonly [number, number], lift: number | null, 
 
 // ---- The charts' series ----
 
+export type Granularity = ExperimentResults['timeseries_granularity'];
+
 export interface ChartData {
-  /** Unix seconds of each day (UTC midnight), as uPlot takes its x values. */
+  granularity: Granularity;
+  /** Unix seconds of each period's start (UTC midnight, or the hour), as uPlot takes its x values. */
   x: number[];
-  days: string[];
+  /** Each period as people read it: "2026-03-01", or "2026-03-01 14:00" for an hour (UTC). */
+  periods: string[];
   keys: string[];
   /** Each variant's share of the users exposed so far, in %. */
   share: Array<Array<number | null>>;
@@ -164,14 +190,22 @@ export interface ChartData {
   hasValue: boolean;
 }
 
-export function chartData(points: readonly TimeseriesPoint[], variants: ExperimentResults['variants']): ChartData {
+/** A period's start (unix seconds) as people read it: the UTC day, with the hour when the series is hourly. */
+export function periodLabel(seconds: number, granularity: Granularity): string {
+  const iso = new Date(seconds * 1000).toISOString();
+  return granularity === 'hour' ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10);
+}
+
+export function chartData(points: readonly TimeseriesPoint[], variants: ExperimentResults['variants'], granularity: Granularity): ChartData {
   const keys = variants.map((v) => v.key);
   const totals = points.map((p) => keys.reduce((sum, k) => sum + (p.variants[k]?.cumulative_exposures ?? 0), 0));
   const share = keys.map((k) => points.map((p, i) => (totals[i]! > 0 ? ((p.variants[k]?.cumulative_exposures ?? 0) / totals[i]!) * 100 : null)));
   const value = keys.map((k) => points.map((p) => p.variants[k]?.cumulative_value ?? null));
+  const x = points.map((p) => Date.parse(p.start) / 1000);
   return {
-    x: points.map((p) => Date.parse(`${p.date}T00:00:00Z`) / 1000),
-    days: points.map((p) => p.date),
+    granularity,
+    x,
+    periods: x.map((s) => periodLabel(s, granularity)),
     keys,
     share,
     expected: variants.map((v) => v.weight * 100),

@@ -93,6 +93,9 @@ export interface Comparison {
   verdict: Verdict;
   verdict_text: string;
   unadjusted?: { relative: { lift: Num; ci: Ci } };
+  /** The one p-value the verdict reads, and what it is. */
+  verdict_p_value: Num;
+  verdict_p_kind: 'holm_adjusted' | 'sequential_holm_adjusted' | 'one_sided_worse' | 'unadjusted' | 'sequential_unadjusted';
 }
 
 export interface MetricResult {
@@ -127,6 +130,8 @@ interface ResultsOptions {
 
 export interface TimeseriesPoint {
   date: string;
+  /** The period's start (UTC): midnight of a daily point, the hour of an hourly one. */
+  start: string;
   variants: Record<string, { exposures: number; cumulative_exposures: number; cumulative_value: number | null }>;
 }
 
@@ -148,5 +153,6 @@ export interface ExperimentResults {
     users_in_multiple_variants: number;
     unattributed_outcomes: number;
   };
+  timeseries_granularity: 'hour' | 'day';
   timeseries: TimeseriesPoint[];
 }

@@ -7,6 +7,7 @@ import { parseToggles, resultsPath } from '../lib/results';
 import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
 import { Results } from './experiment/Results';
+import { useFocusWhen } from './experiment/focus';
 import { ErrorNote } from './parts';
 import './experiments.css';
 
@@ -21,6 +22,8 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
     queryFn: () => api<ExperimentResults>('GET', resultsUrl),
     placeholderData: (previous) => previous,
   });
+  // The heading takes the focus once the experiment is shown (after Create, or a link to it).
+  const heading = useFocusWhen<HTMLHeadingElement>(experiment.data?.experiment_id);
   if (experiment.isError) return <ErrorNote error={experiment.error} />;
   if (experiment.isPending) return <p className="loading">Loading…</p>;
   const e = experiment.data;
@@ -30,7 +33,7 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
       <p className="crumbs">
         <Link href="/experiments">Experiments</Link> /
       </p>
-      <h1 id="experiment-title">
+      <h1 id="experiment-title" ref={heading} tabIndex={-1}>
         {e.name ?? e.experiment_id} <span className={`status status-${e.status}`}>{e.status}</span>
       </h1>
       {e.hypothesis !== null && <p className="hypothesis">{e.hypothesis}</p>}

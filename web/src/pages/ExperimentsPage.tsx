@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
 import { STATUSES } from '../lib/experimentForm';
@@ -15,6 +15,12 @@ export function ExperimentsPage({ role }: { role: Role }) {
   const [status, setStatus] = useState<ExperimentStatus | 'all'>('all');
   const [search, setSearch] = useState('');
   const [creating, setCreating] = useState(false);
+  const newButton = useRef<HTMLButtonElement>(null);
+  // Cancel gives the focus back to the button that opened the form, once it is drawn again.
+  const cancel = () => {
+    setCreating(false);
+    requestAnimationFrame(() => newButton.current?.focus());
+  };
   const experiments = useQuery({ queryKey: ['experiments', 'all'], queryFn: () => api<Page<ExperimentDetail>>('GET', '/experiments?limit=500') });
   const all = (experiments.data?.data ?? []).filter((e) => matches(search, e.experiment_id, e.name, e.prompt_id));
   const groups = STATUSES.filter((s) => status === 'all' || s === status).map((s) => [s, all.filter((e) => e.status === s)] as const);
@@ -35,12 +41,12 @@ export function ExperimentsPage({ role }: { role: Role }) {
         <label htmlFor="experiment-search">Search</label>
         <input id="experiment-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, name or prompt" />
         {role === 'admin' && !creating && (
-          <button type="button" onClick={() => setCreating(true)}>
+          <button type="button" ref={newButton} onClick={() => setCreating(true)}>
             New experiment
           </button>
         )}
       </div>
-      {role === 'admin' && creating && <NewExperiment onCancel={() => setCreating(false)} />}
+      {role === 'admin' && creating && <NewExperiment onCancel={cancel} />}
       <ErrorNote error={experiments.error} />
       {experiments.isPending ? (
         <p className="loading">Loading…</p>

@@ -1,27 +1,33 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { fixed } from '../../lib/numbers';
-import { type ChartData, chartData } from '../../lib/results';
+import { type ChartData, chartData, type Granularity, periodLabel } from '../../lib/results';
 import type { ExperimentResults } from '../../lib/types';
 
 /** Colours per variant, in order (control first); the expected split is the same colour, dashed. */
 const PALETTE = ['#4a5568', '#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280'];
 
-const DAY = 86_400;
+const STEP = { day: 86_400, hour: 3_600 } as const;
 
-/** The days shown: all of them, and a day either side of a single one (uPlot would otherwise span years). */
-const xRange = (x: number[]): [number, number] => {
+/** The periods shown: all of them, and a period either side of a single one (uPlot would otherwise span years). */
+const xRange = (x: number[], granularity: Granularity): [number, number] => {
   const lo = x[0] ?? 0;
   const hi = x[x.length - 1] ?? lo;
-  return lo === hi ? [lo - DAY, hi + DAY] : [lo, hi];
+  return lo === hi ? [lo - STEP[granularity], hi + STEP[granularity]] : [lo, hi];
 };
+
+/** How the captions and the table name a period. */
+const PERIOD_WORDS = { day: { by: 'by day', column: 'Day (UTC)' }, hour: { by: 'by hour (UTC)', column: 'Hour (UTC)' } } as const;
 
 type Series = { label: string; values: Array<number | null>; colour: string; dash?: number[] };
 
-/** Exposures against the split, and the cumulative primary metric, per day (uPlot, loaded on first use). */
+/**
+ * Exposures against the split, and the cumulative primary metric, per period of first exposure: hours
+ * while the experiment is young, days after (the API's choice; uPlot, loaded on first use).
+ */
 export function Charts({ r }: { r: ExperimentResults }) {
   // Built once per answer: a new series array would redraw the charts on every render.
   const { d, shares, values } = useMemo(() => {
-    const d = chartData(r.timeseries, r.variants);
+    const d = chartData(r.timeseries, r.variants, r.timeseries_granularity);
     const colour = (i: number) => PALETTE[i % PALETTE.length]!;
     const shares: Series[] = [
       ...d.keys.map((k, i) => ({ label: `${k} share`, values: d.share[i]!, colour: colour(i) })),
@@ -35,14 +41,17 @@ export function Charts({ r }: { r: ExperimentResults }) {
     <section aria-labelledby="charts-title" className="charts">
       <h3 id="charts-title">Over time</h3>
       <figure>
-        <Chart title="Share of exposed users per variant (%), against the configured split (dashed)" x={d.x} series={shares} />
-        <figcaption>Share of users exposed so far, by day of first exposure</figcaption>
+        <Chart title="Share of exposed users per variant (%), against the configured split (dashed)" d={d} series={shares} />
+        <figcaption>Share of users exposed so far, {PERIOD_WORDS[d.granularity].by} of first exposure</figcaption>
         <DataTable d={d} kind="share" />
       </figure>
       {d.hasValue ? (
         <figure>
-          <Chart title={`Cumulative ${r.primary?.name ?? 'primary metric'} per variant`} x={d.x} series={values} />
-          <figcaption>{r.primary?.name ?? 'Primary metric'} over the users exposed so far, with all their outcomes so far (by first exposure)</figcaption>
+          <Chart title={`Cumulative ${r.primary?.name ?? 'primary metric'} per variant`} d={d} series={values} />
+          <figcaption>
+            {r.primary?.name ?? 'Primary metric'} over the users exposed so far, with all their outcomes so far ({PERIOD_WORDS[d.granularity].by} of first
+            exposure)
+          </figcaption>
           <DataTable d={d} kind="value" />
         </figure>
       ) : (
@@ -52,7 +61,8 @@ export function Charts({ r }: { r: ExperimentResults }) {
   );
 }
 
-function Chart({ title, x, series }: { title: string; x: number[]; series: Series[] }) {
+function Chart({ title, d, series }: { title: string; d: ChartData; series: Series[] }) {
+  const { x, granularity } = d;
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
@@ -67,7 +77,7 @@ function Chart({ title, x, series }: { title: string; x: number[]; series: Serie
             width: Math.max(320, Math.min(900, box.current.clientWidth || 720)),
             height: 240,
             series: [
-              { label: 'day', value: (_u: unknown, v: number | null) => (v === null ? '-' : new Date(v * 1000).toISOString().slice(0, 10)) },
+              { label: granularity, value: (_u: unknown, v: number | null) => (v === null ? '-' : periodLabel(v, granularity)) },
               ...series.map((s) => ({
                 label: s.label,
                 stroke: s.colour,
@@ -78,10 +88,10 @@ function Chart({ title, x, series }: { title: string; x: number[]; series: Serie
               })),
             ],
             axes: [{}, {}],
-            // Days are UTC days, as the API counts them, whatever the browser's time zone.
+            // Days and hours are UTC ones, as the API counts them, whatever the browser's time zone.
             tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-            // One day of data is a point: give it a day either side rather than uPlot's years.
-            scales: { x: { time: true, auto: false, range: xRange(x) } },
+            // One period of data is a point: give it a period either side rather than uPlot's years.
+            scales: { x: { time: true, auto: false, range: xRange(x, granularity) } },
           },
           [x, ...series.map((s) => s.values)] as never,
           box.current,
@@ -92,7 +102,7 @@ function Chart({ title, x, series }: { title: string; x: number[]; series: Serie
       cancelled = true;
       plot?.destroy();
     };
-  }, [title, x, series]);
+  }, [title, x, granularity, series]);
   return (
     <>
       <div ref={box} className="chart" role="img" aria-label={title} />
@@ -108,7 +118,7 @@ function DataTable({ d, kind }: { d: ChartData; kind: 'share' | 'value' }) {
       <table className="compact">
         <thead>
           <tr>
-            <th scope="col">Day</th>
+            <th scope="col">{PERIOD_WORDS[d.granularity].column}</th>
             {d.keys.map((k, i) => (
               <th key={k} scope="col">
                 {k}
@@ -118,9 +128,9 @@ function DataTable({ d, kind }: { d: ChartData; kind: 'share' | 'value' }) {
           </tr>
         </thead>
         <tbody>
-          {d.days.map((day, t) => (
-            <tr key={day}>
-              <th scope="row">{day}</th>
+          {d.periods.map((period, t) => (
+            <tr key={period}>
+              <th scope="row">{period}</th>
               {d.keys.map((k, i) => (
                 <td key={k} className="num">
                   {kind === 'share' ? (d.share[i]![t] === null ? '-' : `${fixed(d.share[i]![t]!)}%`) : fixed(d.value[i]![t] ?? null)}

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
-import { type ExperimentForm, formFields, initialForm, normalisedWeights, requestBody } from '../../lib/experimentForm';
+import { type ExperimentForm, formFields, initialForm, normalisedWeights, requestBody, withoutVariant } from '../../lib/experimentForm';
 import { pct } from '../../lib/numbers';
 import type { ExperimentDetail, Page, Prompt, Version } from '../../lib/types';
 import { ErrorNote, FieldError, GeneralErrors } from '../parts';
+import { focusFirstError, useFocusWhen } from './focus';
 import { MetricRows } from './MetricRows';
 
 /** The "New experiment" form (admin): first the prompt, then its variants and metrics. */
@@ -19,9 +20,13 @@ export function NewExperiment({ onCancel }: { onCancel: () => void }) {
     queryFn: () => api<{ data: Version[] }>('GET', `/prompts/${encodeURIComponent(promptId)}/versions`),
   });
   const prompt = prompts.data?.data.find((p) => p.prompt_id === promptId);
+  // Opening the form moves the focus to it.
+  const heading = useFocusWhen<HTMLHeadingElement>(true);
   return (
     <section aria-labelledby="new-experiment-title" className="new-experiment">
-      <h2 id="new-experiment-title">New experiment</h2>
+      <h2 id="new-experiment-title" ref={heading} tabIndex={-1}>
+        New experiment
+      </h2>
       <ErrorNote error={prompts.error ?? versions.error} />
       <label htmlFor="new-prompt">Prompt</label>
       <select id="new-prompt" value={promptId} onChange={(e) => setPromptId(e.target.value)}>
@@ -48,12 +53,15 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
   const [form, setForm] = useState<ExperimentForm>(() => initialForm(promptId, versions, production));
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
   const create = useMutation({
     mutationFn: (body: unknown) => api<ExperimentDetail>('POST', '/experiments', body),
+    // The experiment's page focuses its heading; a refusal focuses the first message, once it is drawn.
     onSuccess: async (created) => {
       await queryClient.invalidateQueries({ queryKey: ['experiments'] });
       navigate(`/experiments/${encodeURIComponent(created.experiment_id)}`);
     },
+    onError: () => requestAnimationFrame(() => focusFirstError(formRef.current)),
   });
   const error = create.error instanceof ApiError ? create.error : null;
   const err = (field: string) => error?.forField(field);
@@ -69,7 +77,7 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
   }
 
   return (
-    <form onSubmit={submit} aria-label="New experiment" noValidate>
+    <form ref={formRef} onSubmit={submit} aria-label="New experiment" noValidate>
       <GeneralErrors error={create.error} fields={formFields(form)} />
       <div className="pair">
         <label htmlFor="new-id">Experiment id (optional)</label>
@@ -108,7 +116,7 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
             <input id={`variant-${i}-weight`} inputMode="decimal" value={v.weight} onChange={(e) => setVariant(i, { weight: e.target.value })} />
             <span className="muted">{split[i] === null || split[i] === undefined ? '' : `= ${pct(split[i]!)}`}</span>
             {form.variants.length > 2 && (
-              <button type="button" onClick={() => set({ variants: form.variants.filter((_, j) => j !== i) })} aria-label={`Remove variant ${i + 1}`}>
+              <button type="button" onClick={() => setForm((f) => withoutVariant(f, i))} aria-label={`Remove variant ${i + 1}`}>
                 Remove
               </button>
             )}
@@ -127,10 +135,10 @@ function FormBody({ promptId, versions, production }: { promptId: string; versio
         </button>
         <div className="pair">
           <label htmlFor="new-control">Control</label>
-          <select id="new-control" value={form.control} onChange={(e) => set({ control: e.target.value })}>
+          <select id="new-control" value={String(form.control)} onChange={(e) => set({ control: Number(e.target.value) })}>
             {form.variants.map((v, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: keys may repeat while typed
-              <option key={i} value={v.key}>
+              // biome-ignore lint/suspicious/noArrayIndexKey: keys may repeat while typed; the row is what is chosen
+              <option key={i} value={String(i)}>
                 {v.key}
               </option>
             ))}

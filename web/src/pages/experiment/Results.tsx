@@ -17,6 +17,8 @@ export function Results({ experiment, results }: { experiment: ExperimentDetail;
   const [, navigate] = useLocation();
   const toggles = parseToggles(search);
   const id = experiment.experiment_id;
+  // The API's default: undeclared event types are explored only when no goal metric is declared.
+  const exploresByDefault = !experiment.metrics.some((m) => m.role !== 'guardrail');
   const setToggles = (next: Toggles) => {
     const query = togglesQuery(next);
     navigate(`/experiments/${encodeURIComponent(id)}${query === '' ? '' : `?${query}`}`, { replace: true });
@@ -34,6 +36,10 @@ export function Results({ experiment, results }: { experiment: ExperimentDetail;
         <label className="inline">
           <input type="checkbox" checked={toggles.cuped ?? experiment.cuped} onChange={(e) => setToggles({ ...toggles, cuped: e.target.checked })} /> CUPED
           (pre-exposure adjustment)
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={toggles.explore ?? exploresByDefault} onChange={(e) => setToggles({ ...toggles, explore: e.target.checked })} />{' '}
+          Exploratory metrics (undeclared event types, unadjusted)
         </label>
         <label className="inline">
           <input
@@ -55,9 +61,10 @@ function Report({ r }: { r: ExperimentResults }) {
   const sequential = r.options.sequential;
   return (
     <>
-      <p className="muted generated">
+      {/* Read out when a toggle brings new numbers: the focus stays on the toggle. */}
+      <p className="muted generated" aria-live="polite">
         Computed {formatTime(r.generated_at)} · prior {r.options.prior} · {sequential ? 'sequential' : 'fixed-horizon'} · CUPED {r.options.cuped ? 'on' : 'off'}{' '}
-        · α {r.options.alpha}
+        · exploratory {r.options.explore ? 'on' : 'off'} · α {r.options.alpha}
       </p>
       <Health r={r} />
       <ul className="decisions" aria-label="Decisions">
@@ -102,11 +109,11 @@ function Report({ r }: { r: ExperimentResults }) {
         </tbody>
       </table>
       {r.metrics.length > 0 ? (
-        <Scorecard title="Goal metrics" metrics={r.metrics} section="goal" sequential={sequential} />
+        <Scorecard title="Goal metrics" metrics={r.metrics} section="goal" sequential={sequential} prior={r.options.prior} />
       ) : (
         <p>No goal metric is declared, so no decision can be made.</p>
       )}
-      {r.guardrails.length > 0 && <Scorecard title="Guardrails" metrics={r.guardrails} section="guardrail" sequential={sequential} />}
+      {r.guardrails.length > 0 && <Scorecard title="Guardrails" metrics={r.guardrails} section="guardrail" sequential={sequential} prior={r.options.prior} />}
       {r.options.explore &&
         (r.exploratory.length > 0 ? (
           <Scorecard
@@ -114,6 +121,7 @@ function Report({ r }: { r: ExperimentResults }) {
             metrics={r.exploratory}
             section="exploratory"
             sequential={sequential}
+            prior={r.options.prior}
           />
         ) : (
           <p className="muted">No outcomes of undeclared event types.</p>

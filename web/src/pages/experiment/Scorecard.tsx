@@ -1,18 +1,23 @@
-import { barDomain, barGeometry, scoreRows, type ScoreRow, type Section } from '../../lib/results';
+import { barDomain, barGeometry, pLabel, scoreRows, type ScoreRow, type Section } from '../../lib/results';
 import type { MetricResult } from '../../lib/types';
 
 const BAR_WIDTH = 160;
 const BAR_HEIGHT = 18;
 
-const P_LABELS: Record<Section, string> = {
-  goal: 'p (Holm-adjusted)',
-  guardrail: 'p (worse, one-sided)',
-  exploratory: 'p (unadjusted)',
-};
+interface ScorecardProps {
+  title: string;
+  metrics: MetricResult[];
+  section: Section;
+  sequential: boolean;
+  prior: 'flat' | 'proper';
+}
 
-/** One table per section: a row per metric × variant, the lift's 95% interval drawn around zero. */
-export function Scorecard({ title, metrics, section, sequential }: { title: string; metrics: MetricResult[]; section: Section; sequential: boolean }) {
-  const rows = metrics.map((m) => ({ metric: m, rows: scoreRows(m, section, sequential) }));
+/**
+ * One table per section: a row per metric × variant, the lift's 95% interval drawn around zero, the
+ * Bayesian chance to win and interval under the prior asked for, and the one p-value the verdict reads.
+ */
+export function Scorecard({ title, metrics, section, sequential, prior }: ScorecardProps) {
+  const rows = metrics.map((m) => ({ metric: m, rows: scoreRows(m, sequential) }));
   const domain = barDomain(rows.flatMap((r) => r.rows.map((row) => row.interval)));
   const adjusted = metrics.some((m) => m.cuped?.applied);
   const id = `scorecard-${section}`;
@@ -29,8 +34,9 @@ export function Scorecard({ title, metrics, section, sequential }: { title: stri
             {adjusted && <th scope="col">CUPED-adjusted</th>}
             <th scope="col">Lift</th>
             <th scope="col">{sequential ? '95% interval (sequential)' : '95% interval'}</th>
-            <th scope="col">Chance to win</th>
-            <th scope="col">{sequential ? 'p (sequential)' : P_LABELS[section]}</th>
+            <th scope="col">Chance to win ({prior} prior)</th>
+            <th scope="col">95% credible interval ({prior} prior)</th>
+            <th scope="col">{pLabel(metrics, section, sequential)}</th>
             <th scope="col">Verdict</th>
           </tr>
         </thead>
@@ -58,6 +64,7 @@ export function Scorecard({ title, metrics, section, sequential }: { title: stri
                   <span className="ci">{row.intervalText}</span>
                 </td>
                 <td className="num chance">{row.chanceToWin}</td>
+                <td className="credible">{row.credible}</td>
                 <td className="num p">{row.p}</td>
                 <td className={`verdict tone-${row.tone}`} title={row.verdictText}>
                   {row.verdict}
