@@ -87,10 +87,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
+  const results = createResultsRunner(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
+    store.clock,
+    (error) => app.log.error({ err: error }, 'results worker failed'),
+  );
   const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk } = createServices(store, {
     telemetry,
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
+    reports: results,
     runtime: {
       gateway,
       defaultModel: config.defaultModel,
@@ -99,11 +105,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
     },
   });
-  const results = createResultsRunner(
-    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
-    store.clock,
-    (error) => app.log.error({ err: error }, 'results worker failed'),
-  );
 
   // Another process committed a change (the CLI on the SQLite file, another replica on
   // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's
