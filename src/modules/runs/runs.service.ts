@@ -60,7 +60,8 @@ function runView(run: RunRecord): RunView {
 /** What a run needs of prompt serving: the version (and variant) to serve a user, rendered with the inputs. */
 interface PromptServing {
   resolve(projectId: string, promptId: string, externalUserId: string | null): Promise<ServedPrompt>;
-  render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
+  /** Rendered with the caller's inputs; a failed render of an experiment's variant is counted as its error, then thrown. */
+  render(projectId: string, served: ServedPrompt, inputs: Record<string, unknown>): Promise<RenderedPrompt>;
 }
 
 export function createRunService(deps: { store: Store; serving: PromptServing; gateway: ModelGateway; defaultModel: string }) {
@@ -118,12 +119,13 @@ export function createRunService(deps: { store: Store; serving: PromptServing; g
   return {
     /**
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
-     * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
+     * 422) stores no run (a failed render of an experiment's variant counts as that variant's error:
+     * serving.ts); a provider failure stores the run with status `error` and rethrows.
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
         const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null);
-        const rendered = deps.serving.render(served.version, input.inputs);
+        const rendered = await deps.serving.render(projectId, served, input.inputs);
         const model = served.version.model ?? deps.defaultModel;
         const run = baseRun(input, served, rendered, model);
         let result: ModelResult;
