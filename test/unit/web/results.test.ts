@@ -175,8 +175,8 @@ describe('chart series', () => {
         { date: '2026-03-03', variants: { a: { exposures: 0, cumulative_exposures: 4, cumulative_value: 0.25 } } },
       ],
       [
-        { key: 'a', version: 1, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
-        { key: 'b', version: 2, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
+        { key: 'a', version: 1, weight: 0.5, users: 4, runs: 0, errored_runs: 0, render_failures: 0 },
+        { key: 'b', version: 2, weight: 0.5, users: 4, runs: 0, errored_runs: 0, render_failures: 0 },
       ],
     );
     expect(d.x).toEqual([Date.UTC(2026, 2, 1) / 1000, Date.UTC(2026, 2, 2) / 1000, Date.UTC(2026, 2, 3) / 1000]);
