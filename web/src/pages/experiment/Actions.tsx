@@ -69,7 +69,9 @@ export function Actions({ experiment }: { experiment: ExperimentDetail }) {
         {done}
       </p>
     );
-  if (experiment.status === 'stopped') return outcome === null ? null : <section className="actions">{outcome}</section>;
+  // Once stopped, only the outcome stays: in the same place of the same section, so it keeps the focus.
+  const stopped = experiment.status === 'stopped';
+  if (stopped && outcome === null) return null;
   const allowed: Action[] = experiment.status === 'running' ? ['pause', 'stop', 'ship'] : experiment.status === 'paused' ? ['start', 'stop', 'ship'] : ['start'];
   const label = (a: Action) =>
     a === 'start' && experiment.status === 'paused' ? 'Resume' : a === 'ship' ? 'Stop and ship…' : a[0]!.toUpperCase() + a.slice(1);
@@ -78,7 +80,7 @@ export function Actions({ experiment }: { experiment: ExperimentDetail }) {
     <section aria-labelledby="actions-title" className="actions">
       <h2 id="actions-title">Actions</h2>
       {outcome}
-      {pending === null ? (
+      {stopped ? null : pending === null ? (
         <div className="toolbar">
           {allowed.map((a) => (
             <button
