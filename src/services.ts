@@ -58,10 +58,16 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     changeLog,
     projects: createProjectService(store),
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
-    experiments: createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
-      runtime?.router.invalidate(projectId, promptId);
-      runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
-    }, shipFactsFrom(options.reports ?? results)),
+    experiments: createExperimentService(
+      store,
+      changeLog,
+      promptFacts,
+      (projectId, promptId) => {
+        runtime?.router.invalidate(projectId, promptId);
+        runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
+      },
+      shipFactsFrom(options.reports ?? results),
+    ),
     // A forgotten user's id must not linger in the sticky assignments held in memory.
     users: createUserService(store, changeLog, () => runtime?.router.clear()),
     audit: createAuditService(store),

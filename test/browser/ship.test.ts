@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
@@ -24,7 +24,12 @@ async function experiment(id: string, start: boolean) {
     { key: 'control', version: 1 },
     { key: 'warm', version: 2 },
   ];
-  const created = await api('POST', '/experiments', { experiment_id: id, prompt_id: 'welcome', variants, primary_metric: { event_type: 'signup', kind: 'success_rate' } });
+  const created = await api('POST', '/experiments', {
+    experiment_id: id,
+    prompt_id: 'welcome',
+    variants,
+    primary_metric: { event_type: 'signup', kind: 'success_rate' },
+  });
   expect(created.status).toBe(201);
   if (start) expect((await api('POST', `/experiments/${id}/start`)).status).toBe(200);
 }
@@ -37,7 +42,8 @@ async function warmWins() {
       Array.from({ length: 24 }, async (_, j) => {
         const user = `user-${start + j}`;
         const variant = (await api('POST', '/get_prompt', { prompt_id: 'welcome', external_user_id: user })).json.variant_assigned as string;
-        const rank = (ranks[variant] = (ranks[variant] ?? 0) + 1);
+        const rank = (ranks[variant] ?? 0) + 1;
+        ranks[variant] = rank;
         const converts = variant === 'warm' ? rank % 20 < 9 : rank % 20 < 4;
         await api('POST', '/track_outcome', { prompt_id: 'welcome', external_user_id: user, event_type: 'signup', is_success: converts });
       }),
@@ -45,8 +51,9 @@ async function warmWins() {
   }
 }
 
-const focusedIn = (page: import('playwright-core').Page, selector: string) =>
-  page.evaluate((s) => document.activeElement?.closest(s) !== null && document.activeElement !== document.body, selector);
+/** Whether the focused element is inside (or is) the element `selector` names. */
+const focusedIn = (page: Page, selector: string) =>
+  page.evaluate(`document.activeElement !== document.body && document.activeElement?.closest(${JSON.stringify(selector)}) !== null`);
 
 describe.skipIf(skip !== null)(`the ship dialog in Chromium${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
   beforeAll(async () => {
@@ -82,9 +89,9 @@ describe.skipIf(skip !== null)(`the ship dialog in Chromium${skip === null ? '' 
     await page.getByLabel(/Type the experiment id/).fill('warmth');
     await confirm.click();
 
-    await expect.poll(() => page.locator('.actions [role="status"]').textContent(), RESULTS).toBe(
-      'The experiment is stopped and its winner shipped. Production now serves v1.',
-    );
+    await expect
+      .poll(() => page.locator('.actions [role="status"]').textContent(), RESULTS)
+      .toBe('The experiment is stopped and its winner shipped. Production now serves v1.');
     expect(await focusedIn(page, '.actions [role="status"]')).toBe(true);
     expect((await api('GET', '/experiments/warmth')).json).toMatchObject({ status: 'stopped', winner: 'control', shipped_version: 1 });
     const audited = (await api('GET', '/audit?target_id=warmth&action=experiment.stopped')).json.data[0];

@@ -119,9 +119,15 @@ export async function givenWinningTraffic(t: TestApp, spec: TrafficSpec): Promis
   const byVariant: Record<string, number> = {};
   for (let i = 0; i < users; i++) {
     const user = `${users_prefix}-${i}`;
-    const served = made('givenWinningTraffic', 'POST /get_prompt', await t.request('POST', '/get_prompt', { ...as, body: { prompt_id, external_user_id: user, inputs } }), 200);
+    const served = made(
+      'givenWinningTraffic',
+      'POST /get_prompt',
+      await t.request('POST', '/get_prompt', { ...as, body: { prompt_id, external_user_id: user, inputs } }),
+      200,
+    );
     const variant = served.json.variant_assigned as string;
-    const rank = (byVariant[variant] = (byVariant[variant] ?? 0) + 1);
+    const rank = (byVariant[variant] ?? 0) + 1;
+    byVariant[variant] = rank;
     const converts = variant === winner ? rank % 20 < 9 : rank % 20 < 4;
     const body = { prompt_id, external_user_id: user, event_type, is_success: converts };
     made('givenWinningTraffic', 'POST /track_outcome', await t.request('POST', '/track_outcome', { ...as, body }), 200);

@@ -2,7 +2,7 @@ import { conflict, Invalid, type Issue } from '../../lib/errors.js';
 import type { StopInput } from './experiments.schemas.js';
 
 /** One treatment variant's decision as the results compute it with default options. */
-export interface VariantDecision {
+interface VariantDecision {
   variant: string;
   decision: 'ship' | 'rollback' | 'keep_running' | 'unhealthy';
   /** The decision in one sentence, as the results word it. */
@@ -35,7 +35,8 @@ export interface ShipOverride {
  */
 export function checkOverride(stop: StopInput): ShipOverride | null {
   const issues: Issue[] = [];
-  if (stop.override && !stop.ship) issues.push({ part: 'body', path: ['override'], kind: 'invalid', reason: 'override only applies to a stop with ship: true' });
+  if (stop.override && !stop.ship)
+    issues.push({ part: 'body', path: ['override'], kind: 'invalid', reason: 'override only applies to a stop with ship: true' });
   if (stop.override && stop.reason === undefined)
     issues.push({ part: 'body', path: ['reason'], kind: 'missing', reason: 'an override needs a reason, kept in the audit log' });
   if (stop.reason !== undefined && stop.reason.trim() === '')
@@ -58,7 +59,9 @@ const HOW_TO_OVERRIDE = 'To ship anyway, send "override": true with a "reason" (
  */
 export function checkShip(experimentId: string, winner: string, control: string, facts: ShipFacts): void {
   if (facts.exposedUsers === 0) {
-    throw conflict(`Experiment '${experimentId}' never had an exposure: no user was ever assigned a variant, so nothing shows '${winner}' is better. ${HOW_TO_OVERRIDE}`);
+    throw conflict(
+      `Experiment '${experimentId}' never had an exposure: no user was ever assigned a variant, so nothing shows '${winner}' is better. ${HOW_TO_OVERRIDE}`,
+    );
   }
   if (winner === control) {
     const against = facts.decisions.find((d) => d.decision === 'unhealthy') ?? facts.decisions.find((d) => d.decision === 'ship');

@@ -35,7 +35,8 @@ const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NO
  * out of runs_experiment_user in order, so the outer aggregate needs no sort.
  */
 export async function runsMetric(db: Sql, projectId: string, experimentId: string, variant: string, kind: RunKind, cap: number | null): Promise<UserSums> {
-  if (kind === 'error_rate' && (await hasRenderFailures(db, projectId, experimentId, variant))) return errorRateWithRenderFailures(db, projectId, experimentId, variant);
+  if (kind === 'error_rate' && (await hasRenderFailures(db, projectId, experimentId, variant)))
+    return errorRateWithRenderFailures(db, projectId, experimentId, variant);
   return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user

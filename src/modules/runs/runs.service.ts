@@ -8,7 +8,6 @@ import { ModelCallError, type ModelGateway, type ModelResult } from '../../provi
 import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
-import type { CompiledVersion } from '../prompts/versionContent.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord } from './runs.repo.js';
 import type { ListRunsInput, RunAnswer, RunListItem, RunPromptInput, RunView } from './runs.schemas.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';

@@ -59,7 +59,10 @@ describe('the audit log', () => {
     // Stop-and-ship: the experiment and the label it moved, in the same transaction as the stop.
     const override = { override: true, reason: 'back to version 1' };
     expect(data[0]).toMatchObject({ before: { status: 'running' }, after: { status: 'stopped', winner: 'a', shipped_version: 1, ...override } });
-    expect(data[1]).toMatchObject({ before: { label: 'production', version: 2 }, after: { label: 'production', version: 1, experiment_id: 'ae', ...override } });
+    expect(data[1]).toMatchObject({
+      before: { label: 'production', version: 2 },
+      after: { label: 'production', version: 1, experiment_id: 'ae', ...override },
+    });
     expect(data[3]).toMatchObject({ before: { name: null }, after: { name: 'renamed' } });
     expect(data[5]).toMatchObject({ before: { label: 'production', version: null }, after: { label: 'production', version: 2 } });
     expect(data[6].after).toMatchObject({ version: 2, template: 'two' });

@@ -58,7 +58,10 @@ describe('calls that fail to render inside a variant', () => {
     expect(new Set(statuses.agent)).toEqual(new Set([200, 422]));
     expect(new Set(statuses.current)).toEqual(new Set([200, 502]));
     const res = await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', external_user_id: agentUsers[0], inputs: { name: 'Ada' } } });
-    expect([res.status, res.json]).toEqual([422, { detail: [{ type: 'missing', loc: ['body', 'inputs', 'agent_name'], msg: 'Field required', input: { name: 'Ada' } }] }]);
+    expect([res.status, res.json]).toEqual([
+      422,
+      { detail: [{ type: 'missing', loc: ['body', 'inputs', 'agent_name'], msg: 'Field required', input: { name: 'Ada' } }] },
+    ]);
     statuses.agent!.push(res.status); // counted like the others
   });
 

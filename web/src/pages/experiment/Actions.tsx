@@ -72,7 +72,8 @@ export function Actions({ experiment }: { experiment: ExperimentDetail }) {
   // Once stopped, only the outcome stays: in the same place of the same section, so it keeps the focus.
   const stopped = experiment.status === 'stopped';
   if (stopped && outcome === null) return null;
-  const allowed: Action[] = experiment.status === 'running' ? ['pause', 'stop', 'ship'] : experiment.status === 'paused' ? ['start', 'stop', 'ship'] : ['start'];
+  const allowed: Action[] =
+    experiment.status === 'running' ? ['pause', 'stop', 'ship'] : experiment.status === 'paused' ? ['start', 'stop', 'ship'] : ['start'];
   const label = (a: Action) =>
     a === 'start' && experiment.status === 'paused' ? 'Resume' : a === 'ship' ? 'Stop and ship…' : a[0]!.toUpperCase() + a.slice(1);
 
