@@ -91,11 +91,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
+  const results = createResultsRunner(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
+    store.clock,
+    (error) => app.log.error({ err: error }, 'results worker failed'),
+  );
   const { projects, keys, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
     createServices(store, {
       telemetry,
       cachesTrusted,
       webhooksAllowPrivate: config.webhooksAllowPrivate,
+      reports: results,
       runtime: {
         gateway,
         defaultModel: config.defaultModel,
@@ -106,11 +112,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
       },
     });
-  const results = createResultsRunner(
-    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, timeoutMs: config.postgres.reportTimeoutMs },
-    store.clock,
-    (error) => app.log.error({ err: error }, 'results worker failed'),
-  );
 
   // Another process committed a change (the CLI on the SQLite file, another replica on
   // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's

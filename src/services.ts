@@ -5,6 +5,7 @@ import { changeLogFor } from './changeLog.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
+import type { ShipCheck } from './modules/experiments/shipGuard.js';
 import { createKeyService } from './modules/keys/keys.service.js';
 import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { createProjectService, defaultProject } from './modules/projects/projects.service.js';
@@ -33,6 +34,8 @@ export interface ServiceOptions {
   /** Whether caches may be used now (the server's change feed vouches for them); always by default. */
   cachesTrusted?: () => boolean;
   webhooksAllowPrivate?: boolean;
+  /** Where a stop-and-ship reads the results it is checked against (the server: its results worker); this connection by default. */
+  reports?: Pick<ReportServices['results'], 'results'>;
 }
 
 /**
@@ -58,14 +61,21 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
   const trusted = options.cachesTrusted ?? (() => true);
   // One change log, with all its subscribers, for every service that records changes.
   const changeLog = changeLogFor(store);
+  const results = createReportServices(store).results;
   return {
     changeLog,
     projects: createProjectService(store),
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
-    experiments: createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
-      runtime?.router.invalidate(projectId, promptId);
-      runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
-    }),
+    experiments: createExperimentService(
+      store,
+      changeLog,
+      promptFacts,
+      (projectId, promptId) => {
+        runtime?.router.invalidate(projectId, promptId);
+        runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
+      },
+      shipFactsFrom(options.reports ?? results),
+    ),
     // A forgotten user's id must not linger in the sticky assignments held in memory.
     users: createUserService(store, changeLog, () => runtime?.router.clear()),
     audit: createAuditService(store),
@@ -73,7 +83,18 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     impact: createImpactService(store, { ...promptRequirements, runningExperimentOn }),
     webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
-    results: createReportServices(store).results,
+    results,
+  };
+}
+
+/** The ship guard's port: the exposures and decisions of the results with default options. */
+function shipFactsFrom(reports: Pick<ReportServices['results'], 'results'>): ShipCheck {
+  return async (projectId, experimentId) => {
+    const report = await reports.results(projectId, experimentId, {});
+    return {
+      exposedUsers: report.variants.reduce((n, v) => n + v.users, 0),
+      decisions: report.decisions.map(({ variant, decision, reason }) => ({ variant, decision, reason })),
+    };
   };
 }
 
@@ -134,6 +155,7 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
 export function createReportServices(source: Parameters<typeof createResultsService>[0]) {
   return { results: createResultsService(source, readExperiment) };
 }
+type ReportServices = ReturnType<typeof createReportServices>;
 
 /**
  * The one place that knows how services are wired: each gets its ports (the small interfaces it

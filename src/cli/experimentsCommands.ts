@@ -123,10 +123,21 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .description('stop an experiment for good')
     .option(...projectOption)
     .option('--winner <variant>', 'the variant that won')
-    .option('--ship', "also move the prompt's production label to the winner's version, in the same transaction")
-    .action((id: string, opts: { project: string; winner?: string; ship?: boolean }) =>
+    .option(
+      '--ship',
+      "also move the prompt's production label to the winner's version, in the same transaction; refused when nobody was exposed or the results' decision does not back the winner",
+    )
+    .option('--override', 'with --ship: ship even though the results do not back the winner (needs --reason)')
+    .option('--reason <text>', 'why the override ships against the decision (1 to 500 characters, kept in the audit log)')
+    .action((id: string, opts: { project: string; winner?: string; ship?: boolean; override?: boolean; reason?: string }) =>
       withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
-        const stopped = await service.transition(projectId, id, 'stop', { winner: opts.winner ?? null, ship: opts.ship ?? false }, CLI_ACTOR);
+        const stop = {
+          winner: opts.winner ?? null,
+          ship: opts.ship ?? false,
+          ...(opts.override ? { override: true } : {}),
+          ...(opts.reason === undefined ? {} : { reason: opts.reason }),
+        };
+        const stopped = await service.transition(projectId, id, 'stop', stop, CLI_ACTOR);
         printExperiments([stopped]);
         if (stopped.shipped_version !== null) console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
       }),

@@ -30,7 +30,7 @@ export function formatResults(r: ExperimentResults): string {
         weight: pct(v.weight),
         users: v.users,
         runs: v.runs,
-        errors: v.errored_runs,
+        errors: v.errored_runs + v.render_failures, // failed runs and calls that failed to render (422)
         p50_ms: v.latency_ms.p50,
         p95_ms: v.latency_ms.p95,
         tokens: v.tokens.total,

@@ -83,7 +83,10 @@ describe('the failed-key throttle never refuses a valid key', () => {
     const before = await underAttack(20);
     // An admin ships v2 to production from the CLI: another process's commit, so the server drops
     // every key it cached (SQLite's data_version says that something changed, not what).
-    const shipped = await cliAsync(['experiments', 'stop', 'tone', '--winner', 'v2', '--ship'], { PROMPTLINE_DATA_DIR: dir, LOG_LEVEL: 'silent' });
+    const shipped = await cliAsync(['experiments', 'stop', 'tone', '--winner', 'v2', '--ship', '--override', '--reason', 'no traffic in this test'], {
+      PROMPTLINE_DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+    });
     expect([shipped.status, shipped.stderr]).toEqual([0, '']);
     const after = await underAttack(150);
 

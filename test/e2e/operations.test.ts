@@ -226,7 +226,16 @@ describe("the promptline CLI on the server's database", () => {
     expect((await cliAsync(['experiments', 'stop', 'e1', '--ship'], env)).stderr).toContain('body.ship: ship needs a winner');
     const forgotten = await cliAsync(['users', 'forget', 'someone', '--project', 'default'], env);
     expect(forgotten.stdout).toMatch(/forgotten_[0-9a-f]{32}\s+0\s+1\s+1\s+0/); // no run, one outcome, one assignment
-    const shipped = await cliAsync(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
+    // One user decides nothing: the ship is refused with the API's 409 detail, as is, until overridden with a reason.
+    const refused = await cliAsync(['experiments', 'stop', 'e1', '--winner', 'b', '--ship'], env);
+    expect([refused.status, refused.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^promptline: Cannot ship 'b': its decision is keep_running, not ship: "Keep running: /),
+    ]);
+    expect((await cliAsync(['experiments', 'stop', 'e1', '--winner', 'b', '--ship', '--override'], env)).stderr).toContain(
+      'body.reason: an override needs a reason',
+    );
+    const shipped = await cliAsync(['experiments', 'stop', 'e1', '--winner', 'b', '--ship', '--override', '--reason', 'the operator knows better'], env);
     expect(shipped.stdout).toMatch(/stopped\s.*\sb\s/);
     expect(shipped.stdout).toContain('production now serves version 2 of p');
     const audited = (await cliAsync(['audit', '--project', 'default', '--limit', '3'], env)).stdout;

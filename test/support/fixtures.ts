@@ -92,3 +92,45 @@ export async function givenExperiment(t: TestApp, spec: ExperimentSpec = {}): Pr
   }
   return experiment;
 }
+
+interface TrafficSpec {
+  prompt_id: string;
+  /** The variant that converts clearly more often (45% of its users against 20% elsewhere). */
+  winner: string;
+  /** The primary metric's event type (a success_rate); default 'signup'. */
+  event_type?: string;
+  /** Default 200: enough for a "better" verdict at that difference. */
+  users?: number;
+  /** Inputs each /get_prompt sends; default { name: 'Ada' }. */
+  inputs?: Record<string, unknown>;
+  /** Users are `${users_prefix}-0`, `-1`, …; default the prompt id (give another for a second experiment on the prompt). */
+  users_prefix?: string;
+  key?: string;
+}
+
+/**
+ * Users served through /get_prompt, each with one outcome of the event type: the winner's users
+ * convert 45% of the time, everybody else's 20% (by each user's rank in their variant, so the same
+ * every run). An experiment whose primary metric is that event type then decides "ship" the winner.
+ */
+export async function givenWinningTraffic(t: TestApp, spec: TrafficSpec): Promise<Record<string, number>> {
+  const { prompt_id, winner, event_type = 'signup', users = 200, inputs = { name: 'Ada' }, users_prefix = prompt_id, key } = spec;
+  const as = key === undefined ? {} : { key };
+  const byVariant: Record<string, number> = {};
+  for (let i = 0; i < users; i++) {
+    const user = `${users_prefix}-${i}`;
+    const served = made(
+      'givenWinningTraffic',
+      'POST /get_prompt',
+      await t.request('POST', '/get_prompt', { ...as, body: { prompt_id, external_user_id: user, inputs } }),
+      200,
+    );
+    const variant = served.json.variant_assigned as string;
+    const rank = (byVariant[variant] ?? 0) + 1;
+    byVariant[variant] = rank;
+    const converts = variant === winner ? rank % 20 < 9 : rank % 20 < 4;
+    const body = { prompt_id, external_user_id: user, event_type, is_success: converts };
+    made('givenWinningTraffic', 'POST /track_outcome', await t.request('POST', '/track_outcome', { ...as, body }), 200);
+  }
+  return byVariant;
+}

@@ -181,6 +181,9 @@ export function createExperimentRouter(
       }
       return write.then((committed) => answer(state, committed));
     },
+    async renderFailed(projectId, assignment, userId) {
+      await store.writer.write((db) => repo.recordRenderFailure(db, projectId, assignment.experimentId, userId));
+    },
     invalidate(projectId, promptId) {
       generation++;
       running.delete(keyOf(projectId, promptId));

@@ -202,6 +202,15 @@ export async function recordExposureCalls(db: Sql, projectId: string, experiment
   );
 }
 
+/** One call of an assigned user failed to render their variant's version (migrations/0013): an error of that variant. */
+export async function recordRenderFailure(db: Sql, projectId: string, experimentId: string, userId: string): Promise<void> {
+  await db.run(
+    `UPDATE assignments SET render_failures = render_failures + 1
+    WHERE project_id = @project AND experiment_id = @experiment AND external_user_id = @user`,
+    { project: projectId, experiment: experimentId, user: userId },
+  );
+}
+
 /**
  * Attribution of an outcome without a run (docs/design-decisions.md, "Assignment and attribution"): the user's assignment in the experiment
  * running on the prompt now, else the latest experiment on that prompt that assigned the user.

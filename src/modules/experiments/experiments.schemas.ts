@@ -70,8 +70,19 @@ export type PatchExperimentInput = Static<typeof PatchExperimentBody>;
 export const StopExperimentBody = Type.Object({
   winner: Type.Optional(Nullable(Type.String({ pattern: VARIANT_KEY_PATTERN }))),
   ship: Type.Optional(
-    Type.Boolean({ default: false, description: "move the prompt's production label to the winner's version, in the same transaction as the stop" }),
+    Type.Boolean({
+      default: false,
+      description:
+        "move the prompt's production label to the winner's version, in the same transaction as the stop; refused (409) when nobody was ever exposed, or when the results' decision does not back the winner, unless override is given",
+    }),
   ),
+  override: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'with ship: ship even though nobody was exposed or the decision does not back the winner; needs a reason, kept in the audit log',
+    }),
+  ),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'why the override ships against the decision (with override only)' })),
 });
 export type StopInput = Static<typeof StopExperimentBody>;
 

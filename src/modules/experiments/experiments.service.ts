@@ -18,6 +18,7 @@ import {
 import type { CreateExperimentInput, ExperimentView, ListExperimentsInput, PatchExperimentInput, StopInput, VariantDef } from './experiments.schemas.js';
 import { sampleRatioMismatch } from '../../stats/index.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
+import { checkOverride, checkShip, type ShipCheck } from './shipGuard.js';
 
 /** What the experiments module needs to know of prompts, asked of the prompts service inside its writes. */
 export interface PromptFacts {
@@ -59,7 +60,7 @@ export async function runningExperimentsHealth(db: Sql): Promise<{ running: numb
 /** Called after every committed change so the serving cache drops what it knew of the prompt. */
 export type ExperimentChanged = (projectId: string, promptId: string) => void;
 
-export function createExperimentService(store: Store, changeLog: ChangeLog, prompts: PromptFacts, onChange: ExperimentChanged) {
+export function createExperimentService(store: Store, changeLog: ChangeLog, prompts: PromptFacts, onChange: ExperimentChanged, shipCheck: ShipCheck) {
   async function require(db: Sql, projectId: string, id: string): Promise<repo.ExperimentRecord> {
     const row = await repo.findExperiment(db, projectId, id);
     if (row === undefined) throw notFound(`Experiment '${id}' not found`);
@@ -152,6 +153,15 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
     ): Promise<ExperimentView> {
       const winner = stop.winner ?? null;
       if (stop.ship && winner === null) throw invalid('body', ['ship'], 'ship needs a winner: name the variant whose version goes to production');
+      const override = checkOverride(stop);
+      if (action === 'stop' && stop.ship && winner !== null && override === null) {
+        // The results are read outside the write (a report can take a while); the status is checked again inside it.
+        const before = await require(store.sql, projectId, id);
+        if (TRANSITIONS.stop.from.includes(before.status) && before.variants.some((v) => v.key === winner)) {
+          checkShip(id, winner, before.control, await shipCheck(projectId, id));
+        }
+      }
+      const overridden = override ?? {};
       return commit(projectId, async (db) => {
         const row = await require(db, projectId, id);
         const rule = TRANSITIONS[action];
@@ -172,7 +182,7 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
             targetType: 'prompt',
             targetId: row.prompt_id,
             before: { label: 'production', version: before },
-            after: { label: 'production', version: shipped, experiment_id: id },
+            after: { label: 'production', version: shipped, experiment_id: id, ...overridden },
           });
         }
         const updated = transitioned(row, action, winner, shipped, now);
@@ -183,7 +193,7 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
           targetId: id,
           promptId: row.prompt_id,
           before: toView(row),
-          after: toView(updated),
+          after: action === 'stop' ? { ...toView(updated), ...overridden } : toView(updated),
         });
         return toView(updated);
       });

@@ -25,7 +25,8 @@ const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
   mean: "mean over exposed users of each user's sum of numeric_value (0 for users without one)",
   latency_ms: "runs: mean over users with runs of each user's mean latency per run, in milliseconds",
   cost_usd: "runs: mean over users with runs of each user's mean cost per run, in USD",
-  error_rate: "runs: mean over users with runs of each user's share of runs that failed",
+  error_rate:
+    "runs: mean over users with runs or failed renders of each user's share of calls that failed (a run with status error, or a call that failed to render the variant's version: 422)",
   total_tokens: "runs: mean over users with runs of each user's mean total tokens per run",
 };
 

@@ -1,5 +1,5 @@
 import { joinMessages, type ChatMessage } from '../../lib/chatMessage.js';
-import { invalid, missingInputs, notFound } from '../../lib/errors.js';
+import { Invalid, invalid, missingInputs, notFound } from '../../lib/errors.js';
 import type { PromptCache } from './promptCache.js';
 import type { GetPromptInput, GetPromptAnswer, RenderAnswer } from './prompts.schemas.js';
 import { RenderBudget, renderTemplate, type CompiledTemplate, type RenderLimits } from './template.js';
@@ -18,12 +18,16 @@ export interface VariantAssignment {
  */
 export interface ExperimentRouter {
   route(projectId: string, promptId: string, externalUserId: string | null): Promise<VariantAssignment | null>;
+  /** A call of the user assigned this variant failed to render it: resolves once that error of the variant is committed. */
+  renderFailed(projectId: string, assignment: VariantAssignment, externalUserId: string): Promise<void>;
 }
 
 export interface ServedPrompt {
   version: CompiledVersion;
   experimentId: string | null;
   variant: string | null;
+  /** The caller's external_user_id (null: none given). */
+  user: string | null;
 }
 
 export interface RenderedPrompt {
@@ -87,7 +91,25 @@ export function createServingService(cache: PromptCache, experiments: Experiment
     const assignment = await experiments.route(projectId, promptId, externalUserId);
     const version = await cache.served(projectId, promptId, entry, assignment?.version);
     if (version === null) throw notFound(`Prompt '${promptId}' has no version to serve`);
-    return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null };
+    return { version, experimentId: assignment?.experimentId ?? null, variant: assignment?.variant ?? null, user: externalUserId };
+  }
+
+  /**
+   * Renders what was served. A render that fails (422) for a user an experiment assigned is also
+   * counted as an error of their variant before the 422 goes out, so a variant whose template
+   * callers cannot fill reads as failing, not as "no detectable difference". A successful render
+   * costs nothing more.
+   */
+  async function renderServed(projectId: string, served: ServedPrompt, inputs: Record<string, unknown>): Promise<RenderedPrompt> {
+    try {
+      return renderVersion(served.version, inputs, limits);
+    } catch (error) {
+      if (error instanceof Invalid && served.experimentId !== null && served.variant !== null && served.user !== null) {
+        const assignment = { experimentId: served.experimentId, variant: served.variant, version: served.version.version };
+        await experiments.renderFailed(projectId, assignment, served.user);
+      }
+      throw error;
+    }
   }
 
   /** Any version of a live prompt, as it would be served (the playground tries versions before they are). */
@@ -107,11 +129,12 @@ export function createServingService(cache: PromptCache, experiments: Experiment
     resolve,
     chosenVersion,
     render: (version: CompiledVersion, inputs: Record<string, unknown>) => renderVersion(version, inputs, limits),
+    renderServed,
     /** POST /get_prompt. */
     async getPrompt(projectId: string, input: GetPromptInput): Promise<GetPromptAnswer> {
       const inputs = input.inputs ?? {};
       const served = await resolve(projectId, input.prompt_id, input.external_user_id ?? null, inputs);
-      const rendered = renderVersion(served.version, inputs, limits);
+      const rendered = await renderServed(projectId, served, inputs);
       return {
         prompt_text: rendered.text,
         variant_assigned: served.variant,

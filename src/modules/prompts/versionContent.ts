@@ -39,7 +39,7 @@ const MAX_VERSION_TEMPLATE_CHARS = 200_000;
 const problem = (path: (string | number)[], why: string) => invalidIssue('body', path, why);
 
 /**
- * Checks a version's content beyond its schema: exactly one of template/messages, templates that
+ * Checks a version's content beyond its schema: exactly one of template/messages, not blank, templates that
  * parse without partials or delimiter changes and nest at most MAX_TEMPLATE_DEPTH deep, a total
  * size that one render can always afford (so nothing stored fails for its own shape), params the
  * service does not reserve, models whose provider is configured. All problems are reported
@@ -62,6 +62,13 @@ export function checkVersionContent(
   };
   if ((input.template === undefined) === (input.messages === undefined)) {
     errors.push(problem([], 'a version needs exactly one of template (text prompt) or messages (chat prompt)'));
+  }
+  // A blank prompt would be served (and labelled production) as "": refused, as a chat prompt whose every message is blank.
+  if (input.template !== undefined && input.template.trim() === '') {
+    errors.push(problem(['template'], 'the template is empty: a prompt needs some text to send'));
+  }
+  if (input.messages !== undefined && input.messages.length > 0 && input.messages.every((m) => m.content.trim() === '')) {
+    errors.push(problem(['messages'], "every message's content is empty: a prompt needs some text to send"));
   }
   const template = input.template === undefined ? null : compile(input.template, ['template']);
   const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['messages', i, 'content']) }));

@@ -5,7 +5,7 @@ import { covariateParams, covariateSql, type Covariate } from '../experiments/co
 
 /**
  * The SQL behind declared metrics beyond plain outcome aggregates: per-user run metrics (latency,
- * cost, errors, tokens) and CUPED's pre-exposure values.
+ * cost, errors (with the calls that failed to render), tokens) and CUPED's pre-exposure values.
  */
 
 /** Sufficient statistics of one variant: n users and Σy, Σy² over them. */
@@ -35,12 +35,46 @@ const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NO
  * out of runs_experiment_user in order, so the outer aggregate needs no sort.
  */
 export async function runsMetric(db: Sql, projectId: string, experimentId: string, variant: string, kind: RunKind, cap: number | null): Promise<UserSums> {
+  if (kind === 'error_rate' && (await hasRenderFailures(db, projectId, experimentId, variant)))
+    return errorRateWithRenderFailures(db, projectId, experimentId, variant);
   return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user
       WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL
       GROUP BY external_user_id) AS per_user`,
     { project: projectId, experiment: experimentId, variant, cap },
+  ))!;
+}
+
+/** Whether any user of the variant had a call that failed to render (one probe of a partial index: migrations/0013). */
+async function hasRenderFailures(db: Sql, projectId: string, experimentId: string, variant: string): Promise<boolean> {
+  const found = await db.value<number>('SELECT 1 FROM assignments WHERE project_id = ? AND experiment_id = ? AND variant = ? AND render_failures > 0 LIMIT 1', [
+    projectId,
+    experimentId,
+    variant,
+  ]);
+  return found !== undefined;
+}
+
+/**
+ * error_rate where calls failed to render: each failed render is a failed call of that user with
+ * no run, so a user's value is (failed runs + failed renders) / (runs + failed renders), over the
+ * users with either. Only read when the variant has such failures: the plain runs query is cheaper.
+ * error_rate is a rate, never capped.
+ */
+async function errorRateWithRenderFailures(db: Sql, projectId: string, experimentId: string, variant: string): Promise<UserSums> {
+  return (await db.get<UserSums>(
+    `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
+      SELECT CAST(sum(failed) AS DOUBLE PRECISION) / CAST(sum(calls) AS DOUBLE PRECISION) AS y FROM (
+        SELECT external_user_id AS unit, count(*) AS calls, sum(CASE WHEN status = 'error' THEN 1 ELSE 0 END) AS failed
+        FROM runs INDEXED BY runs_experiment_user
+        WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL
+        GROUP BY external_user_id
+        UNION ALL
+        SELECT external_user_id AS unit, render_failures AS calls, render_failures AS failed FROM assignments
+        WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND render_failures > 0
+      ) AS parts GROUP BY unit) AS per_user`,
+    { project: projectId, experiment: experimentId, variant },
   ))!;
 }
 

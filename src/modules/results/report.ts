@@ -136,6 +136,7 @@ function variantSummaries(data: ResultsData, usersOf: (variant: string) => numbe
       users: usersOf(v.key),
       runs: r?.runs ?? 0,
       errored_runs: r?.errored ?? 0,
+      render_failures: r?.render_failures ?? 0,
       latency_ms: { p50: latency?.p50 ?? null, p95: latency?.p95 ?? null },
       tokens: { prompt: r?.prompt_tokens ?? 0, completion: r?.completion_tokens ?? 0, total: r?.total_tokens ?? 0 },
       cost_usd: {

@@ -41,6 +41,8 @@ export interface RunAgg {
   variant: string;
   runs: number;
   errored: number;
+  /** Calls that failed to render the variant's version (no run: nothing reached a model). */
+  render_failures: number;
   ok: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -186,7 +188,7 @@ export function labelCounts(
 }
 
 /**
- * Runs, tokens and cost per variant. Grouped by variant and status, the order of runs_experiment,
+ * Runs, tokens and cost per variant, and the calls that failed to render. Grouped by variant and status, the order of runs_experiment,
  * so the status counts come from the grouping instead of two expressions evaluated on every run
  * (a fifth of the query); the statuses are then added up per variant (integers: exact).
  */
@@ -201,7 +203,7 @@ export async function runAggregates(db: Sql, projectId: string, experimentId: st
   );
   const byVariant = new Map<string, RunAgg>();
   for (const { variant, status, runs, ...sums } of rows) {
-    const agg = byVariant.get(variant) ?? { variant, runs: 0, errored: 0, ok: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_nano_usd: 0 };
+    const agg = byVariant.get(variant) ?? noRuns(variant);
     byVariant.set(variant, agg);
     agg.runs += runs;
     if (status === 'error') agg.errored += runs;
@@ -211,8 +213,31 @@ export async function runAggregates(db: Sql, projectId: string, experimentId: st
     agg.total_tokens += sums.total_tokens;
     agg.cost_nano_usd += sums.cost_nano_usd;
   }
+  // Calls that failed to render are counted on the assigned user's row (migrations/0013), read on its partial index.
+  const failures = await db.all<{ variant: string; failures: number }>(
+    `SELECT variant, sum(render_failures) AS failures FROM assignments
+    WHERE project_id = ? AND experiment_id = ? AND render_failures > 0 GROUP BY variant`,
+    [projectId, experimentId],
+  );
+  for (const { variant, failures: n } of failures) {
+    const agg = byVariant.get(variant) ?? noRuns(variant);
+    byVariant.set(variant, agg);
+    agg.render_failures = n;
+  }
   return [...byVariant.values()];
 }
+
+const noRuns = (variant: string): RunAgg => ({
+  variant,
+  runs: 0,
+  errored: 0,
+  render_failures: 0,
+  ok: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cost_nano_usd: 0,
+});
 
 /**
  * Latency of the successful run at 0-based rank `offset` in latency order, of the variant's `ok`

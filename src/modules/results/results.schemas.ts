@@ -43,6 +43,10 @@ const VariantSummary = Type.Object({
   users: Type.Integer(),
   runs: Type.Integer(),
   errored_runs: Type.Integer(),
+  render_failures: Type.Integer({
+    description:
+      "calls of the variant's users that failed to render its version (422: a missing variable, or the render budget): errors with no run, counted in error_rate too",
+  }),
   latency_ms: Type.Object({ p50: Num, p95: Num }),
   tokens: Type.Object({ prompt: Type.Integer(), completion: Type.Integer(), total: Type.Integer() }),
   cost_usd: Type.Object({ total: Type.Number(), per_run: Num, per_successful_user: Num }),

@@ -66,7 +66,10 @@ function runView(run: RunRecord): RunView {
 interface PromptServing {
   resolve(projectId: string, promptId: string, externalUserId: string | null, inputs: Record<string, unknown>): Promise<ServedPrompt>;
   chosenVersion(projectId: string, promptId: string, version: number): Promise<CompiledVersion>;
+  /** A version rendered with the inputs (the playground's: no experiment is involved). */
   render(version: CompiledVersion, inputs: Record<string, unknown>): RenderedPrompt;
+  /** What a caller was served, rendered; a failed render of an experiment's variant is counted as its error, then thrown. */
+  renderServed(projectId: string, served: ServedPrompt, inputs: Record<string, unknown>): Promise<RenderedPrompt>;
 }
 
 /** The fields of a run that come from its request. */
@@ -194,12 +197,13 @@ export function createRunService(deps: {
   return {
     /**
      * Serves, renders and executes a prompt, then stores the run before answering. Bad input (404,
-     * 422) stores nothing; a provider failure stores the run with status `error` and rethrows.
+     * 422) stores no run (a failed render of an experiment's variant counts as that variant's error:
+     * serving.ts); a provider failure stores the run with status `error` and rethrows.
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
         const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
-        const rendered = deps.serving.render(served.version, input.inputs);
+        const rendered = await deps.serving.renderServed(projectId, served, input.inputs);
         const model = served.version.model ?? deps.defaultModel;
         const run = baseRun({ ...input, source: 'api' }, served, rendered, model);
         const { stored, answer } = await execute(projectId, run, served.version, rendered, served.version.fallbacks, abort);
@@ -226,7 +230,7 @@ export function createRunService(deps: {
       const inputs = input.inputs ?? {};
       const rendered = deps.serving.render(version, inputs);
       const model = input.model ?? version.model ?? deps.defaultModel;
-      const served: ServedPrompt = { version, experimentId: null, variant: null };
+      const served: ServedPrompt = { version, experimentId: null, variant: null, user: input.external_user_id ?? null };
       const run = baseRun({ prompt_id: promptId, inputs, external_user_id: input.external_user_id, source: 'playground' }, served, rendered, model);
       const { stored, answer } = await execute(projectId, run, version, rendered, input.model == null ? version.fallbacks : [], abort);
       await store.writer.write((db) => insertRun(db, projectId, stored));

@@ -39,7 +39,8 @@ describe('the audit log', () => {
     });
     await t.request('PATCH', '/experiments/ae', { ...as, body: { name: 'renamed' } });
     await t.request('POST', '/experiments/ae/start', as);
-    await t.request('POST', '/experiments/ae/stop', { ...as, body: { winner: 'a', ship: true } });
+    // Nobody was exposed, so the ship needs an override, and its reason is audited.
+    await t.request('POST', '/experiments/ae/stop', { ...as, body: { winner: 'a', ship: true, override: true, reason: 'back to version 1' } });
 
     const { data } = await audit('?limit=20');
     expect(data.map((e) => [e.action, e.target_type, e.target_id])).toEqual([
@@ -56,8 +57,12 @@ describe('the audit log', () => {
     for (const e of data.slice(0, -1)) expect([e.key_id, e.key_name]).toEqual([opsId, 'ops']);
     expect(data.at(-1)).toMatchObject({ key_name: 'bootstrap', after: { name: 'ops', role: 'admin' } }); // made with the bootstrap key
     // Stop-and-ship: the experiment and the label it moved, in the same transaction as the stop.
-    expect(data[0]).toMatchObject({ before: { status: 'running' }, after: { status: 'stopped', winner: 'a', shipped_version: 1 } });
-    expect(data[1]).toMatchObject({ before: { label: 'production', version: 2 }, after: { label: 'production', version: 1, experiment_id: 'ae' } });
+    const override = { override: true, reason: 'back to version 1' };
+    expect(data[0]).toMatchObject({ before: { status: 'running' }, after: { status: 'stopped', winner: 'a', shipped_version: 1, ...override } });
+    expect(data[1]).toMatchObject({
+      before: { label: 'production', version: 2 },
+      after: { label: 'production', version: 1, experiment_id: 'ae', ...override },
+    });
     expect(data[3]).toMatchObject({ before: { name: null }, after: { name: 'renamed' } });
     expect(data[5]).toMatchObject({ before: { label: 'production', version: null }, after: { label: 'production', version: 2 } });
     expect(data[6].after).toMatchObject({ version: 2, template: 'two' });

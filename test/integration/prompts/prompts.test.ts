@@ -65,6 +65,20 @@ describe('POST /prompts', () => {
     ['an unconfigured provider', { prompt_id: 'p5', template: 'x', model: 'nowhere/model-1' }, ['body', 'model'], "provider 'nowhere' is not configured"],
     ['a reserved param', { prompt_id: 'p6', template: 'x', params: { stream: true } }, ['body', 'params', 'stream'], 'set by the service'],
     ['a bad chat template', { prompt_id: 'p7', messages: [{ role: 'user', content: '{{> x}}' }] }, ['body', 'messages', 0, 'content'], 'partials'],
+    ['an empty template', { prompt_id: 'p8', template: '', labels: ['production'] }, ['body', 'template'], 'the template is empty'],
+    ['a template of blanks only', { prompt_id: 'p9', template: ' \n\t ' }, ['body', 'template'], 'the template is empty'],
+    [
+      'chat messages that are all empty',
+      {
+        prompt_id: 'p10',
+        messages: [
+          { role: 'system', content: '' },
+          { role: 'user', content: '  ' },
+        ],
+      },
+      ['body', 'messages'],
+      "every message's content is empty",
+    ],
   ])('rejects %s with a 422 and stores nothing', async (_name, body, loc, why) => {
     const before = [await count('prompts'), await count('prompt_versions')];
     const res = await t.request('POST', '/prompts', { body });
@@ -118,6 +132,22 @@ describe('versions and labels', () => {
     expect(list.json.data.map((v: { version: number }) => v.version)).toEqual([3, 2, 1]);
     const one = await t.request('GET', '/prompts/greet/versions/1', { key: await t.keyFor('read') });
     expect(one.json.template).toBe('Hi {{name}}, {{#vip}}welcome back{{/vip}} {{name}}');
+  });
+
+  it('refuses an empty new version with a 422 naming template, and stores nothing', async () => {
+    const before = await count('prompt_versions');
+    const res = await t.request('POST', '/prompts/greet/versions', { body: { template: '', labels: ['production'] } });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([
+      {
+        type: 'value_error',
+        loc: ['body', 'template'],
+        msg: 'Value error, the template is empty: a prompt needs some text to send',
+        input: '',
+        ctx: { error: 'the template is empty: a prompt needs some text to send' },
+      },
+    ]);
+    expect(await count('prompt_versions')).toBe(before);
   });
 
   it('answers 404 for unknown versions, labels and prompts, and 422 for a label on a missing version', async () => {

@@ -118,7 +118,7 @@ describe('GET /experiments/{id}/results', () => {
     expect(inB.length).toBeGreaterThan(2);
 
     const [a, b] = r.variants;
-    expect(Object.keys(a)).toEqual(['key', 'version', 'weight', 'users', 'runs', 'errored_runs', 'latency_ms', 'tokens', 'cost_usd']);
+    expect(Object.keys(a)).toEqual(['key', 'version', 'weight', 'users', 'runs', 'errored_runs', 'render_failures', 'latency_ms', 'tokens', 'cost_usd']);
     const successesA = inA.filter((u) => index(u) % 3 === 0).length;
     expect(a).toEqual({
       key: 'a',
@@ -127,6 +127,7 @@ describe('GET /experiments/{id}/results', () => {
       users: inA.length,
       runs: 11,
       errored_runs: 1,
+      render_failures: 0,
       latency_ms: { p50: 50, p95: 100 }, // nearest rank over the 10 ok runs: ranks 5 and 10
       tokens: { prompt: 110, completion: 55, total: 165 },
       cost_usd: { total: 0.0000165, per_run: 0.0000015, per_successful_user: successesA > 0 ? Math.round(16500 / successesA) / 1e9 : null },

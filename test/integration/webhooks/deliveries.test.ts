@@ -55,7 +55,8 @@ describe('webhook deliveries', () => {
     await t.request('PUT', `/prompts/${prompt}/labels/production`, { body: { version: 2 } });
     await givenExperiment(t, { experiment_id: `${prompt}-x`, prompt_id: prompt });
     for (const action of ['start', 'pause', 'start']) await t.request('POST', `/experiments/${prompt}-x/${action}`);
-    await t.request('POST', `/experiments/${prompt}-x/stop`, { body: { winner: 'b', ship: true } });
+    const override = { override: true, reason: 'the webhook test ships without traffic' };
+    await t.request('POST', `/experiments/${prompt}-x/stop`, { body: { winner: 'b', ship: true, ...override } });
     expect(receiver.received).toEqual([]); // queued, not sent in the request
 
     await t.webhooks.dispatcher.deliverDue();
@@ -89,9 +90,10 @@ describe('webhook deliveries', () => {
     });
     expect(receiver.received[5]!.json).toMatchObject({
       before: { label: 'production', version: 2 },
-      after: { label: 'production', version: 2, experiment_id: `${prompt}-x` },
+      after: { label: 'production', version: 2, experiment_id: `${prompt}-x`, ...override },
     });
-    expect(receiver.received[6]!.json).toMatchObject({ before: { status: 'running' }, after: { status: 'stopped', winner: 'b' } });
+    // The override and its reason travel with the events, as in the audit log.
+    expect(receiver.received[6]!.json).toMatchObject({ before: { status: 'running' }, after: { status: 'stopped', winner: 'b', ...override } });
 
     const listed = await deliveries();
     expect(listed).toHaveLength(7);

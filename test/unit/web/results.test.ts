@@ -217,8 +217,8 @@ describe('chart series', () => {
         { date: '2026-03-03', start: '2026-03-03T00:00:00.000Z', variants: { a: { exposures: 0, cumulative_exposures: 4, cumulative_value: 0.25 } } },
       ],
       [
-        { key: 'a', version: 1, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
-        { key: 'b', version: 2, weight: 0.5, users: 4, runs: 0, errored_runs: 0 },
+        { key: 'a', version: 1, weight: 0.5, users: 4, runs: 0, errored_runs: 0, render_failures: 0 },
+        { key: 'b', version: 2, weight: 0.5, users: 4, runs: 0, errored_runs: 0, render_failures: 0 },
       ],
       'day',
     );
@@ -239,7 +239,7 @@ describe('chart series', () => {
 
   it('labels hourly points with their UTC hour, daily ones with their day', () => {
     const point = (start: string) => ({ date: start.slice(0, 10), start, variants: { a: { exposures: 1, cumulative_exposures: 1, cumulative_value: null } } });
-    const variants = [{ key: 'a', version: 1, weight: 1, users: 2, runs: 0, errored_runs: 0 }];
+    const variants = [{ key: 'a', version: 1, weight: 1, users: 2, runs: 0, errored_runs: 0, render_failures: 0 }];
     const d = chartData([point('2026-03-01T23:00:00.000Z'), point('2026-03-02T00:00:00.000Z')], variants, 'hour');
     expect(d.x).toEqual([Date.UTC(2026, 2, 1, 23) / 1000, Date.UTC(2026, 2, 2, 0) / 1000]);
     expect(d.periods).toEqual(['2026-03-01 23:00', '2026-03-02 00:00']);

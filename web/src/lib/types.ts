@@ -143,7 +143,7 @@ export interface ExperimentResults {
   decisions: Decision[];
   generated_at: string;
   options: ResultsOptions;
-  variants: Array<{ key: string; version: number; weight: number; users: number; runs: number; errored_runs: number }>;
+  variants: Array<{ key: string; version: number; weight: number; users: number; runs: number; errored_runs: number; render_failures: number }>;
   metrics: MetricResult[];
   guardrails: MetricResult[];
   exploratory: MetricResult[];

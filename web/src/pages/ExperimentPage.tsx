@@ -107,8 +107,7 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
           ))}
         </ul>
       )}
-      {/* The winner offered first when shipping: the variant these results say to ship, if any. */}
-      {role === 'admin' && <Actions experiment={e} suggested={results.data?.decisions.find((d) => d.decision === 'ship')?.variant} />}
+      {role === 'admin' && <Actions experiment={e} />}
       <Results experiment={e} results={results} />
     </section>
   );

@@ -89,7 +89,9 @@ function Report({ r }: { r: ExperimentResults }) {
             <th scope="col">Split</th>
             <th scope="col">Users</th>
             <th scope="col">Runs</th>
-            <th scope="col">Errors</th>
+            <th scope="col" title="failed runs, and calls that failed to render the variant's version (422)">
+              Errors
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -103,7 +105,10 @@ function Report({ r }: { r: ExperimentResults }) {
               <td className="num">{pct(v.weight)}</td>
               <td className="num users">{v.users}</td>
               <td className="num">{v.runs}</td>
-              <td className="num">{v.errored_runs}</td>
+              <td className="num errors">
+                {v.errored_runs + v.render_failures}
+                {v.render_failures > 0 && <span className="muted"> ({v.render_failures} failed to render)</span>}
+              </td>
             </tr>
           ))}
         </tbody>

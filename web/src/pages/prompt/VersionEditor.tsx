@@ -57,6 +57,9 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
 
   function submit(event: FormEvent) {
     event.preventDefault();
+    // Errors follow the latest submit only: the API's answer to an earlier one (about a field fixed
+    // since) goes, even when this submit stops at a problem found here, before any request.
+    create.reset();
     let parsedParams: unknown;
     try {
       parsedParams = JSON.parse(params === '' ? '{}' : params);
@@ -136,6 +139,7 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
             <button type="button" onClick={() => setMessages([...messages, { role: 'user', content: '' }])}>
               Add a message
             </button>
+            <FieldError message={error?.problems.find((p) => p.field === 'messages')?.message} />
           </fieldset>
         )}
         <p aria-live="polite" className={live.error === null ? 'muted' : 'error'}>
