@@ -3,6 +3,12 @@ import type { DecisionView } from './results.schemas.js';
 
 /** Past this share of users seen in more than one variant, the split itself is broken. */
 const MULTIPLE_VARIANT_LIMIT = 0.01;
+/**
+ * Past this many more of its users (as a share) than control's with a call that failed to render,
+ * a variant is broken for its callers: no statistics needed, and none could say it otherwise (a
+ * variant failing for every user has no variation, so no test would call it worse).
+ */
+const RENDER_FAILURE_LIMIT = 0.01;
 
 /** What decides one treatment variant, gathered from the report (pure data). */
 export interface DecisionInput {
@@ -10,6 +16,8 @@ export interface DecisionInput {
   health: { srmFlagged: boolean; srmPValue: number; multipleVariantShare: number };
   /** The primary metric's comparison of this variant with control, or null without a primary metric. */
   primary: { name: string; verdict: Verdict; text: string } | null;
+  /** Shares of users whose calls failed to render their variant's version (422): this variant's and control's. */
+  renderFailed: { share: number; controlShare: number };
   /** Guardrails this variant made worse. */
   worseGuardrails: ReadonlyArray<{ name: string; text: string }>;
   /** Total exposed users the primary needs to detect the target effect (null: cannot be estimated yet), and the users so far. */
@@ -52,8 +60,9 @@ function keepRunning(input: DecisionInput): DecisionView {
 
 /**
  * One variant's decision, in this order (never ship on an unhealthy experiment):
- * unhealthy (sample-ratio mismatch, or more than 1% of users in several variants) → rollback (the
- * primary or any guardrail got worse) → ship (the primary got better) → keep running.
+ * unhealthy (sample-ratio mismatch, or more than 1% of users in several variants) → rollback (calls
+ * failed to render the variant for over 1% more of its users than control's, or the primary or any
+ * guardrail got worse) → ship (the primary got better) → keep running.
  */
 export function decide(input: DecisionInput): DecisionView {
   const { variant, health, primary, worseGuardrails } = input;
@@ -70,6 +79,14 @@ export function decide(input: DecisionInput): DecisionView {
       ...settled,
       decision: 'unhealthy',
       reason: `Unhealthy: ${percent(health.multipleVariantShare)} of users were seen in more than one variant (over ${percent(MULTIPLE_VARIANT_LIMIT)}); find out why before trusting any result.`,
+    };
+  }
+  const { share, controlShare } = input.renderFailed;
+  if (share - controlShare > RENDER_FAILURE_LIMIT) {
+    return {
+      ...settled,
+      decision: 'rollback',
+      reason: `Roll back: calls failed to render variant ${variant}'s version for ${percent(share)} of its users (control: ${percent(controlShare)}); it needs inputs its callers do not send.`,
     };
   }
   if (primary?.verdict === 'worse')

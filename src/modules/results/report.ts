@@ -54,6 +54,10 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
   const primaryView = primary === undefined ? undefined : metrics[0];
   const basis = primary === undefined ? undefined : powerBasis(primary, e.control);
   const weightOf = (k: string) => e.variants.find((v) => v.key === k)!.weight;
+  const renderFailedShare = (k: string) => {
+    const users = usersOf(k);
+    return users === 0 ? 0 : (data.runs.find((r) => r.variant === k)?.render_failed_users ?? 0) / users;
+  };
   const decisions = keys
     .filter((k) => k !== e.control)
     .map((key): DecisionView => {
@@ -63,6 +67,7 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
       return decide({
         variant: key,
         health: { srmFlagged: srm.flagged, srmPValue: srm.pValue, multipleVariantShare: allUsers > 0 ? health.users_in_multiple_variants / allUsers : 0 },
+        renderFailed: { share: renderFailedShare(key), controlShare: renderFailedShare(e.control) },
         primary:
           primary === undefined || comparison === undefined ? null : { name: primary.m.def.name, verdict: comparison.verdict, text: comparison.verdict_text },
         worseGuardrails: guardrailViews.flatMap((g) =>

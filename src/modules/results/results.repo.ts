@@ -43,6 +43,8 @@ export interface RunAgg {
   errored: number;
   /** Calls that failed to render the variant's version (no run: nothing reached a model). */
   render_failures: number;
+  /** Users with at least one such failure. */
+  render_failed_users: number;
   ok: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -214,15 +216,16 @@ export async function runAggregates(db: Sql, projectId: string, experimentId: st
     agg.cost_nano_usd += sums.cost_nano_usd;
   }
   // Calls that failed to render are counted on the assigned user's row (migrations/0013), read on its partial index.
-  const failures = await db.all<{ variant: string; failures: number }>(
-    `SELECT variant, sum(render_failures) AS failures FROM assignments
+  const failures = await db.all<{ variant: string; failures: number; users: number }>(
+    `SELECT variant, sum(render_failures) AS failures, count(*) AS users FROM assignments
     WHERE project_id = ? AND experiment_id = ? AND render_failures > 0 GROUP BY variant`,
     [projectId, experimentId],
   );
-  for (const { variant, failures: n } of failures) {
+  for (const { variant, failures: n, users } of failures) {
     const agg = byVariant.get(variant) ?? noRuns(variant);
     byVariant.set(variant, agg);
     agg.render_failures = n;
+    agg.render_failed_users = users;
   }
   return [...byVariant.values()];
 }
@@ -232,6 +235,7 @@ const noRuns = (variant: string): RunAgg => ({
   runs: 0,
   errored: 0,
   render_failures: 0,
+  render_failed_users: 0,
   ok: 0,
   prompt_tokens: 0,
   completion_tokens: 0,

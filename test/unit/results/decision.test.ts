@@ -8,7 +8,15 @@ const worse = { ...better, verdict: 'worse' as const, text: 'Variant b is worse 
 const flat = { ...better, verdict: 'no_detectable_difference' as const, text: 'No detectable difference between variant b and control a (+1.0%, p=0.6)' };
 const costWorse = { name: 'runs:cost_usd', text: 'Variant b is worse than control a (+210.0%, one-sided p<0.001)' };
 
-const input = (over: Partial<DecisionInput>): DecisionInput => ({ variant: 'b', health: healthy, primary: better, worseGuardrails: [], sample, ...over });
+const input = (over: Partial<DecisionInput>): DecisionInput => ({
+  variant: 'b',
+  health: healthy,
+  renderFailed: { share: 0, controlShare: 0 },
+  primary: better,
+  worseGuardrails: [],
+  sample,
+  ...over,
+});
 
 describe('decide: unhealthy → rollback → ship → keep running', () => {
   it.each<[string, Partial<DecisionInput>, string, string, number | null, number | null]>([
@@ -33,6 +41,38 @@ describe('decide: unhealthy → rollback → ship → keep running', () => {
       { health: { ...healthy, multipleVariantShare: 0.01 } },
       'ship',
       'Ship: on the primary metric convert:success_rate, variant b is better than control a (+12.0%, p=0.004), and no guardrail got worse.',
+      null,
+      null,
+    ],
+    [
+      'calls failed to render the variant for every user: broken, whatever the statistics say',
+      { primary: flat, renderFailed: { share: 1, controlShare: 0 } },
+      'rollback',
+      "Roll back: calls failed to render variant b's version for 100% of its users (control: 0%); it needs inputs its callers do not send.",
+      null,
+      null,
+    ],
+    [
+      'render failures beat a better primary',
+      { renderFailed: { share: 0.2, controlShare: 0.05 } },
+      'rollback',
+      "Roll back: calls failed to render variant b's version for 20% of its users (control: 5%); it needs inputs its callers do not send.",
+      null,
+      null,
+    ],
+    [
+      'render failures no more than 1 point above control are not the variant\'s doing',
+      { renderFailed: { share: 0.06, controlShare: 0.05 } },
+      'ship',
+      'Ship: on the primary metric convert:success_rate, variant b is better than control a (+12.0%, p=0.004), and no guardrail got worse.',
+      null,
+      null,
+    ],
+    [
+      'SRM still comes first',
+      { health: { ...healthy, srmFlagged: true, srmPValue: 0.00001 }, renderFailed: { share: 1, controlShare: 0 } },
+      'unhealthy',
+      'Unhealthy: exposures do not follow the weights (sample-ratio mismatch, p<0.001); find out why before trusting any result.',
       null,
       null,
     ],
