@@ -13,6 +13,7 @@ import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
+import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
@@ -87,7 +88,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // a SQLite file's other writers are seen before every request, so its caches are always fresh.
   let changeFeed: ChangeFeed | null = null;
   const cachesTrusted = () => changeFeed === null || changeFeed.isFresh();
-  const { projects, keys, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk } = createServices(store, {
+  const { projects, keys, sessions, promptCache, router, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk } = createServices(store, {
     telemetry,
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -194,7 +195,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         ];
   for (const timer of webhookTimers) timer.unref();
 
-  const access = createAccessControl(keys, config.limits);
+  const access = createAccessControl(keys, config.limits, sessions);
   registerPromptRoutes(app, access, prompts, serving);
   registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
@@ -204,6 +205,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerExperimentRoutes(app, access, experiments);
   registerResultsRoutes(app, access, results);
   registerKeyRoutes(app, access, keys);
+  registerSessionRoutes(app, access, sessions);
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, audit);
   registerWebhookRoutes(app, access, webhooks);

@@ -6,6 +6,8 @@ import { createAuditService } from './modules/audit/audit.service.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
 import { createKeyService } from './modules/keys/keys.service.js';
+import { findKey } from './modules/keys/keys.repo.js';
+import { createSessionService } from './modules/sessions/sessions.service.js';
 import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { createProjectService, defaultProject } from './modules/projects/projects.service.js';
 import { createPromptCache } from './modules/prompts/promptCache.js';
@@ -54,6 +56,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     changeLog,
     projects: createProjectService(store),
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
+    // Console sessions read their key on every request: a revoked key ends them at once.
+    sessions: createSessionService(store, findKey),
     experiments: createExperimentService(store, changeLog, promptFacts, (projectId, promptId) => {
       runtime?.router.invalidate(projectId, promptId);
       runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
