@@ -1,4 +1,14 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+/**
+ * Signs a browser context in as the console's sign-in form does: the session cookie from POST /session,
+ * and the page's hint that this browser signed in (web/src/lib/session.ts), so its pages open signed in.
+ */
+export async function signInContext(context: BrowserContext, origin: string, key: string): Promise<void> {
+  const res = await context.request.post(`${origin}/session`, { headers: { 'x-api-key': key } });
+  if (res.status() !== 201) throw new Error(`POST /session answered ${res.status()}`);
+  await context.addInitScript({ content: "localStorage.setItem('promptline.signedIn', '1')" });
+}
 
 /** What the console's files cost a first visit: bytes over the wire (headers and encoded bodies) of each file under /ui/. */
 export interface Transfer {
@@ -15,7 +25,7 @@ export interface Transfer {
 export async function firstLoadTransfer(browser: Browser, url: string, ready: (page: Page) => Promise<unknown>, key?: string): Promise<Transfer> {
   const context = await browser.newContext();
   try {
-    if (key !== undefined) await context.request.post(new URL('/session', url).href, { headers: { 'x-api-key': key } });
+    if (key !== undefined) await signInContext(context, new URL(url).origin, key);
     const page = await context.newPage();
     const pending: Promise<Transfer['files'][number]>[] = [];
     page.on('requestfinished', (request) => {

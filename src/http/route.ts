@@ -78,8 +78,9 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   /** Minimum role; `runtime` routes accept every role, `read` accepts read and admin. */
   role: Role;
   /**
-   * false: only X-API-Key authenticates, never the console's session cookie. Read and admin routes
-   * accept the cookie by default; runtime routes never do (applications send their key).
+   * Whether the console's session cookie may stand for X-API-Key. Read and admin routes accept it
+   * unless this says false; runtime routes only where this says true (the two the console's
+   * playground calls): applications always send their key.
    */
   session?: boolean;
   /** Management routes forbid unknown fields (`extra_forbidden`); runtime routes ignore them. */
@@ -201,7 +202,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
 ): void {
   const table = routeTables.get(app) ?? [];
   routeTables.set(app, table);
-  const acceptsSession = spec.role !== 'runtime' && spec.session !== false;
+  const acceptsSession = spec.session ?? spec.role !== 'runtime';
   table.push({
     method: spec.method,
     url: spec.url,

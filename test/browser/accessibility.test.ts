@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EXPERIMENT, DEMO_PROMPT, seedDemo } from '../../scripts/demoExperiment.js';
-import { browserMissing, expectAccessible, launchChromium } from '../support/browser.js';
+import { browserMissing, expectAccessible, launchChromium, signInContext } from '../support/browser.js';
 import { type RunningServer, startServer, tempDataDir } from '../support/processes.js';
 
 /**
@@ -49,7 +49,7 @@ const SETTINGS = [
 
 async function contextFor(setting: (typeof SETTINGS)[number], signedIn: boolean): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: setting.width, height: 900 }, colorScheme: setting.colorScheme });
-  if (signedIn) expect((await context.request.post(`${server.origin}/session`, { headers: { 'x-api-key': ADMIN } })).status()).toBe(201);
+  if (signedIn) await signInContext(context, server.origin, ADMIN);
   return context;
 }
 

@@ -7,7 +7,7 @@ import { CHROMIUM } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
 
 export { launchChromium } from '../../scripts/chromium.js';
-export { firstLoadTransfer } from '../../scripts/transfer.js';
+export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
 
 /**
  * Whether browser tests can run here. Without chromium they are skipped with this reason, except
@@ -46,7 +46,10 @@ export interface WatchedPage extends Page {
 }
 
 export async function watchedPage(browser: Browser): Promise<WatchedPage> {
-  const page = (await browser.newPage()) as WatchedPage;
+  // A context of its own (closed with the page), so `page.context().newPage()` opens another tab of the same browser.
+  const context = await browser.newContext();
+  const page = (await context.newPage()) as WatchedPage;
+  page.on('close', () => void context.close());
   page.problems = [];
   page.dialogs = [];
   page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));

@@ -1,8 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { SIGNED_OUT_EVENT, type Role } from './lib/api';
-import { SESSION_QUERY, type SignedIn, signOut, useSession } from './lib/session';
+import { forgetSession, SESSION_QUERY, type SignedIn, signOut, useSession } from './lib/session';
 import { KeysPage } from './pages/KeysPage';
 import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
 import { PromptPage } from './pages/PromptPage';
@@ -13,6 +13,16 @@ import { SignInPage } from './pages/SignInPage';
 import { VersionPage } from './pages/VersionPage';
 import { useFocusOnNavigation } from './lib/focus';
 
+/**
+ * Signed out: the session query says so (the shell, subscribed to it, shows the sign-in form) and
+ * everything read with the session goes. The session query is set, not removed and made again, so
+ * its observer hears of it.
+ */
+function forgetEverything(queryClient: QueryClient): void {
+  queryClient.setQueryData(SESSION_QUERY, null);
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_QUERY[0] });
+}
+
 export function App() {
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
@@ -22,8 +32,8 @@ export function App() {
   useEffect(() => {
     // The server refused the session (ended, expired, its key revoked): what this tab holds goes with it.
     const onSignedOut = () => {
-      queryClient.clear();
-      queryClient.setQueryData(SESSION_QUERY, null);
+      forgetSession();
+      forgetEverything(queryClient);
     };
     window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
     return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
@@ -53,8 +63,7 @@ export function App() {
   }
   const onSignOut = async () => {
     await signOut();
-    queryClient.clear();
-    queryClient.setQueryData(SESSION_QUERY, null);
+    forgetEverything(queryClient);
     navigate('/');
   };
   return <Shell signedIn={session.data} focusFirst={signedInHere.current} onSignOut={() => void onSignOut()} />;

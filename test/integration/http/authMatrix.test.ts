@@ -103,10 +103,12 @@ describe("every route checks the console's session cookie", () => {
     return t.request(method, url, { key: null, body, headers: { cookie, ...(origin === null ? {} : { origin }) } });
   };
 
-  it('runtime routes and POST /session ignore it: 422 for the missing X-API-Key', async () => {
+  it("runtime routes (but the playground's two) and POST /session ignore it: 422 for the missing X-API-Key", async () => {
     const cookie = await sessionCookie(await t.keyFor('admin'));
     const ignoring = routes().filter((route) => !route.session);
     expect(ignoring.filter((route) => route.role !== 'runtime').map((route) => `${route.method} ${route.url}`)).toEqual(['POST /session']);
+    const runtimeAccepting = routes().filter((route) => route.session && route.role === 'runtime');
+    expect(runtimeAccepting.map((route) => `${route.method} ${route.url}`).sort()).toEqual(['POST /get_prompt', 'POST /run_prompt']);
     for (const route of ignoring) {
       const res = await withSession(route, cookie, ORIGIN);
       expect([route.url, res.status, res.json.detail[0]]).toEqual([

@@ -131,11 +131,16 @@ describe('what a session may do', () => {
     expect([refused.status, refused.json]).toEqual([403, { detail: 'Not allowed for this API key' }]);
   });
 
-  it('never authenticates the runtime endpoints: they keep needing X-API-Key', async () => {
-    const { cookie } = await signIn(await t.keyFor('admin'));
-    const res = await withCookie(cookie, 'POST', '/get_prompt', { body: { prompt_id: 'by-session' } });
-    expect(res.status).toBe(422);
-    expect(res.json.detail[0].loc).toEqual(['header', 'x-api-key']);
+  it("authenticates only the playground's runtime endpoints (get_prompt, run_prompt): the others keep needing X-API-Key", async () => {
+    expect((await t.request('POST', '/prompts', { body: { prompt_id: 'served', template: 'Hi {{name}}', labels: ['production'] } })).status).toBe(201);
+    const { cookie } = await signIn(await t.keyFor('read'));
+    const served = await withCookie(cookie, 'POST', '/get_prompt', { body: { prompt_id: 'served', inputs: { name: 'Ada' } } });
+    expect([served.status, served.json.prompt_text]).toEqual([200, 'Hi Ada']);
+    const crossSite = await withCookie(cookie, 'POST', '/run_prompt', { body: { prompt_id: 'served', inputs: { name: 'Ada' } }, origin: null });
+    expect(crossSite.status).toBe(403);
+    const outcome = await withCookie(cookie, 'POST', '/track_outcome', { body: { prompt_id: 'served', metric: 'm', value: 1, external_user_id: 'u' } });
+    expect(outcome.status).toBe(422);
+    expect(outcome.json.detail[0].loc).toEqual(['header', 'x-api-key']);
   });
 
   it('X-API-Key wins over a cookie, whatever the cookie holds', async () => {
