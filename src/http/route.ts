@@ -310,7 +310,9 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       // and make generated clients ask for it on every call. The 422 for a missing header comes
       // from validate above, whatever the document says.
       // Read and admin routes also accept the console's session cookie (an alternative, not both).
-      security: acceptsSession ? [{ apiKey: [] }, { sessionCookie: [] }] : [{ apiKey: [] }],
+      // The runtime routes the playground calls with it keep the runtime contract's document: an
+      // application's key only.
+      security: acceptsSession && spec.role !== 'runtime' ? [{ apiKey: [] }, { sessionCookie: [] }] : [{ apiKey: [] }],
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),

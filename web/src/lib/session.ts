@@ -37,7 +37,7 @@ export function forgetSession(): void {
  * its own), so every tab of this browser, and a deep link opened in a new one, is signed in.
  * null: not signed in (no cookie: 422; an ended or expired session: 401).
  */
-export async function currentSession(): Promise<SignedIn | null> {
+async function currentSession(): Promise<SignedIn | null> {
   if (!hint.get()) return null;
   try {
     return await api<SignedIn>('GET', '/session');
