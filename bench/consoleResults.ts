@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CHROMIUM, launchChromium } from '../scripts/chromium.js';
+import { signInContext } from '../scripts/transfer.js';
 import { startPromptlineProcess } from './processes.js';
 import { ADMIN_KEY, benchApp, seededExperiment } from './results.js';
 
@@ -57,8 +58,8 @@ export async function main(): Promise<void> {
   const browser = await launchChromium();
   try {
     const context = await browser.newContext();
-    // Signed in as the console signs in: the key in this tab's sessionStorage.
-    await context.addInitScript({ content: `sessionStorage.setItem('promptline.apiKey', ${JSON.stringify(ADMIN_KEY)})` });
+    // Signed in as the console signs in: the session cookie, and the page's hint that this browser has one.
+    await signInContext(context, child.origin, ADMIN_KEY);
     const url = `${child.origin}/ui/experiments/${experimentId}`;
     const totals: number[] = [];
     const apis: number[] = [];

@@ -13,6 +13,7 @@ import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
+import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
@@ -96,7 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     store.clock,
     (error) => app.log.error({ err: error }, 'results worker failed'),
   );
-  const { projects, keys, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
+  const { projects, keys, sessions, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
     createServices(store, {
       telemetry,
       cachesTrusted,
@@ -202,7 +203,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         ];
   for (const timer of webhookTimers) timer.unref();
 
-  const access = createAccessControl(keys, config.limits);
+  const access = createAccessControl(keys, config.limits, sessions);
   registerPromptRoutes(app, access, prompts, serving);
   registerImpactRoutes(app, access, impact);
   registerSdkRoutes(app, access, sdk);
@@ -213,6 +214,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerExperimentRoutes(app, access, experiments);
   registerResultsRoutes(app, access, results);
   registerKeyRoutes(app, access, keys);
+  registerSessionRoutes(app, access, sessions);
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, audit);
   registerWebhookRoutes(app, access, webhooks);

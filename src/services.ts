@@ -7,6 +7,8 @@ import { createExperimentRouter } from './modules/experiments/experimentRouter.j
 import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
 import type { ShipCheck } from './modules/experiments/shipGuard.js';
 import { createKeyService } from './modules/keys/keys.service.js';
+import { findKey } from './modules/keys/keys.repo.js';
+import { createSessionService } from './modules/sessions/sessions.service.js';
 import { createOutcomeService } from './modules/outcomes/outcomes.service.js';
 import { createProjectService, defaultProject } from './modules/projects/projects.service.js';
 import { createPromptCache } from './modules/prompts/promptCache.js';
@@ -66,6 +68,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     changeLog,
     projects: createProjectService(store),
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
+    // Console sessions read their key on every request: a revoked key ends them at once.
+    sessions: createSessionService(store, findKey),
     experiments: createExperimentService(
       store,
       changeLog,

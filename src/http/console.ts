@@ -15,6 +15,8 @@ const CONSOLE_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
+  // The same URL is sent brotli, gzip or as it is, by what the browser accepts: caches must tell them apart.
+  vary: 'accept-encoding',
 };
 
 /** dist/web at the package root, whether this runs from src/ (tests) or dist/src/ (the build). */
@@ -42,6 +44,11 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
     // One route per built file (a fixed set), so the catch-all below serves the pages' URLs.
     wildcard: false,
     index: ['index.html'],
+    // Brotli or gzip copies made once by the build at their highest levels (scripts/build.mjs), sent
+    // to browsers that accept them, with Vary: Accept-Encoding. Chosen over @fastify/compress: the
+    // files never change after the build, so compressing on each request would only cost CPU for a
+    // worse ratio, and this needs no dependency beyond @fastify/static.
+    preCompressed: true,
     cacheControl: false,
     setHeaders(res, filePath) {
       for (const [name, value] of Object.entries(CONSOLE_HEADERS)) res.setHeader(name, value);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sendJson } from './send.js';
+import { SESSION_COOKIE } from './sessionCookie.js';
 
 /** FastAPI's validation-error schemas, byte for byte. */
 const FASTAPI_ERROR_SCHEMAS = {
@@ -60,7 +61,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         description: 'Run LLM prompts, A/B-test prompt versions on real users, and measure which one works.',
         version,
       },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          // The console's sign-in (POST /session); writes with it must carry the server's own Origin.
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        },
+      },
       // Every operation also names its own (registerRoute: the key; the few without one: `[]`),
       // so this default only speaks for tools that read nothing else.
       security: [{ apiKey: [] }],

@@ -4,6 +4,7 @@ import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
+import { clearedSessionCookie, ownOrigin, sessionTokenOf } from './sessionCookie.js';
 
 /**
  * The key decision the edge acts on, declared here by the edge that consumes it so that `http`
@@ -20,15 +21,24 @@ interface AuthContext {
   readonly rateLimitPerMinute: number | null;
 }
 
+/** The console session that authenticated a request (docs/console.md, "Signing in"). */
+interface SessionContext {
+  readonly sessionId: string;
+  readonly expiresAt: string;
+}
+
 type AccessDecision =
-  | { ok: true; auth: AuthContext }
+  | { ok: true; auth: AuthContext; session?: SessionContext }
   | { ok: false; reason: 'invalid_key' }
+  | { ok: false; reason: 'invalid_session' }
   | { ok: false; reason: 'address_throttled'; retryAfterSeconds: number }
   | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number; limitPerMinute: number };
 
 /** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
 export interface AccessCheck {
   check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
+  /** The same decision for a console session's token (its cookie), made through the session's key. */
+  checkSession(token: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
 }
 
 interface RouteResult {
@@ -48,6 +58,8 @@ interface HandlerContext<B, Q, P> {
   query: Q;
   params: P;
   auth: AuthContext;
+  /** The console session that authenticated the request; null when it carried X-API-Key. */
+  session: SessionContext | null;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -65,6 +77,12 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   tags: string[];
   /** Minimum role; `runtime` routes accept every role, `read` accepts read and admin. */
   role: Role;
+  /**
+   * Whether the console's session cookie may stand for X-API-Key. Read and admin routes accept it
+   * unless this says false; runtime routes only where this says true (the two the console's
+   * playground calls): applications always send their key.
+   */
+  session?: boolean;
   /** Management routes forbid unknown fields (`extra_forbidden`); runtime routes ignore them. */
   strict: boolean;
   body?: B;
@@ -87,9 +105,15 @@ const ROLE_SENTENCE: Record<Role, string> = {
   admin: 'Needs an admin key.',
 };
 
-function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
+function denied(req: FastifyRequest, reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
   if (decision.reason === 'invalid_key') {
     sendDetail(reply, 401, 'Invalid API key');
+    return;
+  }
+  if (decision.reason === 'invalid_session') {
+    // The browser can drop a cookie that no longer opens anything.
+    reply.header('set-cookie', clearedSessionCookie(req));
+    sendDetail(reply, 401, 'Session expired or ended: sign in again');
     return;
   }
   reply.header('retry-after', String(decision.retryAfterSeconds));
@@ -102,6 +126,10 @@ function denied(reply: FastifyReply, decision: Exclude<AccessDecision, { ok: tru
   );
 }
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
+/** Methods a browser may send from any page (a link, an image): the only ones a session cookie alone may authenticate without an Origin check. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const CROSS_SITE =
+  "Cross-site request refused: a request authenticated by the session cookie that changes something must carry this server's Origin header (send X-API-Key instead from scripts)";
 
 interface Validated {
   body: unknown;
@@ -109,6 +137,9 @@ interface Validated {
   query: unknown;
   params: unknown;
   auth: AuthContext | null;
+  /** The session cookie's token when the request carries no X-API-Key and the route accepts sessions. */
+  sessionToken: string | undefined;
+  session: SessionContext | null;
 }
 
 declare module 'fastify' {
@@ -134,6 +165,8 @@ export interface RouteEntry {
   method: HTTPMethods;
   url: string;
   role: Role;
+  /** Whether the console's session cookie authenticates it (else only X-API-Key does). */
+  session: boolean;
   strict: boolean;
   body: TSchema | undefined;
   bodyOptional: boolean;
@@ -169,10 +202,12 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
 ): void {
   const table = routeTables.get(app) ?? [];
   routeTables.set(app, table);
+  const acceptsSession = spec.session ?? spec.role !== 'runtime';
   table.push({
     method: spec.method,
     url: spec.url,
     role: spec.role,
+    session: acceptsSession,
     strict: spec.strict,
     body: spec.body,
     bodyOptional: spec.bodyOptional ?? false,
@@ -215,7 +250,9 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       query = result.value;
     }
     const apiKey = firstApiKey(req);
-    if (apiKey === undefined) errors.push(MISSING_KEY);
+    // Without X-API-Key, a console session's cookie stands for it where the route accepts one.
+    const sessionToken = apiKey === undefined && acceptsSession ? sessionTokenOf(req) : undefined;
+    if (apiKey === undefined && sessionToken === undefined) errors.push(MISSING_KEY);
     if (spec.body) {
       if (body === null || body === undefined) {
         if (!spec.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
@@ -229,19 +266,24 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       sendDetail(reply, 422, errors);
       return;
     }
-    req.promptline = { body: body ?? undefined, rawBody, query, params, auth: null };
+    req.promptline = { body: body ?? undefined, rawBody, query, params, auth: null, sessionToken, session: null };
     done();
   }
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    const decision = access.check(firstApiKey(req) ?? '', req.ip);
+    const token = req.promptline!.sessionToken;
+    if (token !== undefined && !SAFE_METHODS.has(req.method) && req.headers.origin !== ownOrigin(req)) {
+      sendDetail(reply, 403, CROSS_SITE);
+      return;
+    }
+    const decision = token === undefined ? access.check(firstApiKey(req) ?? '', req.ip) : access.checkSession(token, req.ip);
     if (decision instanceof Promise) decision.then((settled) => decide(req, reply, settled, done), done);
     else decide(req, reply, decision, done);
   }
 
   function decide(req: FastifyRequest, reply: FastifyReply, decision: AccessDecision, done: () => void): void {
     if (!decision.ok) {
-      denied(reply, decision);
+      denied(req, reply, decision);
       return;
     }
     const auth = decision.auth;
@@ -250,6 +292,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       return;
     }
     req.promptline!.auth = auth;
+    req.promptline!.session = decision.session ?? null;
     done();
   }
 
@@ -266,7 +309,10 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       // Header() would make one), which would have Swagger UI send it twice, joined by a comma,
       // and make generated clients ask for it on every call. The 422 for a missing header comes
       // from validate above, whatever the document says.
-      security: [{ apiKey: [] }],
+      // Read and admin routes also accept the console's session cookie (an alternative, not both).
+      // The runtime routes the playground calls with it keep the runtime contract's document: an
+      // application's key only.
+      security: acceptsSession && spec.role !== 'runtime' ? [{ apiKey: [] }, { sessionCookie: [] }] : [{ apiKey: [] }],
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),
@@ -282,6 +328,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         query: v.query as never,
         params: v.params as never,
         auth: v.auth!,
+        session: v.session,
         req,
         reply,
       });

@@ -29,7 +29,17 @@ export async function createHttpServer(config: HttpServerOptions, version: strin
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'req.headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'headers["x-api-key"]',
+          'headers.cookie',
+          'res.headers["set-cookie"]',
+        ],
+        censor: '[redacted]',
+      },
     },
     // One compact access line per request (installAccessLog) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),

@@ -57,4 +57,27 @@ describe('log lines a client can cause', () => {
     expect(urls).toContain('/runs?api_key=[redacted]&limit=1');
     expect(urls).toContain('/nowhere?q=[redacted]');
   });
+
+  it("the console's session token and the key it was made from never reach the log", async () => {
+    const signIn = await fetch(`${server.origin}/session`, { method: 'POST', headers: { 'x-api-key': ADMIN } });
+    expect(signIn.status).toBe(201);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const token = cookie.slice(cookie.indexOf('=') + 1);
+    expect((await fetch(`${server.origin}/prompts?limit=1`, { headers: { cookie } })).status).toBe(200);
+    // A refused write (no Origin) and a token in the query string must not log it either.
+    expect(
+      (
+        await fetch(`${server.origin}/prompts`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': 'application/json' },
+          body: '{"prompt_id":"x","template":"Hi"}',
+        })
+      ).status,
+    ).toBe(403);
+    await fetch(`${server.origin}/prompts?session=${token}`, { headers: { cookie } });
+    expect((await fetch(`${server.origin}/session`, { method: 'DELETE', headers: { cookie, origin: server.origin } })).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.output()).not.toContain(token);
+    expect(server.output()).not.toContain(ADMIN);
+  });
 });

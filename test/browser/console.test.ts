@@ -42,10 +42,19 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await page.getByLabel('API key').fill(ADMIN);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Prompts' }).waitFor();
-    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBe(ADMIN);
+    // The key is not kept by the page: the browser holds a session cookie no script can read.
+    const [cookie] = await page.context().cookies();
+    expect(cookie).toMatchObject({ name: 'promptline_session', httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookie!.value).not.toContain(ADMIN);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    // Only a hint that this browser signed in is stored, never the key.
+    expect(await page.evaluate('JSON.stringify([Object.values(sessionStorage), Object.entries(localStorage)])')).toBe('[[],[["promptline.signedIn","1"]]]');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBeNull();
+    expect(await page.context().cookies()).toEqual([]);
+    // Ended on the server too: the old cookie opens nothing.
+    const again = await fetch(`${server.origin}/session`, { headers: { cookie: `promptline_session=${cookie!.value}` } });
+    expect(again.status).toBe(401);
     await page.close();
   }, 60_000);
 
@@ -194,7 +203,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await api('DELETE', `/keys/${created.key_id}`);
     await page.getByRole('link', { name: 'welcome' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate("sessionStorage.getItem('promptline.apiKey')")).toBeNull();
+    expect(await page.context().cookies()).toEqual([]); // the 401 cleared the cookie
     await page.close();
   }, 60_000);
 });

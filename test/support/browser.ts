@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { CHROMIUM } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
 
 export { launchChromium } from '../../scripts/chromium.js';
+export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
 
 /**
  * Whether browser tests can run here. Without chromium they are skipped with this reason, except
@@ -43,7 +46,10 @@ export interface WatchedPage extends Page {
 }
 
 export async function watchedPage(browser: Browser): Promise<WatchedPage> {
-  const page = (await browser.newPage()) as WatchedPage;
+  // A context of its own (closed with the page), so `page.context().newPage()` opens another tab of the same browser.
+  const context = await browser.newContext();
+  const page = (await context.newPage()) as WatchedPage;
+  page.on('close', () => void context.close());
   page.problems = [];
   page.dialogs = [];
   page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
@@ -55,7 +61,11 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   return page;
 }
 
-/** The console signed in with `key` through its sign-in form, on the Prompts page. */
+/**
+ * The console signed in with `key` through its sign-in form, on the Prompts page. Each page is a
+ * browser context of its own, so its session cookie is its own: pages of one test do not share a
+ * sign-in unless they come from `page.context().newPage()`.
+ */
 export async function signedInPage(browser: Browser, origin: string, key: string): Promise<WatchedPage> {
   const page = await watchedPage(browser);
   await page.goto(`${origin}/ui/`);
@@ -63,4 +73,16 @@ export async function signedInPage(browser: Browser, origin: string, key: string
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Prompts' }).waitFor();
   return page;
+}
+
+/**
+ * Fails on any serious or critical accessibility violation axe-core finds on the page as it is now
+ * (WCAG 2.x A and AA rules and axe's best practices), naming each rule and the elements it found.
+ */
+export async function expectAccessible(page: Page, where = page.url()): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(serious, `accessibility violations on ${where}`).toEqual([]);
 }

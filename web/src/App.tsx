@@ -1,8 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { roleOf, SIGNED_OUT_EVENT, type Role } from './lib/api';
-import { session } from './lib/session';
+import { SIGNED_OUT_EVENT, type Role } from './lib/api';
+import { forgetSession, SESSION_QUERY, type SignedIn, signOut, useSession } from './lib/session';
 import { KeysPage } from './pages/KeysPage';
 import { AuditRoute, WebhookRoute, WebhooksRoute } from './pages/lazyAdmin';
 import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
@@ -12,57 +12,72 @@ import { RunPage } from './pages/RunPage';
 import { RunsPage } from './pages/RunsPage';
 import { SignInPage } from './pages/SignInPage';
 import { VersionPage } from './pages/VersionPage';
+import { useFocusOnNavigation } from './lib/focus';
+
+/**
+ * Signed out: the session query says so (the shell, subscribed to it, shows the sign-in form) and
+ * everything read with the session goes. The session query is set, not removed and made again, so
+ * its observer hears of it.
+ */
+function forgetEverything(queryClient: QueryClient): void {
+  queryClient.setQueryData(SESSION_QUERY, null);
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_QUERY[0] });
+}
 
 export function App() {
-  const [key, setKey] = useState(session.key());
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
+  const session = useSession();
+  /** Signed in from the form in this tab: focus then goes to the page's heading (the form is gone). */
+  const signedInHere = useRef(false);
   useEffect(() => {
-    const onSignedOut = () => setKey(null);
+    // The server refused the session (ended, expired, its key revoked): what this tab holds goes with it.
+    const onSignedOut = () => {
+      forgetSession();
+      forgetEverything(queryClient);
+    };
     window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
     return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
-  }, []);
-  const role = useQuery({ queryKey: ['role', key], queryFn: () => roleOf(key!), enabled: key !== null, staleTime: Number.POSITIVE_INFINITY });
+  }, [queryClient]);
 
-  if (key === null) {
-    return (
-      <SignInPage
-        onSignedIn={(signedIn) => {
-          session.signIn(signedIn);
-          setKey(signedIn);
-        }}
-      />
-    );
-  }
-  if (role.isPending) return <p className="loading">Checking the key…</p>;
-  if (role.isError) {
+  if (session.isPending) return <p className="loading">Checking the session…</p>;
+  if (session.isError) {
     return (
       <main className="narrow">
-        <p role="alert">Could not check the key: {role.error.message}</p>
-        <button
-          type="button"
-          onClick={() => {
-            session.signOut();
-            setKey(null);
-          }}
-        >
-          Sign in again
+        <p role="alert">Could not check the session: {session.error.message}</p>
+        <button type="button" onClick={() => void session.refetch()}>
+          Try again
         </button>
       </main>
     );
   }
-  const signOut = () => {
-    session.signOut();
-    queryClient.clear();
-    setKey(null);
+  if (session.data === null) {
+    // Signed in here, the page stays where it was: a deep link opens what it names.
+    return (
+      <SignInPage
+        onSignedIn={(signedIn) => {
+          signedInHere.current = true;
+          queryClient.setQueryData(SESSION_QUERY, signedIn);
+        }}
+      />
+    );
+  }
+  const onSignOut = async () => {
+    await signOut();
+    forgetEverything(queryClient);
     navigate('/');
   };
-  return <Shell role={role.data} onSignOut={signOut} />;
+  return <Shell signedIn={session.data} focusFirst={signedInHere.current} onSignOut={() => void onSignOut()} />;
 }
 
-function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
+function Shell({ signedIn, focusFirst, onSignOut }: { signedIn: SignedIn; focusFirst: boolean; onSignOut: () => void }) {
+  const role: Role = signedIn.role;
+  const main = useFocusOnNavigation(focusFirst);
   return (
     <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="top">
         <Link href="/prompts" className="brand">
           Promptline
@@ -75,14 +90,14 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           {role === 'admin' && <Link href="/audit">Audit log</Link>}
           {role === 'admin' && <Link href="/webhooks">Webhooks</Link>}
         </nav>
-        <span className="role" title="what this key may do">
+        <span className="role" title={`signed in with ${signedIn.key_name} (${signedIn.key_prefix})`}>
           {role === 'admin' ? 'admin key' : 'read-only key'}
         </span>
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>
       </header>
-      <main>
+      <main id="main" ref={main} tabIndex={-1}>
         <Switch>
           <Route path="/prompts">
             <PromptsPage role={role} />
@@ -98,7 +113,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           </Route>
           <Route path="/runs/:id">{(params) => <RunPage runId={params.id} />}</Route>
           <Route path="/keys">
-            <KeysPage role={role} />
+            <KeysPage role={role} signedInKeyId={signedIn.key_id} />
           </Route>
           <Route path="/audit">
             <AuditRoute role={role} />

@@ -21,9 +21,26 @@ export interface KeyAuthenticator {
   authenticateCached(apiKey: string): AuthContext | null;
 }
 
+/** The console session behind a request authenticated by its cookie. */
+export interface SessionContext {
+  readonly sessionId: string;
+  /** When the session ends on its own (never after its key's expiry). */
+  readonly expiresAt: string;
+}
+
+/**
+ * What the access check needs of console sessions: the session a token names, with its key's
+ * authority read from storage on every call (so a revoked or expired key ends its sessions on
+ * their next request), or null when the token opens nothing.
+ */
+export interface SessionAuthenticator {
+  authenticate(token: string): Promise<{ auth: AuthContext; session: SessionContext } | null>;
+}
+
 export type AccessDecision =
-  | { ok: true; auth: AuthContext }
+  | { ok: true; auth: AuthContext; session?: SessionContext }
   | { ok: false; reason: 'invalid_key' }
+  | { ok: false; reason: 'invalid_session' }
   | { ok: false; reason: 'address_throttled'; retryAfterSeconds: number }
   | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number; limitPerMinute: number };
 
@@ -47,7 +64,7 @@ const MAX_TRACKED_ADDRESSES = 100_000;
  * from that: keys carry 256 random bits. Budgets are per process (docs/configuration.md, "Limits", says so): N replicas
  * allow up to N times the limit.
  */
-export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits, now: () => number = () => performance.now()) {
+export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits, sessions: SessionAuthenticator, now: () => number = () => performance.now()) {
   const requests = new TokenBuckets(Number.MAX_SAFE_INTEGER);
   const failures = new TokenBuckets(MAX_TRACKED_ADDRESSES);
 
@@ -61,14 +78,24 @@ export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits
     return { ok: false, reason: 'invalid_key' };
   }
 
-  /** The key's own request budget. */
-  function withinRate(auth: AuthContext, at: number): AccessDecision {
+  /** The key's own request budget (a session spends its key's). */
+  function withinRate(auth: AuthContext, at: number, session?: SessionContext): AccessDecision {
     const perMinute = auth.rateLimitPerMinute ?? limits.rateLimitPerMinute;
     if (perMinute > 0) {
       const wait = requests.take(auth.keyId, perMinute, at);
       if (wait > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: Math.ceil(wait / 1000), limitPerMinute: perMinute };
     }
-    return { ok: true, auth };
+    return session === undefined ? { ok: true, auth } : { ok: true, auth, session };
+  }
+
+  /** An unknown, ended or expired session token spends the address's budget of failures like an invalid key. */
+  async function sessionSight(token: string, clientAddress: string, at: number): Promise<AccessDecision> {
+    const found = await sessions.authenticate(token);
+    if (found !== null) return withinRate(found.auth, at, found.session);
+    if (limits.authFailuresPerMinute === 0) return { ok: false, reason: 'invalid_session' };
+    const wait = failures.take(addressGroup(clientAddress), limits.authFailuresPerMinute, at);
+    if (wait > 0) return { ok: false, reason: 'address_throttled', retryAfterSeconds: Math.ceil(wait / 1000) };
+    return { ok: false, reason: 'invalid_session' };
   }
 
   return {
@@ -78,6 +105,15 @@ export function createAccessControl(keys: KeyAuthenticator, limits: AccessLimits
       const cached = keys.authenticateCached(apiKey);
       if (cached !== null) return withinRate(cached, at);
       return firstSight(apiKey, clientAddress, at).then((decision) => (decision.ok ? withinRate(decision.auth, at) : decision));
+    },
+
+    /**
+     * A console session: never cached, so the session and its key are read on every request (the
+     * console's few requests a minute, not the runtime's hot path) and a sign-out, a revocation or
+     * an expiry anywhere, on any replica, bites on the next one.
+     */
+    checkSession(token: string, clientAddress: string): Promise<AccessDecision> {
+      return sessionSight(token, clientAddress, now());
     },
   };
 }

@@ -34,6 +34,8 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
       'Renders the prompt with inputs for your own model call: the version labelled production (else the latest), or the variant a running experiment assigns to external_user_id. Nothing is run.',
     tags: ['runtime'],
     role: 'runtime',
+    // The console's playground calls it with its session cookie (docs/console.md, "Signing in").
+    session: true,
     strict: false,
     body: GetPromptRequest,
     response: { 200: GetPromptResponse, 404: Detail, ...AUTH_ERRORS },

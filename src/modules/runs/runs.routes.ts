@@ -48,6 +48,8 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
       'Renders the prompt as /get_prompt does, runs it on its model (with retries and fallbacks) and stores the run, failed ones too. Retry safely with an Idempotency-Key.',
     tags: ['runtime'],
     role: 'runtime',
+    // The console's playground calls it with its session cookie (docs/console.md, "Signing in").
+    session: true,
     strict: false,
     body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },

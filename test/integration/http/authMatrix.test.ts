@@ -85,3 +85,61 @@ describe('every route checks its key', () => {
     expect(namingRoutes().some(isResults)).toBe(true);
   });
 });
+
+/**
+ * The console's session cookie (docs/console.md, "Signing in") on every route: it stands for its key
+ * on read and admin routes only (never the runtime ones, nor POST /session itself), and a request it
+ * authenticates that is not a GET or HEAD must carry the server's own Origin.
+ */
+describe("every route checks the console's session cookie", () => {
+  const ORIGIN = 'http://localhost:80';
+  async function sessionCookie(key: string): Promise<string> {
+    const res = await t.request('POST', '/session', { key });
+    expect(res.status).toBe(201);
+    return (res.headers['set-cookie'] as string).split(';')[0]!;
+  }
+  const withSession = (route: RouteEntry, cookie: string, origin: string | null) => {
+    const { method, url, body } = requestFor(route);
+    return t.request(method, url, { key: null, body, headers: { cookie, ...(origin === null ? {} : { origin }) } });
+  };
+
+  it("runtime routes (but the playground's two) and POST /session ignore it: 422 for the missing X-API-Key", async () => {
+    const cookie = await sessionCookie(await t.keyFor('admin'));
+    const ignoring = routes().filter((route) => !route.session);
+    expect(ignoring.filter((route) => route.role !== 'runtime').map((route) => `${route.method} ${route.url}`)).toEqual(['POST /session']);
+    const runtimeAccepting = routes().filter((route) => route.session && route.role === 'runtime');
+    expect(runtimeAccepting.map((route) => `${route.method} ${route.url}`).sort()).toEqual(['POST /get_prompt', 'POST /run_prompt']);
+    for (const route of ignoring) {
+      const res = await withSession(route, cookie, ORIGIN);
+      expect([route.url, res.status, res.json.detail[0]]).toEqual([
+        route.url,
+        422,
+        { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null },
+      ]);
+    }
+  });
+
+  it('a write without the Origin header → 403, whatever the role', async () => {
+    const cookie = await sessionCookie(await t.keyFor('admin'));
+    for (const route of routes().filter((r) => r.session && r.method !== 'GET' && r.method !== 'HEAD')) {
+      const res = await withSession(route, cookie, null);
+      expect([`${route.method} ${route.url}`, res.status]).toEqual([`${route.method} ${route.url}`, 403]);
+    }
+  });
+
+  it("a read key's session → 403 on admin routes", async () => {
+    const cookie = await sessionCookie(await t.keyFor('read'));
+    for (const route of routes().filter((r) => r.session && r.role === 'admin')) {
+      const res = await withSession(route, cookie, ORIGIN);
+      expect([`${route.method} ${route.url}`, res.status, res.json]).toEqual([`${route.method} ${route.url}`, 403, { detail: 'Not allowed for this API key' }]);
+    }
+  });
+
+  it("another project's session → 404 for its ids, as its key gets", async () => {
+    const cookie = await sessionCookie(await t.keyFor('admin', 'other'));
+    for (const route of routes().filter((r) => r.session && r.url.includes(':'))) {
+      const res = await withSession(route, cookie, ORIGIN);
+      expect([`${route.method} ${route.url}`, res.status]).toEqual([`${route.method} ${route.url}`, 404]);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 
@@ -41,6 +42,31 @@ describe('the web console under /ui/', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['content-security-policy']).toMatch(CSP);
     expect((await t.request('GET', '/ui/assets/missing-123.js', { key: null })).status).toBe(404);
+  });
+
+  it('sends brotli or gzip to browsers that accept them, with the same headers, and the file as it is to others', async () => {
+    const plain = await t.request('GET', '/ui/', { key: null });
+    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(plain.text)![1]!;
+    const original = (await t.request('GET', script, { key: null })).text;
+    for (const url of ['/ui/', '/ui/experiments/e1', script]) {
+      for (const [accept, encoding, decode] of [
+        ['gzip, deflate, br, zstd', 'br', zlib.brotliDecompressSync],
+        ['gzip', 'gzip', zlib.gunzipSync],
+      ] as const) {
+        const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': accept } });
+        expect([url, accept, res.statusCode, res.headers['content-encoding']]).toEqual([url, accept, 200, encoding]);
+        expect(res.headers.vary).toMatch(/accept-encoding/i);
+        expect(res.headers['content-type']).toMatch(url === script ? /javascript/ : /^text\/html/);
+        expect(res.headers['content-security-policy']).toMatch(CSP);
+        expect(res.headers['cache-control']).toBe(url === script ? 'public, max-age=31536000, immutable' : 'no-cache');
+        const body = decode(res.rawPayload).toString('utf8');
+        expect(body).toBe(url === script ? original : plain.text);
+        expect(res.rawPayload.length).toBeLessThan(Buffer.byteLength(body));
+      }
+    }
+    const identity = await t.app.inject({ method: 'GET', url: script, headers: { 'accept-encoding': 'identity' } });
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body).toBe(original);
   });
 
   it('leaves the API as it was: unknown paths outside /ui/ are still FastAPI 404s', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeTable } from '../../../src/http/route.js';
+import { routeTable, type RouteEntry } from '../../../src/http/route.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 
 let t: TestApp;
@@ -116,15 +116,26 @@ describe('OpenAPI and docs', () => {
 
   it('models the key once: the X-API-Key security scheme, never also a header parameter', async () => {
     const doc = (await t.request('GET', '/openapi.json', { key: null })).json;
-    expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+    expect(doc.components.securitySchemes).toEqual({
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      sessionCookie: { type: 'apiKey', in: 'cookie', name: 'promptline_session' },
+    });
     expect(doc.security).toEqual([{ apiKey: [] }]);
-    // Which operations check a key is the route table's to say (registerRoute checks it); the
-    // document must say the same of each, explicitly, so no operation leans on the default above.
-    const keyed = new Set(routeTable(t.app).map((route) => `${route.method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`));
+    // Which operations check a key (and which also take the console's session cookie) is the route
+    // table's to say (registerRoute checks it); the document must say the same of each, explicitly,
+    // so no operation leans on the default above.
+    const opName = (route: RouteEntry) => `${route.method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`;
+    const keyed = new Set(routeTable(t.app).map(opName));
+    // The playground's runtime routes take the cookie too, but the runtime contract documents the key only.
+    const withSession = new Set(
+      routeTable(t.app)
+        .filter((route) => route.session && route.role !== 'runtime')
+        .map(opName),
+    );
     const open: string[] = [];
     for (const [path, method, op] of operations(doc)) {
       const name = `${method} ${path}`;
-      expect(op.security, name).toEqual(keyed.has(name) ? [{ apiKey: [] }] : []);
+      expect(op.security, name).toEqual(withSession.has(name) ? [{ apiKey: [] }, { sessionCookie: [] }] : keyed.has(name) ? [{ apiKey: [] }] : []);
       if (!keyed.has(name)) open.push(name);
       // A header parameter for the key would make Swagger UI send it twice (`KEY, KEY`: a 401 after
       // "Authorize") and generated clients ask for it on every call.

@@ -83,7 +83,11 @@ describe('calls that fail to render inside a variant', () => {
     expect(byKey.current).toMatchObject({ n: served.current, sum: failedRuns });
     expect(byKey.agent).toMatchObject({ n: served.agent, sum: agentUsers.length, value: agentUsers.length / served.agent! });
     expect(errorRate.comparisons[0]).toMatchObject({ variant: 'agent', verdict: 'worse' });
-    expect(report.decisions[0]).toMatchObject({ variant: 'agent', decision: 'rollback', reason: expect.stringContaining('calls failed to render variant agent') });
+    expect(report.decisions[0]).toMatchObject({
+      variant: 'agent',
+      decision: 'rollback',
+      reason: expect.stringContaining('calls failed to render variant agent'),
+    });
   });
 
   it('are kept under the alias when the user is forgotten', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatCost, plainDecimal } from '../../../web/src/lib/format.js';
-import { isSignedInKey, keyState, rateLimitText } from '../../../web/src/lib/keys.js';
+import { keyState, rateLimitText } from '../../../web/src/lib/keys.js';
 import { filtersFromSearch, isoToUtcLocal, runsPath, searchFromFilters, utcLocalToIso, type RunFilters } from '../../../web/src/lib/runFilters.js';
 import { attemptStatus, costText, inputText, modelShown, promptShown, tokensText } from '../../../web/src/lib/runView.js';
 
@@ -175,16 +175,6 @@ describe('a run as the detail page shows it', () => {
 });
 
 describe('keys', () => {
-  it.each<[string, string | null, boolean]>([
-    ['pl_a_brows…', 'pl_a_browser-console-admin-key', true],
-    ['pl_a_brows…', 'pl_a_bRowser-console-admin-key', false],
-    ['pl_a_brows…', null, false],
-    ['pl_a_brows…', 'pl_a_brows', false],
-    ['pl_v_abcde…', 'pl_a_abcdefghijkl', false],
-  ])('isSignedInKey(%j, %j) → %s', (prefix, key, mine) => {
-    expect(isSignedInKey(prefix, key)).toBe(mine);
-  });
-
   const now = new Date('2026-03-01T12:00:00Z');
   it.each<[string | null, string | null, string]>([
     [null, null, 'active'],

@@ -1,19 +1,19 @@
 import { ApiError } from './errors';
-import { session } from './session';
 
-/** Fired when the API refuses the key (401): the console goes back to sign-in. */
+/** Fired when the API refuses the session (401): the console goes back to sign-in. */
 export const SIGNED_OUT_EVENT = 'promptline:signed-out';
 
-/** The public API, with the signed-in key: the console can do nothing the CLI or curl could not. */
-export async function api<T>(method: string, path: string, body?: unknown, key = session.key()): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (key !== null) headers['x-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  if (res.status === 401 && key === session.key()) {
-    session.signOut();
-    window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-  }
+/**
+ * The public API, authenticated by the browser's session cookie (sent by the browser itself, same
+ * origin only): the console can do nothing the CLI or curl could not. `headers` adds to the request
+ * (sign-in's X-API-Key); the browser adds Origin to writes, which the server requires of them.
+ */
+export async function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const sent: Record<string, string> = { ...headers };
+  if (body !== undefined) sent['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers: sent, credentials: 'same-origin', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  // A refused key at sign-in is the sign-in form's to explain; a refused session sends every page back to it.
+  if (res.status === 401 && headers['x-api-key'] === undefined) window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
   const text = await res.text();
   const json: unknown = text === '' ? undefined : safeJson(text);
   if (!res.ok) throw new ApiError(res.status, (json as { detail?: unknown } | undefined)?.detail ?? text);
@@ -29,18 +29,3 @@ function safeJson(text: string): unknown {
 }
 
 export type Role = 'admin' | 'read';
-
-/**
- * What the key may do, asked of the API itself: only an admin key may list keys. A runtime key
- * cannot read prompts at all, so it cannot sign in.
- */
-export async function roleOf(key: string): Promise<Role> {
-  await api('GET', '/prompts?limit=1', undefined, key);
-  try {
-    await api('GET', '/keys', undefined, key);
-    return 'admin';
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 403) return 'read';
-    throw error;
-  }
-}

@@ -15,14 +15,6 @@ export interface CreatedKey extends ApiKey {
   key: string;
 }
 
-/**
- * Whether a listed key is the one this console is signed in with. The API stores only the first
- * 10 characters followed by "…" (keyMaterial.ts), so this is a match on those.
- */
-export function isSignedInKey(keyPrefix: string, signedIn: string | null): boolean {
-  return signedIn !== null && signedIn.length > 10 && keyPrefix === `${signedIn.slice(0, 10)}…`;
-}
-
 export type KeyState = 'active' | 'revoked' | 'expired';
 
 export function keyState(key: Pick<ApiKey, 'revoked_at' | 'expires_at'>, now: Date): KeyState {

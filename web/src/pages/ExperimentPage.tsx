@@ -8,7 +8,7 @@ import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
 import { Results } from './experiment/Results';
 import { useFocusWhen } from './experiment/focus';
-import { ErrorNote } from './parts';
+import { ErrorNote, TableScroll } from './parts';
 import './experiments.css';
 
 /** One experiment: what it tests, its actions (admin) and its results. */
@@ -72,28 +72,30 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
         )}
       </dl>
       <h2>Variants</h2>
-      <table className="compact">
-        <thead>
-          <tr>
-            <th scope="col">Variant</th>
-            <th scope="col">Version</th>
-            <th scope="col">Weight</th>
-          </tr>
-        </thead>
-        <tbody>
-          {e.variants.map((v) => (
-            <tr key={v.key}>
-              <td>
-                {v.key} {v.key === e.control && <span className="chip">control</span>}
-              </td>
-              <td>
-                <Link href={`${promptPath}/versions/${v.version}`}>v{v.version}</Link>
-              </td>
-              <td>{pct(v.weight)}</td>
+      <TableScroll>
+        <table className="compact">
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Version</th>
+              <th scope="col">Weight</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {e.variants.map((v) => (
+              <tr key={v.key}>
+                <td>
+                  {v.key} {v.key === e.control && <span className="chip">control</span>}
+                </td>
+                <td>
+                  <Link href={`${promptPath}/versions/${v.version}`}>v{v.version}</Link>
+                </td>
+                <td>{pct(v.weight)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <h2>Metrics</h2>
       {e.metrics.length === 0 ? (
         <p>None declared: results report every event type as exploratory and make no decision.</p>

@@ -7,13 +7,16 @@ import { formatTime, matches } from '../lib/format';
 import { pct } from '../lib/numbers';
 import type { ExperimentDetail, ExperimentStatus, Page } from '../lib/types';
 import { NewExperiment } from './experiment/NewExperiment';
-import { ErrorNote } from './parts';
+import { ErrorNote, TableScroll } from './parts';
+import { useSearchParam } from '../lib/urlState';
 import './experiments.css';
 
 /** Every experiment, running ones first, filtered by status and searched by id, name or prompt. */
 export function ExperimentsPage({ role }: { role: Role }) {
-  const [status, setStatus] = useState<ExperimentStatus | 'all'>('all');
-  const [search, setSearch] = useState('');
+  // Both in the URL (?status=running&q=…): a reload or a shared link shows the same list.
+  const [statusParam, setStatus] = useSearchParam('status');
+  const status: ExperimentStatus | 'all' = (STATUSES as readonly string[]).includes(statusParam) ? (statusParam as ExperimentStatus) : 'all';
+  const [search, setSearch] = useSearchParam('q');
   const [creating, setCreating] = useState(false);
   const newButton = useRef<HTMLButtonElement>(null);
   // Cancel gives the focus back to the button that opened the form, once it is drawn again.
@@ -30,7 +33,7 @@ export function ExperimentsPage({ role }: { role: Role }) {
       <h1 id="experiments-title">Experiments</h1>
       <div className="toolbar">
         <label htmlFor="experiment-status">Status</label>
-        <select id="experiment-status" value={status} onChange={(e) => setStatus(e.target.value as ExperimentStatus | 'all')}>
+        <select id="experiment-status" value={status} onChange={(e) => setStatus(e.target.value === 'all' ? '' : e.target.value)}>
           <option value="all">all</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -71,38 +74,40 @@ export function ExperimentsPage({ role }: { role: Role }) {
 
 function ExperimentTable({ list }: { list: ExperimentDetail[] }) {
   return (
-    <table className="experiments">
-      <thead>
-        <tr>
-          <th scope="col">Experiment</th>
-          <th scope="col">Prompt</th>
-          <th scope="col">Variants</th>
-          <th scope="col">Started</th>
-          <th scope="col">Stopped</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.map((e) => (
-          <tr key={e.experiment_id}>
-            <td>
-              <Link href={`/experiments/${encodeURIComponent(e.experiment_id)}`}>{e.name ?? e.experiment_id}</Link>
-              {e.name !== null && <div className="muted">{e.experiment_id}</div>}
-            </td>
-            <td>
-              <Link href={`/prompts/${encodeURIComponent(e.prompt_id)}`}>{e.prompt_id}</Link>
-            </td>
-            <td>
-              {e.variants.map((v) => (
-                <span key={v.key} className="chip">
-                  {v.key} v{v.version} {pct(v.weight)}
-                </span>
-              ))}
-            </td>
-            <td>{formatTime(e.started_at)}</td>
-            <td>{formatTime(e.stopped_at)}</td>
+    <TableScroll>
+      <table className="experiments">
+        <thead>
+          <tr>
+            <th scope="col">Experiment</th>
+            <th scope="col">Prompt</th>
+            <th scope="col">Variants</th>
+            <th scope="col">Started</th>
+            <th scope="col">Stopped</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.map((e) => (
+            <tr key={e.experiment_id}>
+              <td>
+                <Link href={`/experiments/${encodeURIComponent(e.experiment_id)}`}>{e.name ?? e.experiment_id}</Link>
+                {e.name !== null && <div className="muted">{e.experiment_id}</div>}
+              </td>
+              <td>
+                <Link href={`/prompts/${encodeURIComponent(e.prompt_id)}`}>{e.prompt_id}</Link>
+              </td>
+              <td>
+                {e.variants.map((v) => (
+                  <span key={v.key} className="chip">
+                    {v.key} v{v.version} {pct(v.weight)}
+                  </span>
+                ))}
+              </td>
+              <td>{formatTime(e.started_at)}</td>
+              <td>{formatTime(e.stopped_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }

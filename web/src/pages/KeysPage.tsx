@@ -2,15 +2,14 @@ import { useQuery } from '@tanstack/react-query';
 import type { Role } from '../lib/api';
 import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
-import { isSignedInKey, keyState, rateLimitText, type ApiKey } from '../lib/keys.js';
-import { session } from '../lib/session';
-import { ErrorNote } from './parts';
+import { keyState, rateLimitText, type ApiKey } from '../lib/keys.js';
+import { ErrorNote, TableScroll } from './parts';
 import { CreateKey } from './keys/CreateKey';
 import { RevokeKey } from './keys/RevokeKey';
 import './runs.css';
 
 /** The project's API keys (admin keys only): list, create (the key is shown once), revoke. */
-export function KeysPage({ role }: { role: Role }) {
+export function KeysPage({ role, signedInKeyId }: { role: Role; signedInKeyId: string }) {
   const keys = useQuery({ queryKey: ['keys'], queryFn: () => api<{ data: ApiKey[] }>('GET', '/keys'), enabled: role === 'admin' });
   if (role !== 'admin') {
     return (
@@ -20,7 +19,6 @@ export function KeysPage({ role }: { role: Role }) {
       </section>
     );
   }
-  const signedIn = session.key();
   const now = new Date();
   const list = keys.data?.data ?? [];
   return (
@@ -35,7 +33,7 @@ export function KeysPage({ role }: { role: Role }) {
       ) : list.length === 0 ? (
         <p className="empty">No keys.</p>
       ) : (
-        <div className="table-scroll">
+        <TableScroll>
           <table className="keys">
             <thead>
               <tr>
@@ -55,7 +53,7 @@ export function KeysPage({ role }: { role: Role }) {
             <tbody>
               {list.map((k) => {
                 const state = keyState(k, now);
-                const mine = isSignedInKey(k.key_prefix, signedIn);
+                const mine = k.key_id === signedInKeyId;
                 return (
                   <tr key={k.key_id} className={state === 'active' ? undefined : 'inactive'}>
                     <td>{k.name}</td>
@@ -82,7 +80,7 @@ export function KeysPage({ role }: { role: Role }) {
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -5,11 +5,12 @@ import { api } from '../lib/api';
 import { matches, sortedLabels } from '../lib/format';
 import type { Role } from '../lib/api';
 import type { Experiment, Page, Prompt } from '../lib/types';
-import { ErrorNote } from './parts';
+import { ErrorNote, TableScroll } from './parts';
 import { VersionEditor } from './prompt/VersionEditor';
+import { useSearchParam } from '../lib/urlState';
 
 export function PromptsPage({ role }: { role: Role }) {
-  const [search, setSearch] = useState('');
+  const [search, setSearch] = useSearchParam('q');
   const [creating, setCreating] = useState(false);
   const prompts = useQuery({ queryKey: ['prompts'], queryFn: () => api<Page<Prompt>>('GET', '/prompts?limit=500') });
   const running = useQuery({ queryKey: ['experiments', 'running'], queryFn: () => api<Page<Experiment>>('GET', '/experiments?status=running&limit=500') });
@@ -35,45 +36,47 @@ export function PromptsPage({ role }: { role: Role }) {
       ) : shown.length === 0 ? (
         <p>{search === '' ? 'No prompts yet. Create one here (admin key), with the API or with the CLI.' : 'No prompt matches.'}</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Prompt</th>
-              <th scope="col">Description</th>
-              <th scope="col">Labels</th>
-              <th scope="col">Latest version</th>
-              <th scope="col">Running experiment</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((p) => {
-              const experiment = runningByPrompt.get(p.prompt_id);
-              return (
-                <tr key={p.prompt_id}>
-                  <td>
-                    <Link href={`/prompts/${encodeURIComponent(p.prompt_id)}`}>{p.prompt_id}</Link>
-                  </td>
-                  <td>{p.description ?? ''}</td>
-                  <td>
-                    {sortedLabels(p.labels).map(([label, version]) => (
-                      <span key={label} className="chip">
-                        {label} → v{version}
-                      </span>
-                    ))}
-                  </td>
-                  <td>{p.latest_version === null ? '–' : `v${p.latest_version}`}</td>
-                  <td>
-                    {experiment === undefined ? (
-                      '–'
-                    ) : (
-                      <Link href={`/experiments/${encodeURIComponent(experiment.experiment_id)}`}>{experiment.name ?? experiment.experiment_id}</Link>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableScroll>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Prompt</th>
+                <th scope="col">Description</th>
+                <th scope="col">Labels</th>
+                <th scope="col">Latest version</th>
+                <th scope="col">Running experiment</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((p) => {
+                const experiment = runningByPrompt.get(p.prompt_id);
+                return (
+                  <tr key={p.prompt_id}>
+                    <td>
+                      <Link href={`/prompts/${encodeURIComponent(p.prompt_id)}`}>{p.prompt_id}</Link>
+                    </td>
+                    <td>{p.description ?? ''}</td>
+                    <td>
+                      {sortedLabels(p.labels).map(([label, version]) => (
+                        <span key={label} className="chip">
+                          {label} → v{version}
+                        </span>
+                      ))}
+                    </td>
+                    <td>{p.latest_version === null ? '–' : `v${p.latest_version}`}</td>
+                    <td>
+                      {experiment === undefined ? (
+                        '–'
+                      ) : (
+                        <Link href={`/experiments/${encodeURIComponent(experiment.experiment_id)}`}>{experiment.name ?? experiment.experiment_id}</Link>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       {prompts.data?.next_cursor != null && <p className="help">Showing the newest 500 prompts.</p>}
     </section>

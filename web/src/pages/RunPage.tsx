@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
 import { costText, inputText, modelShown, promptShown, tokensText, type Run } from '../lib/runView.js';
-import { ErrorNote } from './parts';
+import { ErrorNote, TableScroll } from './parts';
 import { Attempts } from './runs/Attempts';
 import { RunOutcomes } from './runs/RunOutcomes';
 import './runs.css';
@@ -95,18 +95,20 @@ export function RunPage({ runId }: { runId: string }) {
       {inputs.length === 0 ? (
         <p className="muted">No inputs.</p>
       ) : (
-        <table className="compact inputs">
-          <tbody>
-            {inputs.map(([name, value]) => (
-              <tr key={name}>
-                <th scope="row">{name}</th>
-                <td>
-                  <pre className="input-value">{inputText(value)}</pre>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TableScroll>
+          <table className="compact inputs">
+            <tbody>
+              {inputs.map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>
+                    <pre className="input-value">{inputText(value)}</pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       <h2>Rendered prompt</h2>
       {prompt.kind === 'text' ? (

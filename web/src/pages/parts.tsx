@@ -1,4 +1,32 @@
+import { type ReactNode, useEffect, useRef } from 'react';
 import { ApiError } from '../lib/errors';
+
+/**
+ * A table that scrolls sideways inside its card when wider than it (a phone at 390 px) instead of
+ * widening the page. While it does scroll, the card takes keyboard focus (Tab, then the arrow keys
+ * scroll it); while it fits, it is no extra tab stop.
+ */
+export function TableScroll({ children }: { children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (element === null) return;
+    const update = () => {
+      if (element.scrollWidth > element.clientWidth) element.setAttribute('tabindex', '0');
+      else element.removeAttribute('tabindex');
+    };
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(element);
+    if (element.firstElementChild !== null) observer.observe(element.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div className="table-scroll" ref={box}>
+      {children}
+    </div>
+  );
+}
 
 /** An error the page could not attribute to one control: the API's detail, as text. */
 export function ErrorNote({ error }: { error: Error | null }) {

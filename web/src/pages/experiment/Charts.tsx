@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { fixed } from '../../lib/numbers';
 import { type ChartData, chartData, type Granularity, periodLabel } from '../../lib/results';
 import type { ExperimentResults } from '../../lib/types';
+import { TableScroll } from '../parts';
 
 /** Colours per variant, in order (control first); the expected split is the same colour, dashed. */
 const PALETTE = ['#4a5568', '#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280'];
@@ -115,31 +116,33 @@ function DataTable({ d, kind }: { d: ChartData; kind: 'share' | 'value' }) {
   return (
     <details>
       <summary>{kind === 'share' ? 'Exposures as a table' : 'Cumulative metric as a table'}</summary>
-      <table className="compact">
-        <thead>
-          <tr>
-            <th scope="col">{PERIOD_WORDS[d.granularity].column}</th>
-            {d.keys.map((k, i) => (
-              <th key={k} scope="col">
-                {k}
-                {kind === 'share' ? ` (split ${fixed(d.expected[i]!)}%)` : ''}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {d.periods.map((period, t) => (
-            <tr key={period}>
-              <th scope="row">{period}</th>
+      <TableScroll>
+        <table className="compact">
+          <thead>
+            <tr>
+              <th scope="col">{PERIOD_WORDS[d.granularity].column}</th>
               {d.keys.map((k, i) => (
-                <td key={k} className="num">
-                  {kind === 'share' ? (d.share[i]![t] === null ? '-' : `${fixed(d.share[i]![t]!)}%`) : fixed(d.value[i]![t] ?? null)}
-                </td>
+                <th key={k} scope="col">
+                  {k}
+                  {kind === 'share' ? ` (split ${fixed(d.expected[i]!)}%)` : ''}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {d.periods.map((period, t) => (
+              <tr key={period}>
+                <th scope="row">{period}</th>
+                {d.keys.map((k, i) => (
+                  <td key={k} className="num">
+                    {kind === 'share' ? (d.share[i]![t] === null ? '-' : `${fixed(d.share[i]![t]!)}%`) : fixed(d.value[i]![t] ?? null)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </details>
   );
 }

@@ -5,9 +5,8 @@ import { ApiError } from '../../lib/errors';
 import { formatTime } from '../../lib/format';
 import { fixed, pct, pValue } from '../../lib/numbers';
 import { csvFilename, DECISION_LABELS, parseToggles, resultsPath, type Toggles, togglesQuery } from '../../lib/results';
-import { session } from '../../lib/session';
 import type { ExperimentDetail, ExperimentResults } from '../../lib/types';
-import { ErrorNote } from '../parts';
+import { ErrorNote, TableScroll } from '../parts';
 import { Charts } from './Charts';
 import { Scorecard } from './Scorecard';
 
@@ -81,38 +80,40 @@ function Report({ r }: { r: ExperimentResults }) {
           </li>
         ))}
       </ul>
-      <table className="variants-summary" aria-label="Users per variant">
-        <thead>
-          <tr>
-            <th scope="col">Variant</th>
-            <th scope="col">Version</th>
-            <th scope="col">Split</th>
-            <th scope="col">Users</th>
-            <th scope="col">Runs</th>
-            <th scope="col" title="failed runs, and calls that failed to render the variant's version (422)">
-              Errors
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.variants.map((v) => (
-            <tr key={v.key} data-variant={v.key}>
-              <td>
-                {v.key}
-                {v.key === r.control && <span className="chip">control</span>}
-              </td>
-              <td>v{v.version}</td>
-              <td className="num">{pct(v.weight)}</td>
-              <td className="num users">{v.users}</td>
-              <td className="num">{v.runs}</td>
-              <td className="num errors">
-                {v.errored_runs + v.render_failures}
-                {v.render_failures > 0 && <span className="muted"> ({v.render_failures} failed to render)</span>}
-              </td>
+      <TableScroll>
+        <table className="variants-summary" aria-label="Users per variant">
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Version</th>
+              <th scope="col">Split</th>
+              <th scope="col">Users</th>
+              <th scope="col">Runs</th>
+              <th scope="col" title="failed runs, and calls that failed to render the variant's version (422)">
+                Errors
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {r.variants.map((v) => (
+              <tr key={v.key} data-variant={v.key}>
+                <td>
+                  {v.key}
+                  {v.key === r.control && <span className="chip">control</span>}
+                </td>
+                <td>v{v.version}</td>
+                <td className="num">{pct(v.weight)}</td>
+                <td className="num users">{v.users}</td>
+                <td className="num">{v.runs}</td>
+                <td className="num errors">
+                  {v.errored_runs + v.render_failures}
+                  {v.render_failures > 0 && <span className="muted"> ({v.render_failures} failed to render)</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {r.metrics.length > 0 ? (
         <Scorecard title="Goal metrics" metrics={r.metrics} section="goal" sequential={sequential} prior={r.options.prior} />
       ) : (
@@ -170,7 +171,7 @@ function Health({ r }: { r: ExperimentResults }) {
   );
 }
 
-/** The API's CSV with the key in its header, saved through a Blob URL under the API's filename. */
+/** The API's CSV, saved through a Blob URL under the API's filename. */
 function CsvDownload({ experimentId, toggles }: { experimentId: string; toggles: Toggles }) {
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
@@ -178,8 +179,8 @@ function CsvDownload({ experimentId, toggles }: { experimentId: string; toggles:
     setBusy(true);
     setError(null);
     try {
-      const key = session.key();
-      const res = await fetch(resultsPath(experimentId, toggles, 'csv'), { headers: key === null ? {} : { 'x-api-key': key } });
+      // The session cookie goes with it, as with every request of the console.
+      const res = await fetch(resultsPath(experimentId, toggles, 'csv'), { credentials: 'same-origin' });
       if (!res.ok) throw new ApiError(res.status, ((await res.json().catch(() => null)) as { detail?: unknown } | null)?.detail);
       const url = URL.createObjectURL(await res.blob());
       const a = document.createElement('a');

@@ -1,5 +1,6 @@
 import { barDomain, barGeometry, pLabel, scoreRows, type ScoreRow, type Section } from '../../lib/results';
 import type { MetricResult } from '../../lib/types';
+import { TableScroll } from '../parts';
 
 const BAR_WIDTH = 160;
 const BAR_HEIGHT = 18;
@@ -24,56 +25,58 @@ export function Scorecard({ title, metrics, section, sequential, prior }: Scorec
   return (
     <section aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
-      <table className="scorecard" data-section={section}>
-        <thead>
-          <tr>
-            <th scope="col">Metric</th>
-            <th scope="col">Variant</th>
-            <th scope="col">Users</th>
-            <th scope="col">Value</th>
-            {adjusted && <th scope="col">CUPED-adjusted</th>}
-            <th scope="col">Lift</th>
-            <th scope="col">{sequential ? '95% interval (sequential)' : '95% interval'}</th>
-            <th scope="col">Chance to win ({prior} prior)</th>
-            <th scope="col">95% credible interval ({prior} prior)</th>
-            <th scope="col">{pLabel(metrics, section, sequential)}</th>
-            <th scope="col">Verdict</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.flatMap(({ metric, rows: variantRows }) =>
-            variantRows.map((row, i) => (
-              <tr key={`${metric.name}-${row.variant}`} data-metric={metric.name} data-variant={row.variant}>
-                {i === 0 && (
-                  <th scope="rowgroup" rowSpan={variantRows.length}>
-                    {metric.name}
-                    {metric.primary && <span className="chip">primary</span>}
-                    <div className="muted">{metric.direction === 'higher' ? 'higher is better' : 'lower is better'}</div>
-                  </th>
-                )}
-                <td className="variant">{row.variant}</td>
-                <td className="num users">{row.users}</td>
-                <td className="num value">
-                  {row.value}
-                  <div className="muted ratio">{row.ratio}</div>
-                </td>
-                {adjusted && <td className="num">{row.adjusted ?? ''}</td>}
-                <td className={`num lift tone-${row.tone}`}>{row.lift}</td>
-                <td className="interval">
-                  {row.interval !== null && <IntervalBar row={row} domain={domain} lift={liftOf(metric, row.variant)} />}
-                  <span className="ci">{row.intervalText}</span>
-                </td>
-                <td className="num chance">{row.chanceToWin}</td>
-                <td className="credible">{row.credible}</td>
-                <td className="num p">{row.p}</td>
-                <td className={`verdict tone-${row.tone}`} title={row.verdictText}>
-                  {row.verdict}
-                </td>
-              </tr>
-            )),
-          )}
-        </tbody>
-      </table>
+      <TableScroll>
+        <table className="scorecard" data-section={section}>
+          <thead>
+            <tr>
+              <th scope="col">Metric</th>
+              <th scope="col">Variant</th>
+              <th scope="col">Users</th>
+              <th scope="col">Value</th>
+              {adjusted && <th scope="col">CUPED-adjusted</th>}
+              <th scope="col">Lift</th>
+              <th scope="col">{sequential ? '95% interval (sequential)' : '95% interval'}</th>
+              <th scope="col">Chance to win ({prior} prior)</th>
+              <th scope="col">95% credible interval ({prior} prior)</th>
+              <th scope="col">{pLabel(metrics, section, sequential)}</th>
+              <th scope="col">Verdict</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.flatMap(({ metric, rows: variantRows }) =>
+              variantRows.map((row, i) => (
+                <tr key={`${metric.name}-${row.variant}`} data-metric={metric.name} data-variant={row.variant}>
+                  {i === 0 && (
+                    <th scope="rowgroup" rowSpan={variantRows.length}>
+                      {metric.name}
+                      {metric.primary && <span className="chip">primary</span>}
+                      <div className="muted">{metric.direction === 'higher' ? 'higher is better' : 'lower is better'}</div>
+                    </th>
+                  )}
+                  <td className="variant">{row.variant}</td>
+                  <td className="num users">{row.users}</td>
+                  <td className="num value">
+                    {row.value}
+                    <div className="muted ratio">{row.ratio}</div>
+                  </td>
+                  {adjusted && <td className="num">{row.adjusted ?? ''}</td>}
+                  <td className={`num lift tone-${row.tone}`}>{row.lift}</td>
+                  <td className="interval">
+                    {row.interval !== null && <IntervalBar row={row} domain={domain} lift={liftOf(metric, row.variant)} />}
+                    <span className="ci">{row.intervalText}</span>
+                  </td>
+                  <td className="num chance">{row.chanceToWin}</td>
+                  <td className="credible">{row.credible}</td>
+                  <td className="num p">{row.p}</td>
+                  <td className={`verdict tone-${row.tone}`} title={row.verdictText}>
+                    {row.verdict}
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </TableScroll>
       <VerdictTexts metrics={metrics} />
     </section>
   );

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api } from '../../lib/api';
 import type { Version } from '../../lib/types';
 import { contentText, settingChanges, wordDiff } from '../../lib/versionDiff';
-import { ErrorNote } from '../parts';
+import { ErrorNote, TableScroll } from '../parts';
 
 /** Any two versions side by side: the content word by word, then the settings that differ. */
 export function VersionDiff({ promptId, versions }: { promptId: string; versions: Version[] }) {
@@ -65,27 +65,29 @@ function SettingChanges({ left, right }: { left: Version; right: Version }) {
   const changes = settingChanges(left, right);
   if (changes.length === 0) return <p className="muted">Same model, parameters, fallbacks and variables.</p>;
   return (
-    <table className="compact">
-      <thead>
-        <tr>
-          <th scope="col">Setting</th>
-          <th scope="col">v{left.version}</th>
-          <th scope="col">v{right.version}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {changes.map((c) => (
-          <tr key={c.field}>
-            <th scope="row">{c.field}</th>
-            <td>
-              <del>{c.left}</del>
-            </td>
-            <td>
-              <ins>{c.right}</ins>
-            </td>
+    <TableScroll>
+      <table className="compact">
+        <thead>
+          <tr>
+            <th scope="col">Setting</th>
+            <th scope="col">v{left.version}</th>
+            <th scope="col">v{right.version}</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {changes.map((c) => (
+            <tr key={c.field}>
+              <th scope="row">{c.field}</th>
+              <td>
+                <del>{c.left}</del>
+              </td>
+              <td>
+                <ins>{c.right}</ins>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }

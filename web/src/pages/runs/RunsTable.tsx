@@ -2,13 +2,14 @@ import { Link } from 'wouter';
 import { formatTime } from '../../lib/format.js';
 import { formatCost } from '../../lib/format.js';
 import { modelShown, type Run } from '../../lib/runView.js';
+import { TableScroll } from '../parts';
 
 const enc = encodeURIComponent;
 
 /** One row per run; the time opens the run, the prompt version and experiment open theirs. */
 export function RunsTable({ runs }: { runs: Run[] }) {
   return (
-    <div className="table-scroll">
+    <TableScroll>
       <table className="runs">
         <thead>
           <tr>
@@ -64,6 +65,6 @@ export function RunsTable({ runs }: { runs: Run[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

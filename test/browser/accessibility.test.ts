@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_EXPERIMENT, DEMO_PROMPT, seedDemo } from '../../scripts/demoExperiment.js';
+import { browserMissing, expectAccessible, launchChromium, signInContext } from '../support/browser.js';
+import { type RunningServer, startServer, tempDataDir } from '../support/processes.js';
+
+/**
+ * Every page of the console through axe-core (0 serious or critical violations), in the light and
+ * the dark colour scheme, on a desktop and on a phone 390 px wide, where no page may scroll sideways
+ * (wide tables scroll inside their card). Adding a page to the console is one line in PAGES.
+ */
+const skip = browserMissing();
+const ADMIN = 'pl_a_browser-a11y-admin-key-0000000000000';
+const dataDir = tempDataDir();
+const PHONE = 390;
+
+let server: RunningServer;
+let browser: Browser;
+let runId: string;
+
+interface ConsolePage {
+  name: string;
+  /** Under /ui; may use what beforeAll made. */
+  path: () => string;
+  /** The page is drawn (its data loaded) once this resolves. */
+  ready: (page: Page) => Promise<unknown>;
+}
+
+const heading = (name: string) => (page: Page) => page.getByRole('heading', { name, level: 1 }).waitFor();
+
+const PAGES: ConsolePage[] = [
+  { name: 'prompts', path: () => '/prompts', ready: (page) => page.getByRole('link', { name: DEMO_PROMPT, exact: true }).first().waitFor() },
+  { name: 'a prompt', path: () => `/prompts/${DEMO_PROMPT}`, ready: heading(DEMO_PROMPT) },
+  { name: 'a version', path: () => `/prompts/${DEMO_PROMPT}/versions/2`, ready: heading(`${DEMO_PROMPT} v2`) },
+  { name: 'experiments', path: () => '/experiments', ready: (page) => page.locator('table.experiments tbody tr').first().waitFor() },
+  { name: 'an experiment with results', path: () => `/experiments/${DEMO_EXPERIMENT}`, ready: (page) => page.locator('table.scorecard').first().waitFor() },
+  { name: 'runs', path: () => '/runs', ready: (page) => page.locator('table.runs tbody tr').first().waitFor() },
+  { name: 'a run', path: () => `/runs/${runId}`, ready: (page) => heading(`Run ${runId}`)(page) },
+  { name: 'keys', path: () => '/keys', ready: (page) => page.locator('table.keys tbody tr').first().waitFor() },
+];
+
+const SETTINGS = [
+  { colorScheme: 'light', width: 1280 },
+  { colorScheme: 'dark', width: 1280 },
+  { colorScheme: 'light', width: PHONE },
+  { colorScheme: 'dark', width: PHONE },
+] as const;
+
+async function contextFor(setting: (typeof SETTINGS)[number], signedIn: boolean): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: setting.width, height: 900 }, colorScheme: setting.colorScheme });
+  if (signedIn) await signInContext(context, server.origin, ADMIN);
+  return context;
+}
+
+async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
+  const width = (await page.evaluate('document.scrollingElement.scrollWidth')) as number;
+  expect(width, `${where} scrolls sideways at ${PHONE} px`).toBeLessThanOrEqual(PHONE);
+}
+
+describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+    // One server for every check (processFixtures would stop it after each test): the pages only read.
+    server = await startServer({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    await seedDemo({ origin: server.origin, adminKey: ADMIN }, 60);
+    const runs = await fetch(`${server.origin}/runs?limit=1`, { headers: { 'x-api-key': ADMIN } });
+    runId = ((await runs.json()) as { data: { run_id: string }[] }).data[0]!.run_id;
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  for (const setting of SETTINGS) {
+    const label = `${setting.colorScheme}, ${setting.width} px`;
+
+    it(`the sign-in page (${label})`, async () => {
+      const context = await contextFor(setting, false);
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/ui/`);
+      await page.getByLabel('API key').waitFor();
+      await expectAccessible(page, `sign-in (${label})`);
+      // A refused key's message, too.
+      await page.getByLabel('API key').fill('pl_a_not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+      await expectAccessible(page, `sign-in with an error (${label})`);
+      if (setting.width === PHONE) await expectNoSidewaysScroll(page, 'sign-in');
+      await context.close();
+    }, 60_000);
+
+    it(`every page, signed in (${label})`, async () => {
+      const context = await contextFor(setting, true);
+      const page = await context.newPage();
+      for (const consolePage of PAGES) {
+        await page.goto(`${server.origin}/ui${consolePage.path()}`);
+        await consolePage.ready(page);
+        await expectAccessible(page, `${consolePage.name} (${label})`);
+        if (setting.width === PHONE) await expectNoSidewaysScroll(page, consolePage.name);
+      }
+      await context.close();
+    }, 180_000);
+  }
+});
