@@ -18,6 +18,7 @@ const PHONE = 390;
 let server: RunningServer;
 let browser: Browser;
 let runId: string;
+let webhookId: string;
 
 interface ConsolePage {
   name: string;
@@ -38,6 +39,9 @@ const PAGES: ConsolePage[] = [
   { name: 'runs', path: () => '/runs', ready: (page) => page.locator('table.runs tbody tr').first().waitFor() },
   { name: 'a run', path: () => `/runs/${runId}`, ready: (page) => heading(`Run ${runId}`)(page) },
   { name: 'keys', path: () => '/keys', ready: (page) => page.locator('table.keys tbody tr').first().waitFor() },
+  { name: 'audit log', path: () => '/audit', ready: (page) => page.locator('table.audit tbody tr').first().waitFor() },
+  { name: 'webhooks', path: () => '/webhooks', ready: (page) => page.locator('table.webhooks tbody tr').first().waitFor() },
+  { name: 'a webhook', path: () => `/webhooks/${webhookId}`, ready: (page) => page.locator('h1.webhook-title').waitFor() },
 ];
 
 const SETTINGS = [
@@ -66,6 +70,12 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
     await seedDemo({ origin: server.origin, adminKey: ADMIN }, 60);
     const runs = await fetch(`${server.origin}/runs?limit=1`, { headers: { 'x-api-key': ADMIN } });
     runId = ((await runs.json()) as { data: { run_id: string }[] }).data[0]!.run_id;
+    const hook = await fetch(`${server.origin}/webhooks`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/hook', events: ['prompt.label_moved'], description: 'ops' }),
+    });
+    webhookId = ((await hook.json()) as { webhook_id: string }).webhook_id;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

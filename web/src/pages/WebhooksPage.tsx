@@ -6,7 +6,7 @@ import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
 import type { DeletedState, Webhook, WebhookWithSecret } from '../lib/webhooks.js';
 import { AdminOnly } from './AdminOnly';
-import { ErrorNote } from './parts';
+import { ErrorNote, TableScroll } from './parts';
 import { FocusedNotice } from './webhooks/FocusedNotice';
 import { NewSecret } from './webhooks/NewSecret';
 import { StateChip } from './webhooks/StateChip';
@@ -47,7 +47,7 @@ function Webhooks() {
       ) : list.length === 0 ? (
         hooks.isSuccess && <p className="empty">No webhook endpoints yet.</p>
       ) : (
-        <div className="table-scroll">
+        <TableScroll>
           <table className="webhooks">
             <thead>
               <tr>
@@ -79,7 +79,7 @@ function Webhooks() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   );

@@ -4,6 +4,7 @@ import { targetHref, type AuditEntry } from '../../lib/audit.js';
 import { formatTime } from '../../lib/format.js';
 import type { ApiKey } from '../../lib/keys.js';
 import { ChangeSummary } from './ChangeSummary';
+import { TableScroll } from '../parts';
 
 /** Who made a change: the key's name at the time, its prefix (when the key still exists) and id; the CLI has no key. */
 function Who({ entry, apiKey }: { entry: AuditEntry; apiKey: ApiKey | undefined }) {
@@ -42,7 +43,7 @@ function Target({ entry }: { entry: AuditEntry }) {
 /** The audit entries, newest first; `body` is the row group "Load more" focuses into. */
 export function AuditTable({ entries, keys, body }: { entries: AuditEntry[]; keys: ReadonlyMap<string, ApiKey>; body: Ref<HTMLTableSectionElement> }) {
   return (
-    <div className="table-scroll">
+    <TableScroll>
       <table className="audit">
         <thead>
           <tr>
@@ -73,6 +74,6 @@ export function AuditTable({ entries, keys, body }: { entries: AuditEntry[]; key
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }

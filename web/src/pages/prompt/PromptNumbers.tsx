@@ -4,7 +4,7 @@ import { api } from '../../lib/api';
 import { formatCost, formatTime } from '../../lib/format';
 import { pct } from '../../lib/numbers';
 import { STATS_WINDOWS, statsPath, statsWindowOf, type PromptStats, type StatsWindow } from '../../lib/playground';
-import { ErrorNote } from '../parts';
+import { ErrorNote, TableScroll } from '../parts';
 import './playground.css';
 
 const WINDOW_NAMES: Record<StatsWindow, string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
@@ -45,7 +45,7 @@ export function PromptNumbers({ promptId }: { promptId: string }) {
         (stats.data.versions.length === 0 ? (
           <p className="muted">No served runs in this window.</p>
         ) : (
-          <div className="numbers-scroll">
+          <TableScroll>
             <table className="numbers">
               <caption className="muted">Runs served through /run_prompt; playground runs are not counted. Latency of the runs that succeeded.</caption>
               <thead>
@@ -97,7 +97,7 @@ export function PromptNumbers({ promptId }: { promptId: string }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         ))}
     </section>
   );

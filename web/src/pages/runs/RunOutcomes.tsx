@@ -4,7 +4,7 @@ import { api } from '../../lib/api';
 import { formatTime } from '../../lib/format';
 import { inputText } from '../../lib/runView';
 import type { Page } from '../../lib/types';
-import { ErrorNote } from '../parts';
+import { ErrorNote, TableScroll } from '../parts';
 
 /** An outcome as GET /outcomes lists it (src/modules/outcomes/outcomes.schemas.ts). */
 interface Outcome {
@@ -39,7 +39,7 @@ export function RunOutcomes({ runId }: { runId: string }) {
         (outcomes.data.data.length === 0 ? (
           <p className="muted">No outcome names this run.</p>
         ) : (
-          <div className="table-scroll">
+          <TableScroll>
             <table className="compact outcomes">
               <thead>
                 <tr>
@@ -74,7 +74,7 @@ export function RunOutcomes({ runId }: { runId: string }) {
               </tbody>
             </table>
             {outcomes.data.next_cursor !== null && <p className="muted">The first {LIMIT} are shown.</p>}
-          </div>
+          </TableScroll>
         ))}
     </section>
   );

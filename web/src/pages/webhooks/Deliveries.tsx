@@ -7,7 +7,7 @@ import type { Page } from '../../lib/types';
 import { DELIVERY_FILTERS, DELIVERY_STATUSES, lastAnswer, type Delivery } from '../../lib/webhooks.js';
 import { UrlFilterForm } from '../filters/UrlFilterForm';
 import { useFocusAfterApply, useFocusNewRows } from '../focus';
-import { GeneralErrors } from '../parts';
+import { GeneralErrors, TableScroll } from '../parts';
 
 /** Whether a delivery is about to be tried (so the history is worth asking again soon). */
 const dueSoon = (d: Delivery, now: number) => d.status === 'pending' && (d.next_attempt_at === null || Date.parse(d.next_attempt_at) - now < 30_000);
@@ -61,7 +61,7 @@ export function Deliveries({ webhookId, enabled }: { webhookId: string; enabled:
           </p>
         )
       ) : (
-        <div className="table-scroll">
+        <TableScroll>
           <table className="deliveries">
             <thead>
               <tr>
@@ -103,7 +103,7 @@ export function Deliveries({ webhookId, enabled }: { webhookId: string; enabled:
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {list.length > 0 && (
         <p className="help" ref={summary} tabIndex={-1}>
