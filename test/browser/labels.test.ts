@@ -152,7 +152,7 @@ describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? ''
     await page.goto(`${server.origin}/ui/experiments/tone`);
     await page.getByRole('button', { name: 'Start' }).click();
     await page.getByTestId('start-impact').waitFor();
-    await expect.poll(() => focused(page)).toBe('div');
+    await expect.poll(() => focused(page)).toBe('legend'); // the confirmation's, which says what Start does
     await expect
       .poll(() => page.getByTestId('start-impact').locator('li').allTextContents())
       .toEqual([

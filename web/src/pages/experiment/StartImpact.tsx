@@ -1,5 +1,5 @@
 import { useQueries } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ExperimentDetail } from '../../lib/types';
 import { fetchImpact } from '../prompt/fetchImpact';
 import '../prompt/labels.css';
@@ -7,12 +7,11 @@ import '../prompt/labels.css';
 /**
  * Before Start: what each variant's version (those with a share of users) would break among recent
  * callers, against production, and the calls that sent no user id (refused while an experiment
- * runs). When any would fail, Start waits for an explicit tick (`onReady`). Focused when it opens.
+ * runs). When any would fail, Start waits for an explicit tick (`onReady`). It sits in Start's
+ * confirmation, whose legend takes the focus when it opens (Actions).
  */
 export function StartImpact({ experiment, onReady }: { experiment: ExperimentDetail; onReady: (ready: boolean) => void }) {
-  const box = useRef<HTMLDivElement>(null);
   const [ticked, setTicked] = useState(false);
-  useEffect(() => box.current?.focus(), []);
   const served = experiment.coverage > 0 ? experiment.variants.filter((v) => v.weight > 0) : [];
   const impacts = useQueries({
     queries: served.map((v) => ({
@@ -28,7 +27,7 @@ export function StartImpact({ experiment, onReady }: { experiment: ExperimentDet
   const ready = loaded && (failing === 0 || ticked);
   useEffect(() => onReady(ready), [ready, onReady]);
   return (
-    <div className="impact" ref={box} tabIndex={-1} data-testid="start-impact">
+    <div className="impact" data-testid="start-impact">
       {!loaded && <p className="loading">Checking recent calls…</p>}
       <ul>
         {served.map((v, i) => {
