@@ -1,17 +1,19 @@
 /**
- * Regenerates the README's console screenshot (docs/console.png): a fresh server on a temporary
- * SQLite file, the demo experiment with real traffic through the runtime API, and the experiment's
- * results page in Debian's chromium. Run with `npm run screenshot`.
+ * Regenerates the README's console screenshots: a fresh server on a temporary SQLite file, the demo
+ * experiment with real traffic through the runtime API, then in Debian's chromium the experiment's
+ * results page (docs/console.png) and the prompt's page with its numbers and the playground running
+ * two versions side by side (docs/console-prompt.png). Run with `npm run screenshot`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVER_JS, startProcess } from '../bench/processes.js';
 import { launchChromium } from './chromium.js';
-import { DEMO_EXPERIMENT, seedDemo } from './demoExperiment.js';
+import { DEMO_EXPERIMENT, DEMO_PROMPT, seedDemo } from './demoExperiment.js';
 
 const ROOT = path.resolve(path.dirname(SERVER_JS), '../..');
-const OUTPUT = path.join(ROOT, 'docs', 'console.png');
+const RESULTS_PNG = path.join(ROOT, 'docs', 'console.png');
+const PROMPT_PNG = path.join(ROOT, 'docs', 'console-prompt.png');
 const ADMIN = 'pl_a_screenshot-admin-key-0000000000000000';
 
 async function main(): Promise<void> {
@@ -37,8 +39,22 @@ async function main(): Promise<void> {
     // The results, from their heading down: what a reader of the README wants to see.
     const top = await page.getByRole('heading', { name: 'Results' }).boundingBox();
     await page.evaluate(`window.scrollTo(0, ${Math.max(0, (top?.y ?? 0) - 16)})`);
-    await page.screenshot({ path: OUTPUT });
-    console.log(`wrote ${path.relative(ROOT, OUTPUT)}`);
+    await page.screenshot({ path: RESULTS_PNG });
+    console.log(`wrote ${path.relative(ROOT, RESULTS_PNG)}`);
+
+    // The prompt's page: its numbers per version, and both versions run side by side.
+    await page.goto(`${server.origin}/ui/prompts/${DEMO_PROMPT}`);
+    await page.getByRole('heading', { name: 'Playground' }).waitFor();
+    await page.getByRole('button', { name: 'Compare side by side' }).click();
+    await page.getByLabel('name', { exact: true }).fill('Ada');
+    await page.getByLabel('team', { exact: true }).fill('the data team');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.locator('article[data-column="B"] pre.output').waitFor({ timeout: 60_000 });
+    // From the numbers down to both columns' answers (Run moved the focus, and the scroll, to them).
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.getByRole('heading', { name: 'Numbers' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: PROMPT_PNG });
+    console.log(`wrote ${path.relative(ROOT, PROMPT_PNG)}`);
   } finally {
     await browser.close();
     await server.stop();

@@ -16,6 +16,7 @@ import { CopyError, type Endpoint, openEndpoint, type TableShape } from './copyE
 export const COPY_TABLES = [
   'projects',
   'api_keys',
+  'console_sessions',
   'prompts',
   'prompt_versions',
   'prompt_labels',

@@ -87,6 +87,7 @@ beforeAll(async () => {
       });
     }
     await t.inputShapes.flush(); // the summary of the calls' input names (input_shapes), written as its timer would
+    expect((await t.request('POST', '/session')).status).toBe(201); // a console session (console_sessions)
     source = tempFile();
     await t.sqlite.backup(source);
   } finally {

@@ -6,7 +6,7 @@ import { clearedSessionCookie, sessionCookie } from '../../http/sessionCookie.js
 import { WhoAmISchema } from './sessions.schemas.js';
 import { SESSION_LIFETIME_HOURS, type SessionService } from './sessions.service.js';
 
-/** The console's sign-in (docs/console.md, "Signing in"; docs/management-api.md, "Sessions"). */
+/** The console's sign-in (docs/console.md, "Signing in"; docs/management-api.md, "Sessions (the console's sign-in)"). */
 export function registerSessionRoutes(app: FastifyInstance, access: AccessCheck, sessions: SessionService): void {
   registerRoute(app, access, {
     method: 'POST',
