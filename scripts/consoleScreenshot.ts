@@ -4,11 +4,9 @@
  * results page (docs/console.png) and the prompt's page with its numbers and the playground running
  * two versions side by side (docs/console-prompt.png). Run with `npm run screenshot`.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { SERVER_JS, startProcess } from '../bench/processes.js';
-import { launchChromium } from './chromium.js';
+import { SERVER_JS } from '../bench/processes.js';
+import { withConsoleServer } from './consoleServer.js';
 import { DEMO_EXPERIMENT, DEMO_PROMPT, seedDemo } from './demoExperiment.js';
 
 const ROOT = path.resolve(path.dirname(SERVER_JS), '../..');
@@ -16,50 +14,34 @@ const RESULTS_PNG = path.join(ROOT, 'docs', 'console.png');
 const PROMPT_PNG = path.join(ROOT, 'docs', 'console-prompt.png');
 const ADMIN = 'pl_a_screenshot-admin-key-0000000000000000';
 
-async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-screenshot-'));
-  const server = await startProcess(
-    SERVER_JS,
-    [],
-    { PORT: '0', LOG_LEVEL: 'info', PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN },
-    /Server listening at http:\/\/127\.0\.0\.1:(\d+)/,
-  );
-  const browser = await launchChromium();
-  try {
-    await seedDemo({ origin: server.origin, adminKey: ADMIN }, 600);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1100 }, deviceScaleFactor: 1 });
-    await page.goto(`${server.origin}/ui/`);
-    await page.getByLabel('API key').fill(ADMIN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Prompts' }).waitFor();
-    await page.goto(`${server.origin}/ui/experiments/${DEMO_EXPERIMENT}`);
-    // Ready when the scorecard and both charts (loaded on first use) are drawn.
-    await page.locator('table.scorecard').first().waitFor({ timeout: 60_000 });
-    await page.locator('.chart canvas').nth(1).waitFor({ timeout: 60_000 });
-    // The results, from their heading down: what a reader of the README wants to see.
-    const top = await page.getByRole('heading', { name: 'Results' }).boundingBox();
-    await page.evaluate(`window.scrollTo(0, ${Math.max(0, (top?.y ?? 0) - 16)})`);
-    await page.screenshot({ path: RESULTS_PNG });
-    console.log(`wrote ${path.relative(ROOT, RESULTS_PNG)}`);
+await withConsoleServer(ADMIN, async (origin, browser) => {
+  await seedDemo({ origin: origin, adminKey: ADMIN }, 600);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1100 }, deviceScaleFactor: 1 });
+  await page.goto(`${origin}/ui/`);
+  await page.getByLabel('API key').fill(ADMIN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Prompts' }).waitFor();
+  await page.goto(`${origin}/ui/experiments/${DEMO_EXPERIMENT}`);
+  // Ready when the scorecard and both charts (loaded on first use) are drawn.
+  await page.locator('table.scorecard').first().waitFor({ timeout: 60_000 });
+  await page.locator('.chart canvas').nth(1).waitFor({ timeout: 60_000 });
+  // The results, from their heading down: what a reader of the README wants to see.
+  const top = await page.getByRole('heading', { name: 'Results' }).boundingBox();
+  await page.evaluate(`window.scrollTo(0, ${Math.max(0, (top?.y ?? 0) - 16)})`);
+  await page.screenshot({ path: RESULTS_PNG });
+  console.log(`wrote ${path.relative(ROOT, RESULTS_PNG)}`);
 
-    // The prompt's page: its numbers per version, and both versions run side by side.
-    await page.goto(`${server.origin}/ui/prompts/${DEMO_PROMPT}`);
-    await page.getByRole('heading', { name: 'Playground' }).waitFor();
-    await page.getByRole('button', { name: 'Compare side by side' }).click();
-    await page.getByLabel('name', { exact: true }).fill('Ada');
-    await page.getByLabel('team', { exact: true }).fill('the data team');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.locator('article[data-column="B"] pre.output').waitFor({ timeout: 60_000 });
-    // From the numbers down to both columns' answers (Run moved the focus, and the scroll, to them).
-    await page.setViewportSize({ width: 1280, height: 1400 });
-    await page.getByRole('heading', { name: 'Numbers' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
-    await page.screenshot({ path: PROMPT_PNG });
-    console.log(`wrote ${path.relative(ROOT, PROMPT_PNG)}`);
-  } finally {
-    await browser.close();
-    await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-await main();
+  // The prompt's page: its numbers per version, and both versions run side by side.
+  await page.goto(`${origin}/ui/prompts/${DEMO_PROMPT}`);
+  await page.getByRole('heading', { name: 'Playground' }).waitFor();
+  await page.getByRole('button', { name: 'Compare side by side' }).click();
+  await page.getByLabel('name', { exact: true }).fill('Ada');
+  await page.getByLabel('team', { exact: true }).fill('the data team');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.locator('article[data-column="B"] pre.output').waitFor({ timeout: 60_000 });
+  // From the numbers down to both columns' answers (Run moved the focus, and the scroll, to them).
+  await page.setViewportSize({ width: 1280, height: 1400 });
+  await page.getByRole('heading', { name: 'Numbers' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: PROMPT_PNG });
+  console.log(`wrote ${path.relative(ROOT, PROMPT_PNG)}`);
+});

@@ -4,42 +4,10 @@ import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
-import { clearedSessionCookie, ownOrigin, sessionTokenOf } from './sessionCookie.js';
+import { type AccessCheck, type AccessDecision, type AuthContext, type Role, type SessionContext, crossSiteRefused, denied } from './access.js';
+import { sessionTokenOf } from './sessionCookie.js';
 
-/**
- * The key decision the edge acts on, declared here by the edge that consumes it so that `http`
- * imports no module: keys/access.ts makes it, app.ts hands it over, and the compiler checks there
- * that the two agree (a role or a refusal the edge does not know of fails to compile).
- */
-type Role = 'runtime' | 'read' | 'admin';
-
-interface AuthContext {
-  readonly keyId: string;
-  readonly keyName: string;
-  readonly projectId: string;
-  readonly role: Role;
-  readonly rateLimitPerMinute: number | null;
-}
-
-/** The console session that authenticated a request (docs/console.md, "Signing in"). */
-interface SessionContext {
-  readonly sessionId: string;
-  readonly expiresAt: string;
-}
-
-type AccessDecision =
-  | { ok: true; auth: AuthContext; session?: SessionContext }
-  | { ok: false; reason: 'invalid_key' }
-  | { ok: false; reason: 'invalid_session' }
-  | { ok: false; reason: 'address_throttled'; retryAfterSeconds: number }
-  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number; limitPerMinute: number };
-
-/** Decides whether a request's key may proceed (keys/access.ts); the route layer only answers. */
-export interface AccessCheck {
-  check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
-  /** The same decision for a console session's token (its cookie), made through the session's key. */
-  checkSession(token: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
-}
+export type { AccessCheck } from './access.js';
 
 interface RouteResult {
   status: number;
@@ -105,32 +73,7 @@ const ROLE_SENTENCE: Record<Role, string> = {
   admin: 'Needs an admin key.',
 };
 
-function denied(req: FastifyRequest, reply: FastifyReply, decision: Exclude<AccessDecision, { ok: true }>): void {
-  if (decision.reason === 'invalid_key') {
-    sendDetail(reply, 401, 'Invalid API key');
-    return;
-  }
-  if (decision.reason === 'invalid_session') {
-    // The browser can drop a cookie that no longer opens anything.
-    reply.header('set-cookie', clearedSessionCookie(req));
-    sendDetail(reply, 401, 'Session expired or ended: sign in again');
-    return;
-  }
-  reply.header('retry-after', String(decision.retryAfterSeconds));
-  sendDetail(
-    reply,
-    429,
-    decision.reason === 'rate_limited'
-      ? `Rate limit exceeded: ${decision.limitPerMinute} requests per minute for this API key`
-      : `Too many invalid API keys from this address: try again in ${decision.retryAfterSeconds} s`,
-  );
-}
 const MISSING_KEY: ErrorItem = { type: 'missing', loc: ['header', 'x-api-key'], msg: 'Field required', input: null };
-/** Methods a browser may send from any page (a link, an image): the only ones a session cookie alone may authenticate without an Origin check. */
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
-const CROSS_SITE =
-  "Cross-site request refused: a request authenticated by the session cookie that changes something must carry this server's Origin header (send X-API-Key instead from scripts)";
-
 interface Validated {
   body: unknown;
   rawBody: unknown;
@@ -272,10 +215,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     const token = req.promptline!.sessionToken;
-    if (token !== undefined && !SAFE_METHODS.has(req.method) && req.headers.origin !== ownOrigin(req)) {
-      sendDetail(reply, 403, CROSS_SITE);
-      return;
-    }
+    if (token !== undefined && crossSiteRefused(req, reply)) return;
     const decision = token === undefined ? access.check(firstApiKey(req) ?? '', req.ip) : access.checkSession(token, req.ip);
     if (decision instanceof Promise) decision.then((settled) => decide(req, reply, settled, done), done);
     else decide(req, reply, decision, done);

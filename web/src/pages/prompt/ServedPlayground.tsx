@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api } from '../../lib/api';
 import { formatCost } from '../../lib/format';
+import type { RunAnswer } from '../../lib/playground';
 import { ErrorNote } from '../parts';
 
 interface Rendered {
@@ -11,16 +12,8 @@ interface Rendered {
   variant_assigned: string | null;
   experiment_id: string | null;
 }
-interface Ran {
-  run_id: string;
-  output: string;
-  model_used: string;
-  latency_ms: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  token_cost_usd: number;
-  prompt_version: number;
+/** /run_prompt answers the playground's fields and the variant it served. */
+interface Ran extends RunAnswer {
   variant_assigned: string | null;
 }
 
