@@ -49,14 +49,16 @@ export async function watchedPage(browser: Browser): Promise<WatchedPage> {
   // A context of its own (closed with the page), so `page.context().newPage()` opens another tab of the same browser.
   const context = await browser.newContext();
   const page = (await context.newPage()) as WatchedPage;
-  page.on('close', () => void context.close());
+  // When the whole browser closes, its contexts close with it: closing this one again then rejects,
+  // and that is no failure (left unhandled, it would fail the run after every test passed).
+  page.on('close', () => context.close().catch(() => undefined));
   page.problems = [];
   page.dialogs = [];
   page.on('console', (m) => m.type() === 'error' && page.problems.push(m.text()));
   page.on('pageerror', (e) => page.problems.push(e.message));
   page.on('dialog', (d) => {
     page.dialogs.push(d.message());
-    void d.dismiss();
+    d.dismiss().catch(() => undefined); // the page may be closing: the dialog goes with it
   });
   return page;
 }
