@@ -1,6 +1,7 @@
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { MetricDef } from '../experiments/metrics.js';
-import type { Granularity, JoinedAgg, PeriodExposures, RunAgg } from './results.repo.js';
+import type { Granularity, JoinedAgg, PeriodExposures } from './results.repo.js';
+import type { RunAgg } from './runAggregates.repo.js';
 
 /** What the report is computed with: the query's options, resolved against the experiment's settings. */
 export interface ResultsOptions {

@@ -4,7 +4,8 @@ import type { ExposureTotals, Measured, VariantMeasure } from './measured.js';
 import type { AssignedColumns, UserSums } from './metricSources.repo.js';
 import { aggregateJoined, aggregateUsers, cupedSums } from './perUser.js';
 import type { ReadPlan } from './readPlan.js';
-import type { JoinedAgg, JoinedColumns, MetricAgg, PeriodExposures, RunAgg, UserColumns } from './results.repo.js';
+import type { JoinedAgg, JoinedColumns, MetricAgg, PeriodExposures, UserColumns } from './results.repo.js';
+import type { RunAgg } from './runAggregates.repo.js';
 import { EMPTY_AGG } from './timeseries.js';
 
 /**

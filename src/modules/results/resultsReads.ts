@@ -7,6 +7,7 @@ import * as sources from './metricSources.repo.js';
 import { withAssignments } from './perUser.js';
 import { needsUserValues, type ReadPlan } from './readPlan.js';
 import * as repo from './results.repo.js';
+import * as runsRepo from './runAggregates.repo.js';
 
 /**
  * The reads of one results report, as its plan names them, all inside the caller's read snapshot
@@ -46,8 +47,8 @@ function started<T>(read: Promise<T>): Promise<T> {
 
 /** Runs, tokens and cost per variant, and the p50/p95 latency of its successful runs. */
 async function runStats(db: Sql, projectId: string, id: string) {
-  const runs = await repo.runAggregates(db, projectId, id);
-  const rank = (r: repo.RunAgg, percent: number) => repo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(percent, r.ok), r.ok);
+  const runs = await runsRepo.runAggregates(db, projectId, id);
+  const rank = (r: runsRepo.RunAgg, percent: number) => runsRepo.okLatencyAtRank(db, projectId, id, r.variant, nearestRankOffset(percent, r.ok), r.ok);
   const ranks = await Promise.all(runs.map(async (r) => (r.ok === 0 ? { p50: null, p95: null } : { p50: await rank(r, 50), p95: await rank(r, 95) })));
   return { runs, latency: new Map(runs.map((r, i) => [r.variant, ranks[i]!])) };
 }

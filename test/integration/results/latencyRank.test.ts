@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, openSqliteStore, type Store } from '../../../src/db/store.js';
-import { okLatencyAtRank } from '../../../src/modules/results/results.repo.js';
+import { okLatencyAtRank } from '../../../src/modules/results/runAggregates.repo.js';
 import { createTestDatabase, testBackend } from '../../support/postgres.js';
 import { mulberry32 } from '../../support/prng.js';
 
