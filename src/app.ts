@@ -5,6 +5,8 @@ import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { createHttpServer } from './http/server.js';
+import type { AccessCheck } from './http/access.js';
+import { keepThrownErrors, operatorCaller } from './http/operator.js';
 import { registerConsole } from './http/console.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { noTelemetry } from './lib/telemetry.js';
@@ -12,6 +14,7 @@ import { observeGateway } from './providers/observed.js';
 import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
+import type { createProjectService } from './modules/projects/projects.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
@@ -34,6 +37,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webho
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
 import { createServices } from './services.js';
+import { CLI_ACTOR } from './modules/changes/changeLog.js';
 
 /** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
 const RETENTION_INTERVAL_MS = 60_000;
@@ -52,12 +56,20 @@ export interface AppDeps {
    * by hand use it, so a slow machine cannot have a timer's pass race theirs.
    */
   webhookTimers?: boolean;
+  /**
+   * The CLI's own app on the local database (src/cli/api/local.ts), called in-process, never listening:
+   * requests with this token are the operator's (http/operator.ts). It also leaves out what only a
+   * server that keeps running needs: the change feed, the retention timer and the console.
+   */
+  operatorToken?: string;
 }
 
 export interface PromptlineApp {
   app: FastifyInstance;
   store: Store;
   keys: KeyService;
+  /** Projects by name: the CLI resolves `--project` with it. */
+  projects: ReturnType<typeof createProjectService>;
   /** Prometheus metrics, when PROMPTLINE_METRICS is on or PROMPTLINE_METRICS_PORT is set. */
   metrics: Metrics | null;
   /** The run-text retention sweep, when PROMPTLINE_RUN_TEXT_RETENTION_DAYS is set (it also runs every minute). */
@@ -146,7 +158,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       checkExternalChanges();
       done();
     });
-  } else {
+  } else if (deps.operatorToken === undefined) {
     changeFeed = listenForChanges({
       url: config.databaseUrl!,
       timeoutMs: config.postgres.timeoutMs,
@@ -182,7 +194,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     );
   }
 
-  const retention = config.runTextRetentionDays === null ? null : createRunTextRetention(store, config.runTextRetentionDays, projects);
+  const retention =
+    config.runTextRetentionDays === null || deps.operatorToken !== undefined ? null : createRunTextRetention(store, config.runTextRetentionDays, projects);
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweepTimer =
     retention === null
@@ -203,7 +216,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         ];
   for (const timer of webhookTimers) timer.unref();
 
-  const access = createAccessControl(keys, config.limits, sessions);
+  const keyAccess = createAccessControl(keys, config.limits, sessions);
+  const access: AccessCheck =
+    deps.operatorToken === undefined
+      ? keyAccess
+      : { check: keyAccess.check, checkSession: keyAccess.checkSession, operator: operatorCaller(deps.operatorToken, CLI_ACTOR.keyName) };
+  if (deps.operatorToken !== undefined) keepThrownErrors(app);
   registerPromptRoutes(app, access, prompts, serving);
   registerImpactRoutes(app, access, impact);
   registerSdkRoutes(app, access, sdk);
@@ -220,13 +238,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerWebhookRoutes(app, access, webhooks);
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
-  await registerConsole(app);
+  if (deps.operatorToken === undefined) await registerConsole(app);
   await app.ready();
 
   return {
     app,
     store,
     keys,
+    projects,
     metrics,
     retention,
     inputShapes,
@@ -267,7 +286,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('flushing the writer', () => store.writer.flush());
       await step('closing provider connections', () => gateway.close());
       const { sqlite } = store;
-      if (sqlite !== null) await step('checkpointing the WAL', () => sqlite.pragma('wal_checkpoint(TRUNCATE)'));
+      // The CLI's app leaves the WAL to the server that may be running on the same file, as the CLI always has.
+      if (sqlite !== null && deps.operatorToken === undefined) await step('checkpointing the WAL', () => sqlite.pragma('wal_checkpoint(TRUNCATE)'));
       await step('closing the database', () => store.close());
     },
   };

@@ -19,7 +19,7 @@ to use it, it must be promptline.db in the server's data directory. Start no ser
 until the copy has finished. Passwords in URLs are never printed.`;
 
 /** `promptline db backup|restore`: online copies of the database the server uses. */
-export function addDbCommands(program: Command, config: () => Config): void {
+export function addDbCommands(program: Command, config: () => Config): Command {
   /** backup and restore work on the SQLite file: with PostgreSQL configured, they would silently copy the wrong database. */
   const sqliteConfig = (): Config => {
     const current = config();
@@ -28,7 +28,7 @@ export function addDbCommands(program: Command, config: () => Config): void {
     }
     return current;
   };
-  const db = program.command('db').description('back up, restore and copy the database (safe while the server runs)');
+  const db = program.command('db').description('back up, restore and copy the database (safe while the server runs; local database only: no API equivalent)');
   db.command('backup <file>')
     .description('write a consistent copy of the database to FILE, while the server keeps running, and check it')
     .option('--force', 'overwrite FILE if it exists')
@@ -67,4 +67,5 @@ export function addDbCommands(program: Command, config: () => Config): void {
       if (!result.ok) throw new Error(`verification failed: the copy into ${result.to} was rolled back (the target is left empty)`);
       console.log(`copied ${total} rows from ${result.from} to ${result.to} in ${(result.milliseconds / 1000).toFixed(1)} s, verified`);
     });
+  return db;
 }

@@ -7,9 +7,9 @@ import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { addResultsCommand } from './resultsCommand.js';
-import type { WithProjectStore } from './projectStore.js';
-import { CLI_ACTOR } from '../modules/changes/changeLog.js';
 import { startWarnings } from './startWarnings.js';
+import { withApi } from './api/connect.js';
+import { jsonOutput } from './output.js';
 
 /** JSON from `--json` or `--file` (`-` for stdin), validated with the API's own schema and messages. */
 function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string }): T {
@@ -24,6 +24,10 @@ function readJsonInput<T>(schema: TSchema, opts: { json?: string; file?: string 
 }
 
 function printExperiments(rows: ExperimentView[]): void {
+  if (jsonOutput()) {
+    console.log(JSON.stringify(rows, null, 2));
+    return;
+  }
   console.log(
     formatTable(
       rows.map((e) => ({
@@ -35,9 +39,12 @@ function printExperiments(rows: ExperimentView[]): void {
   );
 }
 
-export function addExperimentCommands(program: Command, withProjectStore: WithProjectStore): Command {
-  const experiments = program.command('experiments').description('manage A/B experiments on prompts');
-  const projectOption = ['--project <name>', 'project name', 'default'] as const;
+/** An experiment's path in the API. */
+const at = (id: string, action = '') => `/experiments/${encodeURIComponent(id)}${action}`;
+
+export function addExperimentCommands(program: Command): Command {
+  const experiments = program.command('experiments').description('manage A/B experiments on prompts (over HTTP too)');
+  const projectOption = ['--project <name>', 'project name (local database only, default "default"; over HTTP the API key\'s project)'] as const;
 
   experiments
     .command('create')
@@ -45,9 +52,10 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option(...projectOption)
     .option('--json <json>', 'the experiment as JSON')
     .option('--file <path>', 'a JSON file, - for stdin')
-    .action((opts: { project: string; json?: string; file?: string }) =>
-      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
-        printExperiments([await service.create(projectId, readJsonInput(CreateExperimentBody, opts), CLI_ACTOR)]);
+    .action((opts: { project?: string; json?: string; file?: string }) =>
+      withApi(opts, async (api) => {
+        const body = readJsonInput(CreateExperimentBody, opts);
+        printExperiments([await api.request<ExperimentView>('POST', '/experiments', { body })]);
       }),
     );
   experiments
@@ -56,9 +64,10 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option(...projectOption)
     .option('--json <json>', 'the changes as JSON')
     .option('--file <path>', 'a JSON file, - for stdin')
-    .action((id: string, opts: { project: string; json?: string; file?: string }) =>
-      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
-        printExperiments([await service.patch(projectId, id, readJsonInput(PatchExperimentBody, opts), CLI_ACTOR)]);
+    .action((id: string, opts: { project?: string; json?: string; file?: string }) =>
+      withApi(opts, async (api) => {
+        const body = readJsonInput(PatchExperimentBody, opts);
+        printExperiments([await api.request<ExperimentView>('PATCH', at(id), { body })]);
       }),
     );
   experiments
@@ -67,12 +76,14 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .option(...projectOption)
     .option('--prompt <prompt_id>', 'only this prompt')
     .addOption(new Option('--status <status>', 'only experiments in this state').choices(['draft', 'running', 'paused', 'stopped']))
-    .action((opts: { project: string; prompt?: string; status?: string }) =>
-      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+    .action((opts: { project?: string; prompt?: string; status?: ExperimentStatus }) =>
+      withApi(opts, async (api) => {
         const all: ExperimentView[] = [];
         let cursor: string | undefined;
         do {
-          const page = await service.list(projectId, { prompt_id: opts.prompt, status: opts.status as ExperimentStatus, limit: 500, cursor });
+          const page = await api.request<{ data: ExperimentView[]; next_cursor: string | null }>('GET', '/experiments', {
+            query: { prompt_id: opts.prompt, status: opts.status, limit: 500, cursor },
+          });
           all.push(...page.data);
           cursor = page.next_cursor ?? undefined;
         } while (cursor !== undefined);
@@ -83,10 +94,11 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     .command('show <experiment_id>')
     .description('show one experiment')
     .option(...projectOption)
-    .action((id: string, opts: { project: string }) =>
-      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
-        const e = await service.get(projectId, id);
+    .action((id: string, opts: { project?: string }) =>
+      withApi(opts, async (api) => {
+        const e = await api.request<ExperimentView>('GET', at(id));
         printExperiments([e]);
+        if (jsonOutput()) return;
         console.log(
           `\n${formatTable(
             e.variants.map((v) => ({ ...v, weight: `${Math.round(v.weight * 10000) / 100}%` })),
@@ -110,11 +122,11 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
       .command(`${action} <experiment_id>`)
       .description(action === 'start' ? 'start or resume an experiment' : 'pause a running experiment')
       .option(...projectOption)
-      .action((id: string, opts: { project: string }) =>
-        withProjectStore(opts.project, async (services, projectId) => {
+      .action((id: string, opts: { project?: string }) =>
+        withApi(opts, async (api) => {
           // Said, never refused: which recent callers the start would break (stderr, before the table).
-          if (action === 'start') for (const warning of await startWarnings(services, projectId, id)) console.error(`warning: ${warning}`);
-          printExperiments([await services.experiments.transition(projectId, id, action, {}, CLI_ACTOR)]);
+          if (action === 'start') for (const warning of await startWarnings(api, id)) console.error(`warning: ${warning}`);
+          printExperiments([await api.request<ExperimentView>('POST', at(id, `/${action}`))]);
         }),
       );
   }
@@ -129,19 +141,20 @@ export function addExperimentCommands(program: Command, withProjectStore: WithPr
     )
     .option('--override', 'with --ship: ship even though the results do not back the winner (needs --reason)')
     .option('--reason <text>', 'why the override ships against the decision (1 to 500 characters, kept in the audit log)')
-    .action((id: string, opts: { project: string; winner?: string; ship?: boolean; override?: boolean; reason?: string }) =>
-      withProjectStore(opts.project, async ({ experiments: service }, projectId) => {
+    .action((id: string, opts: { project?: string; winner?: string; ship?: boolean; override?: boolean; reason?: string }) =>
+      withApi(opts, async (api) => {
         const stop = {
           winner: opts.winner ?? null,
           ship: opts.ship ?? false,
           ...(opts.override ? { override: true } : {}),
           ...(opts.reason === undefined ? {} : { reason: opts.reason }),
         };
-        const stopped = await service.transition(projectId, id, 'stop', stop, CLI_ACTOR);
+        const stopped = await api.request<ExperimentView>('POST', at(id, '/stop'), { body: stop });
         printExperiments([stopped]);
-        if (stopped.shipped_version !== null) console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
+        if (stopped.shipped_version !== null && !jsonOutput())
+          console.log(`\nproduction now serves version ${stopped.shipped_version} of ${stopped.prompt_id}`);
       }),
     );
-  addResultsCommand(experiments, withProjectStore);
+  addResultsCommand(experiments);
   return experiments;
 }

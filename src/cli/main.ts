@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig, type Config } from '../config.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { databasePath } from '../db/open.js';
@@ -10,37 +9,30 @@ import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
 import { createServices } from '../services.js';
 import type { Role } from '../modules/keys/access.js';
+import type { CreatedKey, PublicKey } from '../modules/keys/keys.schemas.js';
 import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
+import { addLabelCommands } from './labelCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { Invalid } from '../lib/errors.js';
-import { CLI_ACTOR } from '../modules/changes/changeLog.js';
+import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
+import { ApiError } from './api/client.js';
+import { configOrExit } from './config.js';
+import { jsonOutput, printRows, setOutput } from './output.js';
 
-/** The `promptline` command: operator tasks on the same database file the server uses. */
-function configOrExit(): Config {
-  const { config, errors } = loadConfig(process.env);
-  if (config === null) {
-    for (const error of errors) process.stderr.write(`promptline: ${error}\n`);
-    process.exit(1);
-  }
-  return config;
-}
-
+/**
+ * The `promptline` command. The commands that have an API equivalent go through the management API
+ * (./api): to a running server over HTTP with --url and --api-key, else to the local database
+ * in-process. The rest (serve, status, projects, db) work on the local database only.
+ */
 function services(store: Store) {
-  const built = createServices(store);
-  const { projects } = built;
-  const projectId = async (name: string) => {
-    const project = await projects.findByName(name);
-    if (project === null) throw new Error(`project ${JSON.stringify(name)} not found`);
-    return project.id;
-  };
-  return { ...built, store, projectId };
+  return { ...createServices(store), store };
 }
 
 type Services = ReturnType<typeof services>;
 
 /**
- * Runs an action on the database of the configured data directory. Only commands that are meant
+ * Runs a local-only action on the database of the configured data directory. Only commands that are meant
  * to start one (`projects create`) may create it: anywhere else a missing database is a mistaken
  * folder, said plainly, not an empty database made silently in it.
  */
@@ -50,7 +42,6 @@ async function withStore<T>(action: (services: Services) => Promise<T>, options:
   if (config.databaseUrl === null && !options.create && !fs.existsSync(file)) {
     throw new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`);
   }
-  // An operator's command may compute a whole report on this connection: it gets a report's deadline.
   const store = await openStore({ ...config, postgres: { timeoutMs: config.postgres.reportTimeoutMs } });
   try {
     return await action(services(store));
@@ -59,14 +50,38 @@ async function withStore<T>(action: (services: Services) => Promise<T>, options:
   }
 }
 
+const LOCAL_ONLY = ' (local database only: no API equivalent)';
+
+/** A local-only command given a server to talk to: refused, rather than quietly run on a local folder. */
+function refuseOverHttp(command: Command): void {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  if (overHttp()) command.error(`error: '${names.join(' ')}' works on the local database only; leave out --url and --api-key (${URL_ENV}, ${API_KEY_ENV})`);
+}
+
+const PROJECT_OPTION = ['--project <name>', "project name (local database only; over HTTP the API key's project)"] as const;
+
+/**
+ * `--project` of keys, users and audit: required on the local database, as it always was; over HTTP
+ * connect() refuses it (the key's project is used).
+ */
+function projectOf(command: Command): ConnectOptions {
+  const project = command.opts<{ project?: string }>().project;
+  if (project === undefined && !overHttp()) command.error("error: required option '--project <name>' not specified");
+  return { project };
+}
+
 const ROLES: Role[] = ['runtime', 'read', 'admin'];
 
 /** `--rate-limit`: requests per minute, 0 for unlimited, `default` to follow PROMPTLINE_RATE_LIMIT_PER_MINUTE. */
-function parseRateLimit(value: string): number | null {
-  if (value === 'default') return null;
+function parseRateLimit(value: string): number | 'default' {
+  // Not null for "default": commander turns a parser's null into '' (which the API rightly refuses).
+  if (value === 'default') return 'default';
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected requests per minute (0 for unlimited) or "default"');
   return Number(value);
 }
+/** The API's spelling: null follows the server default. */
+const rateLimitOf = (value: number | 'default'): number | null => (value === 'default' ? null : value);
 const RATE_LIMIT_HELP = 'requests per minute for this key: a number, 0 for unlimited, or "default" (the server default)';
 const KEY_COLUMNS = ['key_id', 'name', 'role', 'rate_limit_per_minute', 'created_at'];
 function parseRole(value: string): Role {
@@ -79,13 +94,21 @@ function buildCli(): Command {
     .version(SERVICE_VERSION)
     .description('Promptline: run, A/B-test and measure LLM prompts')
     .option('--data-dir <dir>', 'the folder of the database the server uses (default: PROMPTLINE_DATA_DIR, else ./data)')
+    .option('--url <url>', `a running server to send the commands to over HTTP (default: ${URL_ENV}); needs --api-key`)
+    .option('--api-key <key>', `the API key to call it with (default: ${API_KEY_ENV}); its project is the one acted on`)
+    .addOption(new Option('--output <format>', "table, or json: the API's objects").choices(['table', 'json']).default('table'))
     .hook('preAction', () => {
-      const dir = program.opts<{ dataDir?: string }>().dataDir;
-      if (dir !== undefined) process.env.PROMPTLINE_DATA_DIR = dir;
+      const opts = program.opts<{ dataDir?: string; url?: string; apiKey?: string; output: 'table' | 'json' }>();
+      if (opts.dataDir !== undefined) process.env.PROMPTLINE_DATA_DIR = opts.dataDir;
+      // Read where every command reads them (api/connect.ts), whichever way they were given.
+      if (opts.url !== undefined) process.env[URL_ENV] = opts.url;
+      if (opts.apiKey !== undefined) process.env[API_KEY_ENV] = opts.apiKey;
+      setOutput(opts.output);
     });
   program
     .command('status')
-    .description('which database this uses, its size and schema version, and what it holds')
+    .description(`which database this uses, its size and schema version, and what it holds${LOCAL_ONLY}`)
+    .hook('preAction', (_program, command) => refuseOverHttp(command))
     .action(() =>
       withStore(async ({ store }) => {
         for (const [name, value] of await databaseStatus(store, configOrExit())) console.log(`${`${name}:`.padEnd(17)}${value}`);
@@ -103,7 +126,10 @@ function buildCli(): Command {
       }
     });
 
-  const projects = program.command('projects').description('manage projects');
+  const projects = program
+    .command('projects')
+    .description(`manage projects${LOCAL_ONLY}`)
+    .hook('preAction', (_program, command) => refuseOverHttp(command));
   projects
     .command('create <name>')
     .description('create a project')
@@ -121,85 +147,81 @@ function buildCli(): Command {
     .description('list projects')
     .action(() => withStore(async ({ projects: p }) => console.log(formatTable(await p.list(), ['id', 'name', 'created_at']))));
 
-  const keys = program.command('keys').description('manage API keys');
+  const keys = program.command('keys').description('manage API keys (over HTTP too)');
   keys
     .command('create')
     .description('create an API key; the key is printed once')
-    .requiredOption('--project <name>', 'project name')
+    .option(...PROJECT_OPTION)
     .requiredOption('--role <role>', 'runtime | read | admin', parseRole)
     .option('--name <name>', 'a name to recognise the key by', 'cli')
     .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
-    .action((opts: { project: string; role: Role; name: string; rateLimit?: number | null }) =>
-      withStore(async ({ keys: k, projectId }) => {
-        const created = await k.create(
-          await projectId(opts.project),
-          { name: opts.name, role: opts.role, rate_limit_per_minute: opts.rateLimit ?? null },
-          CLI_ACTOR,
-        );
-        console.log(formatTable([created], KEY_COLUMNS));
-        console.log(`\nkey (shown only this once): ${created.key}`);
+    .action((opts: { role: Role; name: string; rateLimit?: number | 'default' }, command: Command) =>
+      withApi(projectOf(command), async (api) => {
+        const created = await api.request<CreatedKey>('POST', '/keys', {
+          body: { name: opts.name, role: opts.role, rate_limit_per_minute: rateLimitOf(opts.rateLimit ?? 'default') },
+        });
+        printRows([created], KEY_COLUMNS);
+        if (!jsonOutput()) console.log(`\nkey (shown only this once): ${created.key}`);
       }),
     );
   keys
     .command('list')
     .description('list API keys (no secrets)')
-    .requiredOption('--project <name>', 'project name')
-    .action((opts: { project: string }) =>
-      withStore(async ({ keys: k, projectId }) =>
-        console.log(
-          formatTable(await k.list(await projectId(opts.project)), [
-            'key_id',
-            'name',
-            'role',
-            'key_prefix',
-            'rate_limit_per_minute',
-            'created_at',
-            'revoked_at',
-          ]),
-        ),
+    .option(...PROJECT_OPTION)
+    .action((_opts: unknown, command: Command) =>
+      withApi(projectOf(command), async (api) =>
+        printRows((await api.request<{ data: PublicKey[] }>('GET', '/keys')).data, [
+          'key_id',
+          'name',
+          'role',
+          'key_prefix',
+          'rate_limit_per_minute',
+          'created_at',
+          'revoked_at',
+        ]),
       ),
     );
   keys
     .command('update <key_id>')
     .description('rename a key or change its rate limit; a running server applies it on the next request')
-    .requiredOption('--project <name>', 'project name')
+    .option(...PROJECT_OPTION)
     .option('--name <name>', 'a new name')
     .option('--rate-limit <n>', RATE_LIMIT_HELP, parseRateLimit)
-    .action((keyId: string, opts: { project: string; name?: string; rateLimit?: number | null }) =>
-      withStore(async ({ keys: k, projectId }) => {
+    .action((keyId: string, opts: { name?: string; rateLimit?: number | 'default' }, command: Command) =>
+      withApi(projectOf(command), async (api) => {
         const changes = {
           ...(opts.name !== undefined ? { name: opts.name } : {}),
-          ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: opts.rateLimit } : {}),
+          ...(opts.rateLimit !== undefined ? { rate_limit_per_minute: rateLimitOf(opts.rateLimit) } : {}),
         };
-        console.log(formatTable([await k.update(await projectId(opts.project), keyId, changes, CLI_ACTOR)], KEY_COLUMNS));
+        printRows([await api.request<PublicKey>('PATCH', `/keys/${encodeURIComponent(keyId)}`, { body: changes })], KEY_COLUMNS);
       }),
     );
   keys
     .command('revoke <key_id>')
     .description('revoke an API key; effective on the next request')
-    .requiredOption('--project <name>', 'project name')
-    .action((keyId: string, opts: { project: string }) =>
-      withStore(async ({ keys: k, projectId }) => {
-        await k.revoke(await projectId(opts.project), keyId, CLI_ACTOR);
-        console.log(`revoked ${keyId}`);
+    .option(...PROJECT_OPTION)
+    .action((keyId: string, _opts: unknown, command: Command) =>
+      withApi(projectOf(command), async (api) => {
+        await api.request('DELETE', `/keys/${encodeURIComponent(keyId)}`);
+        console.log(jsonOutput() ? JSON.stringify({ revoked: keyId }) : `revoked ${keyId}`);
       }),
     );
   program
     .command('users')
-    .description("a user's data")
+    .description("a user's data (over HTTP too)")
     .command('forget <external_user_id>')
     .description("erase a user's runs text, outcomes' free text and metadata (as DELETE /users/{id}); numbers stay under a random alias")
-    .requiredOption('--project <name>', 'project name')
-    .action((userId: string, opts: { project: string }) =>
-      withStore(async ({ users, projectId }) => {
-        const forgotten = await users.forget(await projectId(opts.project), userId, CLI_ACTOR);
-        console.log(formatTable([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']));
+    .option(...PROJECT_OPTION)
+    .action((userId: string, _opts: unknown, command: Command) =>
+      withApi(projectOf(command), async (api) => {
+        const forgotten = await api.request<object>('DELETE', `/users/${encodeURIComponent(userId)}`);
+        printRows([forgotten], ['alias', 'runs', 'outcomes', 'assignments', 'idempotency_records']);
       }),
     );
   program
     .command('audit')
-    .description('who changed what, newest first (as GET /audit)')
-    .requiredOption('--project <name>', 'project name')
+    .description('who changed what, newest first (as GET /audit; over HTTP too)')
+    .option(...PROJECT_OPTION)
     .option('--action <action>', 'only this action, e.g. prompt.label_moved')
     .addOption(new Option('--target-type <type>', 'only changes to this kind of object').choices(['prompt', 'experiment', 'key', 'user']))
     .option('--target <id>', 'only changes to this object')
@@ -212,25 +234,25 @@ function buildCli(): Command {
       },
       50,
     )
-    .action((opts: { project: string; action?: string; targetType?: 'prompt' | 'experiment' | 'key' | 'user'; target?: string; limit: number }) =>
-      withStore(async ({ audit, projectId }) => {
-        const page = await audit.list(await projectId(opts.project), {
-          action: opts.action,
-          target_type: opts.targetType,
-          target_id: opts.target,
-          limit: opts.limit,
+    .action((opts: { action?: string; targetType?: string; target?: string; limit: number }, command: Command) =>
+      withApi(projectOf(command), async (api) => {
+        const page = await api.request<{ data: object[] }>('GET', '/audit', {
+          query: { action: opts.action, target_type: opts.targetType, target_id: opts.target, limit: opts.limit },
         });
-        console.log(formatTable(page.data, ['created_at', 'key_name', 'action', 'target_type', 'target_id']));
+        printRows(page.data, ['created_at', 'key_name', 'action', 'target_type', 'target_id']);
       }),
     );
-  addExperimentCommands(program, (project, action) => withStore(async (built) => action(built, await built.projectId(project))));
-  addDbCommands(program, configOrExit);
+  addExperimentCommands(program);
+  addLabelCommands(program);
+  addDbCommands(program, configOrExit).hook('preAction', (_program, command) => refuseOverHttp(command));
   return program;
 }
 
 /** Service errors read as the API would answer them; anything else by its message. */
 function describeError(error: unknown): string {
   if (error instanceof Invalid) return error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');
+  if (error instanceof ApiError && error.status === 401) return `${error.message} (the server refused the API key: check --api-key or ${API_KEY_ENV})`;
+  if (error instanceof ApiError && error.status === 403) return `${error.message} (this command needs an admin key, or a read key for what only reads)`;
   return error instanceof Error ? error.message : String(error);
 }
 

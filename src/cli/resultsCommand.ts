@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { resultsToCsv } from '../modules/results/results.csv.js';
 import type { ExperimentResults } from '../modules/results/results.schemas.js';
-import type { WithProjectStore } from './projectStore.js';
+import { withApi } from './api/connect.js';
+import { jsonOutput } from './output.js';
 import { dash, fixed, metricValue, pct, pValue, range, relPct, usd } from '../lib/numbers.js';
 import { formatTable } from './table.js';
 
@@ -154,27 +155,25 @@ function oneOf<T extends string>(allowed: readonly T[]) {
   };
 }
 
-export function addResultsCommand(experiments: Command, withProjectStore: WithProjectStore): void {
+export function addResultsCommand(experiments: Command): void {
   experiments
     .command('results <experiment_id>')
     .description('results and statistics of an experiment (as GET /experiments/{id}/results)')
-    .option('--project <name>', 'project name', 'default')
+    .option('--project <name>', 'project name (local database only, default "default"; over HTTP the API key\'s project)')
     .option('--sequential', 'always-valid intervals and p-values (safe to look every day)', false)
     .option('--explore', 'also report undeclared event types (unadjusted, never part of a decision)')
     .option('--no-explore', 'leave undeclared event types out even when no goal metric is declared')
     .option('--cuped', "adjust declared outcome metrics with users' pre-exposure values")
     .option('--no-cuped', 'turn CUPED off even when the experiment has it on')
     .option('--prior <prior>', 'Bayesian prior on the relative lift: flat | proper', oneOf(['flat', 'proper'] as const), 'flat')
-    .option('--format <format>', 'table | json | csv', oneOf(['table', 'json', 'csv'] as const), 'table')
-    .action((id: string, opts: { project: string; sequential: boolean; prior: 'flat' | 'proper'; format: Format; explore?: boolean; cuped?: boolean }) =>
-      withProjectStore(opts.project, async ({ results }, projectId) => {
-        const report = await results.results(projectId, id, {
-          sequential: opts.sequential,
-          prior: opts.prior,
-          ...(opts.explore === undefined ? {} : { explore: opts.explore }),
-          ...(opts.cuped === undefined ? {} : { cuped: opts.cuped }),
+    .option('--format <format>', 'table | json | csv (default: json with --output json, else table)', oneOf(['table', 'json', 'csv'] as const))
+    .action((id: string, opts: { project?: string; sequential: boolean; prior: 'flat' | 'proper'; format?: Format; explore?: boolean; cuped?: boolean }) =>
+      withApi(opts, async (api) => {
+        // The JSON document of GET /experiments/{id}/results; the table and the CSV are made from it here.
+        const report = await api.request<ExperimentResults>('GET', `/experiments/${encodeURIComponent(id)}/results`, {
+          query: { sequential: opts.sequential, prior: opts.prior, explore: opts.explore, cuped: opts.cuped },
         });
-        process.stdout.write(renderResults(report, opts.format));
+        process.stdout.write(renderResults(report, opts.format ?? (jsonOutput() ? 'json' : 'table')));
       }),
     );
 }

@@ -10,7 +10,8 @@ import { clearedSessionCookie, ownOrigin } from './sessionCookie.js';
 export type Role = 'runtime' | 'read' | 'admin';
 
 export interface AuthContext {
-  readonly keyId: string;
+  /** null: the CLI's own in-process caller, which uses no key (operator.ts); its changes are the CLI's. */
+  readonly keyId: string | null;
   readonly keyName: string;
   readonly projectId: string;
   readonly role: Role;
@@ -35,6 +36,8 @@ export interface AccessCheck {
   check(apiKey: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
   /** The same decision for a console session's token (its cookie), made through the session's key. */
   checkSession(token: string, clientAddress: string): AccessDecision | Promise<AccessDecision>;
+  /** Only in the CLI's in-process app: its keyless caller, recognised before any key (operator.ts). */
+  operator?: (req: FastifyRequest) => AuthContext | null;
 }
 
 /** Answers a refused key or session: 401, or 429 with its Retry-After. */

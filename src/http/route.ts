@@ -192,10 +192,11 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       errors.push(...result.errors);
       query = result.value;
     }
+    const operator = access.operator?.(req) ?? null;
     const apiKey = firstApiKey(req);
     // Without X-API-Key, a console session's cookie stands for it where the route accepts one.
-    const sessionToken = apiKey === undefined && acceptsSession ? sessionTokenOf(req) : undefined;
-    if (apiKey === undefined && sessionToken === undefined) errors.push(MISSING_KEY);
+    const sessionToken = apiKey === undefined && acceptsSession && operator === null ? sessionTokenOf(req) : undefined;
+    if (apiKey === undefined && sessionToken === undefined && operator === null) errors.push(MISSING_KEY);
     if (spec.body) {
       if (body === null || body === undefined) {
         if (!spec.bodyOptional) errors.push({ type: 'missing', loc: ['body'], msg: 'Field required', input: null });
@@ -209,11 +210,16 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       sendDetail(reply, 422, errors);
       return;
     }
-    req.promptline = { body: body ?? undefined, rawBody, query, params, auth: null, sessionToken, session: null };
+    req.promptline = { body: body ?? undefined, rawBody, query, params, auth: operator, sessionToken, session: null };
     done();
   }
 
   function authorize(req: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    // The CLI's in-process caller was recognised in validate: an admin, without a key to check.
+    if (req.promptline!.auth !== null) {
+      done();
+      return;
+    }
     const token = req.promptline!.sessionToken;
     if (token !== undefined && crossSiteRefused(req, reply)) return;
     const decision = token === undefined ? access.check(firstApiKey(req) ?? '', req.ip) : access.checkSession(token, req.ip);

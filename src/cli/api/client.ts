@@ -18,6 +18,12 @@ export interface ApiClient {
   readonly target: string;
 }
 
+/** A client and what ends it: the local one holds the database and the app, HTTP nothing. */
+export interface Connection {
+  api: ApiClient;
+  close(): Promise<void>;
+}
+
 /** An answer from 400 on: its status and the API's `detail` (a string, or FastAPI's list of items). */
 export class ApiError extends Error {
   constructor(
@@ -33,7 +39,13 @@ export class ApiError extends Error {
 function describeDetail(status: number, detail: unknown): string {
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
-    return detail.map((item: { loc?: unknown[]; msg?: string }) => `${(item.loc ?? []).join('.')}: ${item.msg ?? JSON.stringify(item)}`).join('\n');
+    // A rule's own words (a value_error's ctx.error), as the CLI prints them on the local database.
+    return detail
+      .map((item: { loc?: unknown[]; msg?: string; ctx?: { error?: unknown } }) => {
+        const msg = typeof item.ctx?.error === 'string' ? item.ctx.error : (item.msg ?? JSON.stringify(item));
+        return `${(item.loc ?? []).join('.')}: ${msg}`;
+      })
+      .join('\n');
   }
   return `the server answered ${status}`;
 }

@@ -12,7 +12,7 @@ export const CLI_ACTOR: Actor = Object.freeze({ keyId: null, keyName: 'cli' });
 export const SYSTEM_ACTOR: Actor = Object.freeze({ keyId: null, keyName: 'system' });
 
 /** The actor of an API request: the key that authenticated it. */
-export const actorOf = (auth: { keyId: string; keyName: string }): Actor => ({ keyId: auth.keyId, keyName: auth.keyName });
+export const actorOf = (auth: { keyId: string | null; keyName: string }): Actor => ({ keyId: auth.keyId, keyName: auth.keyName });
 
 interface Change {
   action: string;

@@ -3,8 +3,18 @@ import { Type } from '@sinclair/typebox';
 import { AUTH_ERRORS } from '../../http/commonSchemas.js';
 import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { clearedSessionCookie, sessionCookie } from '../../http/sessionCookie.js';
+import type { AuthContext } from '../../http/access.js';
+import { Conflict } from '../../lib/errors.js';
 import { WhoAmISchema } from './sessions.schemas.js';
 import { SESSION_LIFETIME_HOURS, type SessionService } from './sessions.service.js';
+
+type KeyAuth = Parameters<SessionService['create']>[0];
+
+/** A session is a key's: the CLI's in-process caller (no key: http/operator.ts) has none to start or show. */
+function keyed(auth: AuthContext): KeyAuth {
+  if (auth.keyId === null) throw new Conflict('A console session needs an API key');
+  return { ...auth, keyId: auth.keyId };
+}
 
 /** The console's sign-in (docs/console.md, "Signing in"; docs/management-api.md, "Sessions (the console's sign-in)"). */
 export function registerSessionRoutes(app: FastifyInstance, access: AccessCheck, sessions: SessionService): void {
@@ -23,7 +33,7 @@ export function registerSessionRoutes(app: FastifyInstance, access: AccessCheck,
     strict: true,
     response: { 201: WhoAmISchema, ...AUTH_ERRORS },
     handler: async ({ auth, req }) => {
-      const created = await sessions.create(auth);
+      const created = await sessions.create(keyed(auth));
       return {
         status: 201,
         body: created.whoAmI,
@@ -43,7 +53,7 @@ export function registerSessionRoutes(app: FastifyInstance, access: AccessCheck,
     role: 'read',
     strict: true,
     response: { 200: WhoAmISchema, ...AUTH_ERRORS },
-    handler: async ({ auth, session }) => ({ status: 200, body: await sessions.whoAmI(auth, session), headers: { 'cache-control': 'no-store' } }),
+    handler: async ({ auth, session }) => ({ status: 200, body: await sessions.whoAmI(keyed(auth), session), headers: { 'cache-control': 'no-store' } }),
   });
 
   registerRoute(app, access, {
