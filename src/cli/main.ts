@@ -116,7 +116,7 @@ function buildCli(): Command {
     );
   program
     .command('serve')
-    .description('start the HTTP service (configuration from environment variables)')
+    .description('start the HTTP service (configuration from environment variables; the server itself, never over --url)')
     .action(async () => {
       const config = configOrExit();
       try {
