@@ -15,6 +15,7 @@ import type { KeyService } from './modules/keys/keys.service.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
+import { registerSyncRoutes } from './modules/prompts/sync.routes.js';
 import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
@@ -97,22 +98,39 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     store.clock,
     (error) => app.log.error({ err: error }, 'results worker failed'),
   );
-  const { projects, keys, sessions, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
-    createServices(store, {
-      telemetry,
-      cachesTrusted,
-      webhooksAllowPrivate: config.webhooksAllowPrivate,
-      reports: results,
-      runtime: {
-        gateway,
-        defaultModel: config.defaultModel,
-        renderLimits,
-        bodyLimitBytes: config.bodyLimitBytes,
-        onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
-        inputSummaryFlushMs: config.inputSummaryFlushMs,
-        onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
-      },
-    });
+  const {
+    projects,
+    keys,
+    sessions,
+    promptCache,
+    router,
+    inputShapes,
+    prompts,
+    serving,
+    sync,
+    experiments,
+    runs,
+    outcomes,
+    users,
+    audit,
+    webhooks,
+    sdk,
+    impact,
+  } = createServices(store, {
+    telemetry,
+    cachesTrusted,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+    reports: results,
+    runtime: {
+      gateway,
+      defaultModel: config.defaultModel,
+      renderLimits,
+      bodyLimitBytes: config.bodyLimitBytes,
+      onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
+      inputSummaryFlushMs: config.inputSummaryFlushMs,
+      onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
+    },
+  });
 
   // Another process committed a change (the CLI on the SQLite file, another replica on
   // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's
@@ -205,6 +223,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
 
   const access = createAccessControl(keys, config.limits, sessions);
   registerPromptRoutes(app, access, prompts, serving);
+  registerSyncRoutes(app, access, sync);
   registerImpactRoutes(app, access, impact);
   registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
