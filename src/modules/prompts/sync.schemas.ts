@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../lib/schemas.js';
+import { Nullable, VersionNumber } from '../../lib/schemas.js';
 import { PromptFileSchema } from '../../promptFiles/schema.js';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 
 /** What a pull saw of one prompt (`.promptline-state.json`): a push's changes are judged against it. */
 const PullBaseSchema = Type.Object({
-  latest_version: Nullable(Type.Integer({ minimum: 1 })),
-  labels: Type.Record(Type.String({ maxLength: 64 }), Type.Integer({ minimum: 1 }), { maxProperties: 100 }),
+  latest_version: Nullable(VersionNumber()),
+  labels: Type.Record(Type.String({ maxLength: 64 }), VersionNumber(), { maxProperties: 100 }),
 });
 
 export const SyncBody = Type.Object({

@@ -1,0 +1,82 @@
+import { type Command, Option } from 'commander';
+import { ApiError, type ApiClient } from '../api/client.js';
+import type { SyncInput, SyncView } from '../../modules/prompts/sync.schemas.js';
+import { connectPrompts, type ConnectOptions } from './connect.js';
+import { gitSource, loadPromptFiles, readState, writeState, type LoadedFile } from './files.js';
+import { diffStatus, formatPlan } from './plan.js';
+import { pull } from './pull.js';
+
+const connectionOptions = (command: Command): Command =>
+  command
+    .addOption(new Option('--url <url>', 'the server (default: PROMPTLINE_URL)'))
+    .addOption(new Option('--api-key <key>', 'an admin key of the project (default: PROMPTLINE_API_KEY)'));
+
+/** DIR's files, checked; problems printed and the command ended with 1 (as `check` would). */
+function filesOrExit(dir: string): LoadedFile[] {
+  const { files, problems } = loadPromptFiles(dir);
+  if (problems.length > 0) {
+    for (const line of problems) process.stderr.write(`${line}\n`);
+    process.stderr.write(`promptline: ${problems.length} problem(s) in ${dir}: nothing was sent\n`);
+    process.exit(1);
+  }
+  return files;
+}
+
+function syncBody(dir: string, files: LoadedFile[], options: { dryRun: boolean; allowBreaking: boolean }): SyncInput {
+  return {
+    files: files.map((f) => ({ path: f.sourcePath, document: f.file })),
+    bases: readState(dir),
+    dry_run: options.dryRun,
+    allow_breaking: options.allowBreaking,
+    source: gitSource(dir),
+  };
+}
+
+const plan = (api: ApiClient, body: SyncInput) => api.request<SyncView>('POST', '/prompts/sync', { body });
+
+export function addPromptCommands(program: Command): Command {
+  const prompts = program.command('prompts').description('prompts as code: prompt files in a folder, pulled from and pushed to a server');
+  prompts
+    .command('check <dir>')
+    .description('check the prompt files of DIR offline: YAML, schema, templates, variables (exit 1 on any problem)')
+    .action((dir: string) => {
+      const { files, problems } = loadPromptFiles(dir);
+      for (const line of problems) console.error(line);
+      console.log(`${files.length} file(s) valid, ${problems.length} problem(s)`);
+      if (problems.length > 0) process.exitCode = 1;
+    });
+  connectionOptions(
+    prompts.command('pull <dir>').description("write the served version of every live prompt to DIR/<prompt_id>.prompt.yaml, and the pull's state"),
+  ).action(async (dir: string, opts: ConnectOptions) => {
+    const { written, unchanged } = await pull(connectPrompts(opts), dir);
+    for (const file of written) console.log(`wrote ${file}`);
+    console.log(`${written.length} file(s) written, ${unchanged} unchanged`);
+  });
+  connectionOptions(prompts.command('diff <dir>').description('the plan of a push of DIR (exit 0 no change, 2 changes, 1 errors or conflicts)'))
+    .option('--json', 'print the plan as JSON')
+    .action(async (dir: string, opts: ConnectOptions & { json?: boolean }) => {
+      const files = filesOrExit(dir);
+      const api = connectPrompts(opts);
+      const view = await plan(api, syncBody(dir, files, { dryRun: true, allowBreaking: false }));
+      console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlan(view, api.target));
+      process.exitCode = diffStatus(view);
+    });
+  connectionOptions(prompts.command('push <dir>').description('apply the files of DIR to the server, all or nothing (records the file, the commit and its author)'))
+    .option('--dry-run', 'print the plan only (as diff)')
+    .option('--allow-breaking', 'apply even when the served version would break callers')
+    .action(async (dir: string, opts: ConnectOptions & { dryRun?: boolean; allowBreaking?: boolean }) => {
+      const files = filesOrExit(dir);
+      const api = connectPrompts(opts);
+      try {
+        const view = await plan(api, syncBody(dir, files, { dryRun: opts.dryRun ?? false, allowBreaking: opts.allowBreaking ?? false }));
+        console.log(formatPlan(view, api.target));
+        if (view.applied) writeState(dir, { ...readState(dir), ...view.state });
+      } catch (error) {
+        // A refused push (conflicts, breaking changes) is the server's sentence, as it is.
+        if (!(error instanceof ApiError) || error.status !== 409) throw error;
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 1;
+      }
+    });
+  return prompts;
+}
