@@ -6,7 +6,7 @@ import { ChatMessageSchema } from '../lib/chatMessage.js';
  * content should carry. The server's own bounds (prompts.schemas.ts) are repeated here, not imported,
  * so that `promptline prompts check` and the published JSON Schema need no module of the server.
  */
-export const PROMPT_FILE_SCHEMA_ID = 'https://promptline.dev/schemas/prompt-file.json';
+export const PROMPT_FILE_SCHEMA_ID = 'urn:promptline:schema:prompt-file';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -33,7 +33,7 @@ export const PromptFileSchema = Type.Object(
     description: Type.Optional(
       Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: "the prompt's description, set when a push creates it" }),
     ),
-    tags: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50, description: 'file-only metadata: never sent to the server' })),
+    tags: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50, description: 'file-only metadata: the server keeps none' })),
     labels: Type.Optional(Type.Array(Type.String({ pattern: LABEL_PATTERN }), { maxItems: 20, description: 'the labels a push points at this content' })),
     template: Type.Optional(Type.String({ maxLength: 100_000, description: 'a text prompt (mustache); exactly one of template or messages' })),
     messages: Type.Optional(Type.Array(ChatMessageSchema, { minItems: 1, maxItems: 100, description: 'a chat prompt: each content is a template' })),

@@ -36,7 +36,10 @@ export function checkPromptFile(text: string, expectedPromptId: string): Checked
   const parsed = parsePromptFile(text, expectedPromptId);
   if (!parsed.ok) return parsed;
   const { file, lineOf } = parsed;
-  const at = (path: readonly PathSegment[], reason: string): FileProblem => ({ line: lineOf(path), message: path.length > 0 ? `${path.join('.')}: ${reason}` : reason });
+  const at = (path: readonly PathSegment[], reason: string): FileProblem => ({
+    line: lineOf(path),
+    message: path.length > 0 ? `${path.join('.')}: ${reason}` : reason,
+  });
   let issues: readonly Issue[];
   try {
     const { variables } = checkVersionContent(file, () => true, DEFAULT_LIMITS);

@@ -61,7 +61,9 @@ export function addPromptCommands(program: Command): Command {
       console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlan(view, api.target));
       process.exitCode = diffStatus(view);
     });
-  connectionOptions(prompts.command('push <dir>').description('apply the files of DIR to the server, all or nothing (records the file, the commit and its author)'))
+  connectionOptions(
+    prompts.command('push <dir>').description('apply the files of DIR to the server, all or nothing (records the file, the commit and its author)'),
+  )
     .option('--dry-run', 'print the plan only (as diff)')
     .option('--allow-breaking', 'apply even when the served version would break callers')
     .action(async (dir: string, opts: ConnectOptions & { dryRun?: boolean; allowBreaking?: boolean }) => {

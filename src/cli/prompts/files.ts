@@ -43,7 +43,10 @@ export function loadPromptFiles(dir: string): { files: LoadedFile[]; problems: s
       for (const p of checked.problems) problems.push(`${display}:${p.line}: ${p.message}`);
       continue;
     }
-    const sourcePath = path.relative(root ?? process.cwd(), full).split(path.sep).join('/');
+    const sourcePath = path
+      .relative(root ?? process.cwd(), full)
+      .split(path.sep)
+      .join('/');
     files.push({ display, sourcePath, file: checked.file });
   }
   return { files, problems };

@@ -152,6 +152,6 @@ describe('GET /schemas/prompt-file.json', () => {
     const res = await t.request('GET', '/schemas/prompt-file.json', { key: null });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=86400');
-    expect(res.json).toMatchObject({ $id: 'https://promptline.dev/schemas/prompt-file.json', type: 'object', required: ['prompt_id'] });
+    expect(res.json).toMatchObject({ $id: 'urn:promptline:schema:prompt-file', type: 'object', required: ['prompt_id'] });
   });
 });
