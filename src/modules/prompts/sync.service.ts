@@ -76,13 +76,15 @@ function fileFacts(file: PromptFile, path: string) {
     source_author: null,
     content_hash: null,
   };
+  const optional = optionalOf(file.variables);
   return {
     path,
     promptId: file.prompt_id,
     hash: fileContentHash(file),
     labels: [...new Set(file.labels ?? [])],
-    required: requiredOf(record),
-    optional: optionalOf(file.variables),
+    // A name declared optional is not required, whatever the templates read.
+    required: requiredOf(record).filter((name) => !optional.includes(name)),
+    optional,
   };
 }
 
@@ -90,12 +92,13 @@ function promptFacts(state: PromptSyncState): PromptFacts | undefined {
   if (state.prompt === undefined) return undefined;
   const versions: VersionFacts[] = state.versions.map((record) => {
     const declared = storedDeclarations(record);
+    const optional = optionalOf(declared);
     return {
       version: record.version,
       hash: storedContentHash(record, declared),
       sourcePath: record.source_path,
-      required: requiredOf(record),
-      optional: optionalOf(declared),
+      required: requiredOf(record).filter((name) => !optional.includes(name)),
+      optional,
     };
   });
   return { archived: state.prompt.archived_at !== null, versions, labels: state.labels };
