@@ -6,7 +6,7 @@ import { ChatMessageSchema } from '../lib/chatMessage.js';
  * content should carry. The server's own bounds (prompts.schemas.ts) are repeated here, not imported,
  * so that `promptline prompts check` and the published JSON Schema need no module of the server.
  */
-export const PROMPT_FILE_SCHEMA_ID = 'urn:promptline:schema:prompt-file';
+const PROMPT_FILE_SCHEMA_ID = 'urn:promptline:schema:prompt-file';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';

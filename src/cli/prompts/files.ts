@@ -6,7 +6,7 @@ import type { PromptFile } from '../../promptFiles/schema.js';
 import { checkPromptFile } from './check.js';
 
 /** What a pull saw of each prompt, kept beside the files: a push's conflicts are judged against it. */
-export const STATE_FILE = '.promptline-state.json';
+const STATE_FILE = '.promptline-state.json';
 
 export interface PullBase {
   latest_version: number | null;
@@ -22,7 +22,7 @@ export interface LoadedFile {
 }
 
 /** The prompt files of DIR, sorted by name. */
-export function promptFileNames(dir: string): string[] {
+function promptFileNames(dir: string): string[] {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
   return fs
     .readdirSync(dir)

@@ -28,7 +28,7 @@ function tagsIn(file: string): string[] | undefined {
 }
 
 /** A served version as its file: `declared_variables` once versions carry declarations. */
-export function fileOf(prompt: PromptView, version: VersionView & { declared_variables?: PromptFile['variables'] }, tags?: string[]): PromptFile {
+function fileOf(prompt: PromptView, version: VersionView & { declared_variables?: PromptFile['variables'] }, tags?: string[]): PromptFile {
   return {
     prompt_id: prompt.prompt_id,
     ...(prompt.description === null ? {} : { description: prompt.description }),

@@ -54,8 +54,7 @@ const VersionSourceInput = Type.Object({
   commit: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   author: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
 });
-export const VersionSourceSchema = Type.Object({ path: Nullable(Type.String()), commit: Nullable(Type.String()), author: Nullable(Type.String()) });
-export type VersionSource = Static<typeof VersionSourceSchema>;
+const VersionSourceSchema = Type.Object({ path: Nullable(Type.String()), commit: Nullable(Type.String()), author: Nullable(Type.String()) });
 
 /** The content of a version; shared by prompt creation (version 1) and new versions. */
 const versionFields = {

@@ -36,7 +36,7 @@ export interface PullBase {
   labels: Record<string, number>;
 }
 
-export interface LabelMove {
+interface LabelMove {
   label: string;
   from: number | null;
   to: number;
