@@ -1,4 +1,4 @@
-import { LineCounter, isNode, parseDocument, type Document } from 'yaml';
+import { LineCounter, isNode, isScalar, parseDocument, type Document } from 'yaml';
 import { Value } from '@sinclair/typebox/value';
 import { PromptFileSchema, type PromptFile } from './schema.js';
 
@@ -10,7 +10,15 @@ export interface FileProblem {
 
 export type PathSegment = string | number;
 
-export type ParseResult = { ok: true; file: PromptFile; lineOf: (path: readonly PathSegment[]) => number } | { ok: false; problems: FileProblem[] };
+export type ParseResult =
+  | {
+      ok: true;
+      file: PromptFile;
+      lineOf: (path: readonly PathSegment[]) => number;
+      /** The line of a character of the text at `path`: exact in a `|` block, else the text's first line. */
+      lineAt: (path: readonly PathSegment[], offset: number) => number;
+    }
+  | { ok: false; problems: FileProblem[] };
 
 /** The JSON Pointer of a TypeBox error (`/messages/0/role`) as a path. */
 function pointerPath(pointer: string): PathSegment[] {
@@ -30,6 +38,19 @@ function lineFinder(doc: Document, counter: LineCounter): (path: readonly PathSe
       if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
     }
     return 1;
+  };
+}
+
+function textLineFinder(doc: Document, counter: LineCounter, lineOf: (path: readonly PathSegment[]) => number) {
+  return (path: readonly PathSegment[], offset: number): number => {
+    const node: unknown = doc.getIn(path, true);
+    if (!isScalar(node) || !node.range || typeof node.value !== 'string') return lineOf(path);
+    const header = counter.linePos(node.range[0]).line;
+    if (node.type !== 'BLOCK_LITERAL') return header;
+    // A literal block's text starts on the line after its `|`, one line of text per line of the file.
+    // An offset at the very end (an unclosed section) is on the text's last line, not past it.
+    const text = node.value.replace(/\n+$/, '');
+    return header + 1 + (text.slice(0, offset).match(/\n/g)?.length ?? 0);
   };
 }
 
@@ -66,5 +87,5 @@ export function parsePromptFile(text: string, expectedPromptId?: string): ParseR
   if (problems.length === 0 && (file.template === undefined) === (file.messages === undefined)) {
     problems.push({ line: 1, message: 'a prompt file needs exactly one of template (text prompt) or messages (chat prompt)' });
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, file, lineOf };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, file, lineOf, lineAt: textLineFinder(doc, counter, lineOf) };
 }

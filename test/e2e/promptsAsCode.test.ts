@@ -104,7 +104,7 @@ describe('promptline prompts', () => {
     expect(checked.status).toBe(1);
     const shown = path.relative(path.resolve(import.meta.dirname, '../..'), repo);
     expect(checked.stderr.split('\n').filter(Boolean)).toEqual([
-      `${shown}/bad.prompt.yaml:2: template: invalid template: Unclosed section "open" at 13`,
+      `${shown}/bad.prompt.yaml:3: template: invalid template: Unclosed section "open" at 13`,
       `${shown}/bad.prompt.yaml:5: params.stream: 'stream' is set by the service and cannot be a param`,
       `${shown}/other.prompt.yaml:1: prompt_id 'wrong' does not match the file name (other.prompt.yaml)`,
     ]);

@@ -35,11 +35,13 @@ export type CheckedFile = { ok: true; file: PromptFile } | { ok: false; problems
 export function checkPromptFile(text: string, expectedPromptId: string): CheckedFile {
   const parsed = parsePromptFile(text, expectedPromptId);
   if (!parsed.ok) return parsed;
-  const { file, lineOf } = parsed;
-  const at = (path: readonly PathSegment[], reason: string): FileProblem => ({
-    line: lineOf(path),
-    message: path.length > 0 ? `${path.join('.')}: ${reason}` : reason,
-  });
+  const { file, lineOf, lineAt } = parsed;
+  const at = (path: readonly PathSegment[], reason: string): FileProblem => {
+    // mustache says where in the template it stopped ("… at 13"): the file's own line, where it can tell.
+    const offset = /^invalid template: .* at (\d+)$/.exec(reason)?.[1];
+    const line = offset === undefined ? lineOf(path) : lineAt(path, Number(offset));
+    return { line, message: path.length > 0 ? `${path.join('.')}: ${reason}` : reason };
+  };
   let issues: readonly Issue[];
   try {
     const { variables } = checkVersionContent(file, () => true, DEFAULT_LIMITS);

@@ -147,6 +147,21 @@ describe('POST /prompts/sync', () => {
   });
 });
 
+describe('a version records its source', () => {
+  it('POST /prompts/{id}/versions takes an optional source; versions without one answer null', async () => {
+    await givenPrompt(t, { prompt_id: 'sourced', template: 'one' });
+    expect((await t.request('GET', '/prompts/sourced/versions/1')).json.source).toBeNull();
+    const created = await t.request('POST', '/prompts/sourced/versions', {
+      body: { template: 'two', source: { path: 'p/sourced.prompt.yaml', commit: 'abc' } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.source).toEqual({ path: 'p/sourced.prompt.yaml', commit: 'abc', author: null });
+    const bad = await t.request('POST', '/prompts/sourced/versions', { body: { template: 'three', source: { path: 'x', branch: 'main' } } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.detail[0]).toMatchObject({ type: 'extra_forbidden', loc: ['body', 'source', 'branch'] });
+  });
+});
+
 describe('GET /schemas/prompt-file.json', () => {
   it('answers the JSON Schema without a key, cacheable', async () => {
     const res = await t.request('GET', '/schemas/prompt-file.json', { key: null });

@@ -19,7 +19,7 @@ describe('parsePromptFile', () => {
     ['neither', lines('prompt_id: p'), 1, /exactly one of template/],
     ['a bad label', lines('prompt_id: p', 'template: x', 'labels:', '  - Prod'), 4, /^labels\.0: /],
     ['another name', lines('prompt_id: q', 'template: x'), 1, /does not match the file name \(p\.prompt\.yaml\)/],
-  ])('%s → line %i', (_name, text, line, message) => {
+  ])('%s', (_name, text, line, message) => {
     const result = parsePromptFile(text, 'p');
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -94,6 +94,16 @@ describe('contentHash', () => {
 describe('checkPromptFile (offline)', () => {
   it.each([
     ['a template that does not compile', lines('prompt_id: p', 'template: "{{#a}}"'), [{ line: 2, message: expect.stringMatching(/^template: invalid template/) }]],
+    [
+      'a template error, on its line of a | block',
+      lines('prompt_id: p', 'template: |', '  Hello,', '  {{#open}} closed as {{/shut}}', '  bye'),
+      [{ line: 4, message: expect.stringMatching(/^template: invalid template: Unclosed section "open" at 27$/) }],
+    ],
+    [
+      'an unclosed section, on the last line of its block',
+      lines('prompt_id: p', 'template: |', '  Hello,', '  {{#open}} never closed', '  bye'),
+      [{ line: 5, message: expect.stringMatching(/^template: invalid template: Unclosed section "open" at 34$/) }],
+    ],
     ['a reserved param', lines('prompt_id: p', 'template: x', 'params:', '  stream: true'), [{ line: 4, message: expect.stringMatching(/^params\.stream: /) }]],
     ['a blank chat', lines('prompt_id: p', 'messages:', '  - role: user', '    content: " "'), [{ line: 3, message: expect.stringMatching(/^messages: every/) }]],
     [
