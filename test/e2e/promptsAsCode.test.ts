@@ -93,6 +93,12 @@ describe('promptline prompts', () => {
     expect(conflicted.stdout).toContain('x conflict: version 4 was created on the server since the last pull');
     const json = await prompts('diff', dir, '--json');
     expect(JSON.parse(json.stdout).prompts[0].conflicts).toEqual(['version 4 was created on the server since the last pull']);
+
+    // What only the server can check (its providers) comes back as file:line too, and nothing is sent.
+    fs.writeFileSync(path.join(dir, 'other.prompt.yaml'), 'prompt_id: other\nmodel: nope/model\ntemplate: x\n');
+    const refusedModel = await prompts('push', dir);
+    expect(refusedModel.status).toBe(1);
+    expect(refusedModel.stderr).toContain("other.prompt.yaml:2: model: Value error, provider 'nope' is not configured");
   }, 120_000); // a server and a dozen CLI processes, each a Node start-up
 
   it('check reports every problem as file:line: message, offline', async () => {

@@ -25,7 +25,7 @@ export function checkDeclarations(declared: Record<string, unknown>, usedNames: 
   return issues;
 }
 
-export type CheckedFile = { ok: true; file: PromptFile } | { ok: false; problems: FileProblem[] };
+export type CheckedFile = { ok: true; file: PromptFile; lineOf: (path: readonly PathSegment[]) => number } | { ok: false; problems: FileProblem[] };
 
 /**
  * Everything `promptline prompts check` can tell without a server: YAML, the schema, the name, the
@@ -50,5 +50,5 @@ export function checkPromptFile(text: string, expectedPromptId: string): Checked
     if (!(error instanceof Invalid)) throw error;
     issues = error.issues;
   }
-  return issues.length > 0 ? { ok: false, problems: issues.map((i) => at(i.path, i.reason)) } : { ok: true, file };
+  return issues.length > 0 ? { ok: false, problems: issues.map((i) => at(i.path, i.reason)) } : { ok: true, file, lineOf };
 }

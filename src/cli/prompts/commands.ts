@@ -32,7 +32,24 @@ function syncBody(dir: string, files: LoadedFile[], options: { dryRun: boolean; 
   };
 }
 
-const plan = (api: ApiClient, body: SyncInput) => api.request<SyncView>('POST', '/prompts/sync', { body });
+/**
+ * The plan, or the server's refusal of the files (a model whose provider it lacks, say) as
+ * `file:line: message`, like check's problems.
+ */
+async function plan(api: ApiClient, body: SyncInput, files: readonly LoadedFile[]): Promise<SyncView> {
+  try {
+    return await api.request<SyncView>('POST', '/prompts/sync', { body });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 422 || !Array.isArray(error.detail)) throw error;
+    const lines = (error.detail as Array<{ loc: Array<string | number>; msg: string }>).map(({ loc, msg }) => {
+      const [part, field, index, document, ...path] = loc;
+      const file = typeof index === 'number' ? files[index] : undefined;
+      if (part !== 'body' || field !== 'files' || document !== 'document' || file === undefined) return `${loc.join('.')}: ${msg}`;
+      return `${file.display}:${file.lineOf(path)}: ${path.length > 0 ? `${path.join('.')}: ` : ''}${msg}`;
+    });
+    throw new Error(`the server refused the files:\n${lines.join('\n')}`);
+  }
+}
 
 export function addPromptCommands(program: Command): Command {
   const prompts = program.command('prompts').description('prompts as code: prompt files in a folder, pulled from and pushed to a server');
@@ -57,7 +74,7 @@ export function addPromptCommands(program: Command): Command {
     .action(async (dir: string, opts: ConnectOptions & { json?: boolean }) => {
       const files = filesOrExit(dir);
       const api = connectPrompts(opts);
-      const view = await plan(api, syncBody(dir, files, { dryRun: true, allowBreaking: false }));
+      const view = await plan(api, syncBody(dir, files, { dryRun: true, allowBreaking: false }), files);
       console.log(opts.json ? JSON.stringify(view, null, 2) : formatPlan(view, api.target));
       process.exitCode = diffStatus(view);
     });
@@ -70,7 +87,7 @@ export function addPromptCommands(program: Command): Command {
       const files = filesOrExit(dir);
       const api = connectPrompts(opts);
       try {
-        const view = await plan(api, syncBody(dir, files, { dryRun: opts.dryRun ?? false, allowBreaking: opts.allowBreaking ?? false }));
+        const view = await plan(api, syncBody(dir, files, { dryRun: opts.dryRun ?? false, allowBreaking: opts.allowBreaking ?? false }), files);
         console.log(formatPlan(view, api.target));
         if (view.applied) writeState(dir, { ...readState(dir), ...view.state });
       } catch (error) {

@@ -19,6 +19,8 @@ export interface LoadedFile {
   /** As recorded on the version: relative to the Git repository's root when in one. */
   sourcePath: string;
   file: PromptFile;
+  /** The line of a field, for the server's 422 items about it. */
+  lineOf: (path: ReadonlyArray<string | number>) => number;
 }
 
 /** The prompt files of DIR, sorted by name. */
@@ -47,7 +49,7 @@ export function loadPromptFiles(dir: string): { files: LoadedFile[]; problems: s
       .relative(root ?? process.cwd(), full)
       .split(path.sep)
       .join('/');
-    files.push({ display, sourcePath, file: checked.file });
+    files.push({ display, sourcePath, file: checked.file, lineOf: checked.lineOf });
   }
   return { files, problems };
 }
