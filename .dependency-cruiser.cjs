@@ -26,6 +26,13 @@ module.exports = {
       to: { path: '^(src|web|bench|scripts|test)/', pathNot: '^src/(stats|lib)/' },
     },
     {
+      name: 'prompt-files-import-only-lib',
+      severity: 'error',
+      comment: '`promptFiles` imports nothing of ours but `lib` (the CLI checks files offline with it).',
+      from: { path: '^src/promptFiles/' },
+      to: { path: '^(src|web|bench|scripts|test)/', pathNot: '^src/(promptFiles|lib)/' },
+    },
+    {
       name: 'db-imports-only-lib',
       severity: 'error',
       comment: '`db` imports `lib` only (config.ts imports what it needs of db, never the other way round).',

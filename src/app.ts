@@ -18,6 +18,7 @@ import type { createProjectService } from './modules/projects/projects.service.j
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
 import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
+import { registerSyncRoutes } from './modules/prompts/sync.routes.js';
 import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
@@ -109,22 +110,39 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     store.clock,
     (error) => app.log.error({ err: error }, 'results worker failed'),
   );
-  const { projects, keys, sessions, promptCache, router, inputShapes, prompts, serving, experiments, runs, outcomes, users, audit, webhooks, sdk, impact } =
-    createServices(store, {
-      telemetry,
-      cachesTrusted,
-      webhooksAllowPrivate: config.webhooksAllowPrivate,
-      reports: results,
-      runtime: {
-        gateway,
-        defaultModel: config.defaultModel,
-        renderLimits,
-        bodyLimitBytes: config.bodyLimitBytes,
-        onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
-        inputSummaryFlushMs: config.inputSummaryFlushMs,
-        onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
-      },
-    });
+  const {
+    projects,
+    keys,
+    sessions,
+    promptCache,
+    router,
+    inputShapes,
+    prompts,
+    serving,
+    sync,
+    experiments,
+    runs,
+    outcomes,
+    users,
+    audit,
+    webhooks,
+    sdk,
+    impact,
+  } = createServices(store, {
+    telemetry,
+    cachesTrusted,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+    reports: results,
+    runtime: {
+      gateway,
+      defaultModel: config.defaultModel,
+      renderLimits,
+      bodyLimitBytes: config.bodyLimitBytes,
+      onExposureFlushError: (error) => app.log.warn({ err: error }, 'storing exposure call counts failed'),
+      inputSummaryFlushMs: config.inputSummaryFlushMs,
+      onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
+    },
+  });
 
   // Another process committed a change (the CLI on the SQLite file, another replica on
   // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's
@@ -223,6 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       : { check: keyAccess.check, checkSession: keyAccess.checkSession, operator: operatorCaller(deps.operatorToken, CLI_ACTOR.keyName) };
   if (deps.operatorToken !== undefined) keepThrownErrors(app);
   registerPromptRoutes(app, access, prompts, serving);
+  registerSyncRoutes(app, access, sync);
   registerImpactRoutes(app, access, impact);
   registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.

@@ -14,6 +14,7 @@ import { createProjectService, defaultProject } from './modules/projects/project
 import { createPromptCache } from './modules/prompts/promptCache.js';
 import { createPromptService, promptFacts } from './modules/prompts/prompts.service.js';
 import { createServingService } from './modules/prompts/serving.js';
+import { createSyncService } from './modules/prompts/sync.service.js';
 import type { RenderLimits } from './modules/prompts/template.js';
 import { createResultsService } from './modules/results/results.service.js';
 import { createRunService } from './modules/runs/runs.service.js';
@@ -136,6 +137,8 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
   const core = createCoreServices(store, options, caches);
   const prompts = createPromptService(store, core.changeLog, caches.promptCache, (model) => runtime.gateway.isConfigured(model), runtime.renderLimits);
   const serving = createServingService(caches.promptCache, caches.router, runtime.renderLimits, caches.inputShapes.record);
+  /** A push of prompt files (POST /prompts/sync): breaking changes are measured as GET …/impact measures them. */
+  const sync = createSyncService(prompts, core.impact.warningFor);
   const runs = createRunService({
     store,
     serving,
@@ -149,7 +152,7 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
     runAttribution: runs.attributionOf,
     assignmentAttribution: core.experiments.attributionFor,
   });
-  return { ...core, ...caches, prompts, serving, runs, outcomes };
+  return { ...core, ...caches, prompts, serving, sync, runs, outcomes };
 }
 
 /**

@@ -14,6 +14,7 @@ import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
 import { addLabelCommands } from './labelCommands.js';
 import { addDbCommands } from './dbCommands.js';
+import { addPromptCommands } from './prompts/commands.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
@@ -245,6 +246,7 @@ function buildCli(): Command {
   addExperimentCommands(program);
   addLabelCommands(program);
   addDbCommands(program, configOrExit).hook('preAction', (_program, command) => refuseOverHttp(command));
+  addPromptCommands(program);
   return program;
 }
 

@@ -56,6 +56,23 @@ export function createImpactService(store: Store, sources: ImpactSources) {
         warning: impactWarning(measured, { version, servedVersion, newRequired, hours }),
       };
     },
+
+    /**
+     * The impact's sentence for content not stored yet (a push's plan, inside its transaction): what
+     * the last 24 hours of calls say about the names it would newly require. Null when it requires nothing new.
+     */
+    async warningFor(
+      db: Sql,
+      projectId: string,
+      promptId: string,
+      facts: { version: number; servedVersion: number | null; newRequired: readonly string[] },
+    ): Promise<string | null> {
+      if (facts.newRequired.length === 0) return null;
+      const hours = 24;
+      const since = hourOf(store.clock.now().getTime() - hours * HOUR_MS);
+      const measured = measureCalls(await readShapes(db, projectId, promptId, since), facts.newRequired);
+      return impactWarning(measured, { ...facts, hours });
+    },
   };
 }
 

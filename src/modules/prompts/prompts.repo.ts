@@ -21,6 +21,12 @@ export interface VersionRecord {
   variables: string[];
   commit_message: string | null;
   created_at: string;
+  /** Where a push of prompt files made it from (docs/prompts-as-code.md); null otherwise. */
+  source_path: string | null;
+  source_commit: string | null;
+  source_author: string | null;
+  /** src/promptFiles/hash.ts over the content; null for versions stored before it was kept. */
+  content_hash: string | null;
 }
 
 interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables'> {
@@ -30,7 +36,8 @@ interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallba
   variables: string;
 }
 
-const VERSION_COLUMNS = 'prompt_id, version, template, messages, model, params, fallbacks, variables, commit_message, created_at';
+const VERSION_COLUMNS =
+  'prompt_id, version, template, messages, model, params, fallbacks, variables, commit_message, created_at, source_path, source_commit, source_author, content_hash';
 
 function decodeVersion(row: VersionRow): VersionRecord {
   return {
@@ -102,7 +109,8 @@ export async function latestVersionNumber(db: Sql, projectId: string, promptId: 
 export async function insertVersion(db: Sql, projectId: string, record: VersionRecord): Promise<void> {
   await db.run(
     `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
-    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at)`,
+    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at,
+      @source_path, @source_commit, @source_author, @content_hash)`,
     { ...encodeVersion(record), project_id: projectId },
   );
 }

@@ -48,6 +48,14 @@ export type RenderAnswer = Static<typeof RenderResponse>;
 
 export const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
 
+/** Where a version came from: a push of prompt files records the file, the commit and its author (docs/prompts-as-code.md). */
+const VersionSourceInput = Type.Object({
+  path: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  commit: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  author: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+});
+const VersionSourceSchema = Type.Object({ path: Nullable(Type.String()), commit: Nullable(Type.String()), author: Nullable(Type.String()) });
+
 /** The content of a version; shared by prompt creation (version 1) and new versions. */
 const versionFields = {
   template: Type.Optional(Type.String({ maxLength: 100_000 })),
@@ -57,6 +65,7 @@ const versionFields = {
   fallbacks: Type.Optional(Type.Array(ModelString, { maxItems: 5 })),
   commit_message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   labels: Type.Optional(Type.Array(Type.String({ pattern: LABEL_PATTERN }), { maxItems: 20 })),
+  source: Type.Optional(Nullable(VersionSourceInput)),
 };
 
 export const CreatePromptBody = Type.Object({
@@ -89,6 +98,7 @@ export const VersionSchema = Type.Object({
   commit_message: Nullable(Type.String()),
   labels: Type.Array(Type.String()),
   created_at: Type.String(),
+  source: Nullable(VersionSourceSchema),
 });
 
 export const PromptSchema = Type.Object({

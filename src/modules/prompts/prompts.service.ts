@@ -9,6 +9,7 @@ import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
+import { contentHash, versionContent } from '../../promptFiles/hash.js';
 
 /** What other modules may ask of prompts inside their own writes (an experiment naming versions). */
 export const promptFacts = {
@@ -24,6 +25,33 @@ export const promptFacts = {
     return before;
   },
 };
+
+type Checked = ReturnType<typeof checkVersionContent>;
+
+function sourceOf(record: repo.VersionRecord): VersionView['source'] {
+  if (record.source_path === null && record.source_commit === null && record.source_author === null) return null;
+  return { path: record.source_path, commit: record.source_commit, author: record.source_author };
+}
+
+/**
+ * The content hash every new version stores. Declared variables count when the input carries them
+ * (a push passes a file's `variables` through as they are written).
+ */
+function contentHashOf(input: VersionInput): string {
+  return contentHash(versionContent({ ...input, variables: (input as { variables?: unknown }).variables }));
+}
+
+/** A stored version's content hash: the one kept, else computed from its content (versions older than the column). */
+export function storedContentHash(record: repo.VersionRecord, declared: Record<string, unknown> = {}): string {
+  return record.content_hash ?? contentHash(versionContent({ ...record, variables: declared }));
+}
+
+/** What a push reads of one prompt, inside its transaction. */
+export interface PromptSyncState {
+  prompt: repo.PromptRow | undefined;
+  versions: repo.VersionRecord[];
+  labels: Record<string, number>;
+}
 
 export function createPromptService(
   store: Store,
@@ -53,6 +81,7 @@ export function createPromptService(
       commit_message: record.commit_message,
       labels,
       created_at: record.created_at,
+      source: sourceOf(record),
     };
   }
 
@@ -63,13 +92,7 @@ export function createPromptService(
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  async function addVersion(
-    db: Sql,
-    projectId: string,
-    promptId: string,
-    input: VersionInput,
-    checked: ReturnType<typeof checkVersionContent>,
-  ): Promise<repo.VersionRecord> {
+  async function addVersion(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked): Promise<repo.VersionRecord> {
     const now = isoNow(store.clock);
     const row: repo.VersionRecord = {
       prompt_id: promptId,
@@ -82,6 +105,10 @@ export function createPromptService(
       variables: checked.variables,
       commit_message: input.commit_message ?? null,
       created_at: now,
+      source_path: input.source?.path ?? null,
+      source_commit: input.source?.commit ?? null,
+      source_author: input.source?.author ?? null,
+      content_hash: contentHashOf(input),
     };
     await repo.insertVersion(db, projectId, row);
     for (const label of new Set(input.labels ?? [])) await repo.upsertLabel(db, projectId, promptId, label, row.version, now);
@@ -90,19 +117,42 @@ export function createPromptService(
 
   const hasContent = (input: VersionInput) => input.template !== undefined || input.messages !== undefined;
 
+  async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor) {
+    if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
+    const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
+    await repo.insertPrompt(db, projectId, row);
+    const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
+    const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
+    await changeLog.record(db, projectId, actor, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
+    return created;
+  }
+
+  async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor) {
+    await requirePrompt(db, projectId, promptId, { allowArchived: false });
+    const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
+    await changeLog.record(db, projectId, actor, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
+    return created;
+  }
+
+  async function moveLabelIn(db: Sql, projectId: string, promptId: string, label: string, version: number, actor: Actor) {
+    const prompt = await requirePrompt(db, projectId, promptId, { allowArchived: false });
+    if (!(await repo.versionExists(db, projectId, promptId, version))) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
+    const before = await promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
+    await changeLog.record(db, projectId, actor, {
+      action: 'prompt.label_moved',
+      targetType: 'prompt',
+      targetId: promptId,
+      before: { label, version: before },
+      after: { label, version },
+    });
+    return view(db, projectId, prompt);
+  }
+
   return {
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
-      const result = await store.writer.write(async (db) => {
-        if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
-        const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
-        await repo.insertPrompt(db, projectId, row);
-        const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
-        const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
-        await changeLog.record(db, projectId, actor, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
-        return created;
-      });
+      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor));
       cache.invalidate(projectId, input.prompt_id);
       return result;
     },
@@ -138,12 +188,7 @@ export function createPromptService(
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
       const checked = checkVersionContent(input, isModelConfigured, limits);
-      const result = await store.writer.write(async (db) => {
-        await requirePrompt(db, projectId, promptId, { allowArchived: false });
-        const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
-        await changeLog.record(db, projectId, actor, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
-        return created;
-      });
+      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor));
       cache.invalidate(projectId, promptId);
       return result;
     },
@@ -163,21 +208,47 @@ export function createPromptService(
     },
 
     async moveLabel(projectId: string, promptId: string, label: string, version: number, actor: Actor = SYSTEM_ACTOR): Promise<PromptView> {
-      const result = await store.writer.write(async (db) => {
-        const prompt = await requirePrompt(db, projectId, promptId, { allowArchived: false });
-        if (!(await repo.versionExists(db, projectId, promptId, version))) throw invalid('body', ['version'], `prompt '${promptId}' has no version ${version}`);
-        const before = await promptFacts.moveLabel(db, projectId, promptId, label, version, isoNow(store.clock));
-        await changeLog.record(db, projectId, actor, {
-          action: 'prompt.label_moved',
-          targetType: 'prompt',
-          targetId: promptId,
-          before: { label, version: before },
-          after: { label, version },
-        });
-        return view(db, projectId, prompt);
-      });
+      const result = await store.writer.write((db) => moveLabelIn(db, projectId, promptId, label, version, actor));
       cache.invalidate(projectId, promptId);
       return result;
+    },
+
+    /** Checks a version's content as createVersion would, without storing anything (a push checks every file first). */
+    checkContent(input: VersionInput): void {
+      checkVersionContent(input, isModelConfigured, limits);
+    },
+
+    /**
+     * Runs `work` in one write transaction with the writes a push makes (docs/prompts-as-code.md):
+     * all of them are kept, or, when it throws, none. Each records its change as the single calls do.
+     */
+    async batch<T>(projectId: string, work: (ops: PromptBatch) => Promise<T>): Promise<T> {
+      const touched = new Set<string>();
+      try {
+        return await store.writer.write((db) =>
+          work({
+            db,
+            async read(promptId) {
+              const labels = Object.fromEntries((await repo.listLabels(db, projectId, promptId)).map((l) => [l.label, l.version]));
+              return { prompt: await repo.findPrompt(db, projectId, promptId), versions: await repo.listVersions(db, projectId, promptId), labels };
+            },
+            async create(input, actor) {
+              touched.add(input.prompt_id);
+              return createIn(db, projectId, input, checkVersionContent(input, isModelConfigured, limits), actor);
+            },
+            async createVersion(promptId, input, actor) {
+              touched.add(promptId);
+              return createVersionIn(db, projectId, promptId, input, checkVersionContent(input, isModelConfigured, limits), actor);
+            },
+            async moveLabel(promptId, label, version, actor) {
+              touched.add(promptId);
+              return moveLabelIn(db, projectId, promptId, label, version, actor);
+            },
+          }),
+        );
+      } finally {
+        for (const promptId of touched) cache.invalidate(projectId, promptId);
+      }
     },
 
     async deleteLabel(projectId: string, promptId: string, label: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
@@ -198,3 +269,12 @@ export function createPromptService(
 }
 
 export type PromptService = ReturnType<typeof createPromptService>;
+
+/** The writes (and the one read) a push makes inside its transaction: PromptService.batch. */
+export interface PromptBatch {
+  readonly db: Sql;
+  read(promptId: string): Promise<PromptSyncState>;
+  create(input: CreatePromptInput, actor: Actor): Promise<PromptView & { version: VersionView | null }>;
+  createVersion(promptId: string, input: VersionInput, actor: Actor): Promise<VersionView>;
+  moveLabel(promptId: string, label: string, version: number, actor: Actor): Promise<PromptView>;
+}

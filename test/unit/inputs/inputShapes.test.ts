@@ -111,6 +111,10 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       variables: [],
       commit_message: null,
       created_at: '',
+      source_path: null,
+      source_commit: null,
+      source_author: null,
+      content_hash: null,
     });
   it.each([
     ['Hi {{name}}', ['name']],
@@ -137,6 +141,10 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       variables: [],
       commit_message: null,
       created_at: '',
+      source_path: null,
+      source_commit: null,
+      source_author: null,
+      content_hash: null,
     });
     expect(requiredVariables(chat)).toEqual(['persona', 'question']);
   });
