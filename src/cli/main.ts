@@ -13,6 +13,7 @@ import type { Role } from '../modules/keys/access.js';
 import { formatTable } from './table.js';
 import { addExperimentCommands } from './experimentsCommands.js';
 import { addDbCommands } from './dbCommands.js';
+import { addImportCommand } from './import/command.js';
 import { Invalid } from '../lib/errors.js';
 import { CLI_ACTOR } from '../modules/changes/changeLog.js';
 
@@ -225,6 +226,7 @@ function buildCli(): Command {
     );
   addExperimentCommands(program, (project, action) => withStore(async (built) => action(built, await built.projectId(project))));
   addDbCommands(program, configOrExit);
+  addImportCommand(program);
   return program;
 }
 

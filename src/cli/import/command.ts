@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import { type Command, Option } from 'commander';
+import type { ApiClient } from '../api/client.js';
+import { connect } from './connect.js';
+import { mapTemplateFiles, readTemplateFiles } from './dir.js';
+import { mapLangfuse } from './langfuse.js';
+import { mapOpenAI } from './openai.js';
+import { applyPlan, planImport } from './plan.js';
+import { formatApplied, formatPlan, formatProblems, summary } from './report.js';
+import type { Mapped } from './types.js';
+
+const SOURCES = ['langfuse', 'openai', 'dir'] as const;
+type Source = (typeof SOURCES)[number];
+
+export interface ImportOptions {
+  from: Source;
+  dryRun?: boolean;
+  provider?: string;
+}
+
+function readJson(file: string): unknown {
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Reads the source into prompts and versions (pure mappers; only reading the files touches the disk). */
+export function readSource(source: Source, location: string, options: { provider?: string }): Mapped {
+  if (source === 'dir') {
+    if (!fs.statSync(location, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${location} is not a folder`);
+    return mapTemplateFiles(readTemplateFiles(location));
+  }
+  const json = readJson(location);
+  return source === 'langfuse' ? mapLangfuse(json, options) : mapOpenAI(json, options);
+}
+
+/** The whole import, printed as it goes: the plan, then (unless a dry run) what was applied, then what was not mapped. */
+export async function runImport(client: ApiClient, location: string, options: ImportOptions, print: (text: string) => void): Promise<void> {
+  const mapped = readSource(options.from, location, { provider: options.provider });
+  const plan = await planImport(client, mapped);
+  const counts = summary(plan);
+  print(options.dryRun ? `plan (dry run, nothing changed) against ${client.target}:` : `plan against ${client.target}:`);
+  print(formatPlan(plan));
+  let problems = plan.problems;
+  if (!options.dryRun) {
+    const applied = await applyPlan(client, plan);
+    print(`applied:\n${formatApplied(applied)}`);
+    problems = [...problems, ...applied.problems];
+  }
+  if (problems.length > 0) print(formatProblems(problems));
+  print(`${counts.create} version(s) to create, ${counts.exists} already there, ${counts.labels} label move(s)${options.dryRun ? ' (dry run)' : ''}`);
+}
+
+export function addImportCommand(program: Command): void {
+  program
+    .command('import <path>')
+    .description("bring prompts in from another tool: Langfuse's prompts API JSON, an exported OpenAI stored prompt, or a folder of .txt/.md templates")
+    .addOption(new Option('--from <source>', 'what PATH holds').choices([...SOURCES]).makeOptionMandatory())
+    .option('--dry-run', 'print the plan (and what cannot be mapped) without changing anything')
+    .option('--provider <name>', "the Promptline provider for the source's bare model names (default: read from the name, e.g. gpt-4o → openai)")
+    .option('--url <url>', 'the server (default: PROMPTLINE_URL)')
+    .option('--api-key <key>', 'an admin key of the project to import into (default: PROMPTLINE_API_KEY)')
+    .action(async (location: string, opts: ImportOptions & { url?: string; apiKey?: string }) => {
+      const client = connect({ url: opts.url, apiKey: opts.apiKey });
+      await runImport(client, location, opts, (text) => console.log(text));
+    });
+}
