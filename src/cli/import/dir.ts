@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { compileTemplate, TemplateError } from '../../modules/prompts/template.js';
 import { toPromptId } from './mapCommon.js';
 import type { ImportedPrompt, Mapped, Problem } from './types.js';
 
@@ -20,7 +21,8 @@ export function readTemplateFiles(dir: string): Array<{ name: string; text: stri
 /**
  * A folder of plain templates: each `.txt` or `.md` file one text prompt, its id the file's name
  * without the extension, its content version 1 (a template with `{{variables}}`, kept as written:
- * these are Promptline's own templates, so the server's checks decide, and a refusal is reported).
+ * these are Promptline's own templates, checked here as the server checks them, so that a dry run
+ * already tells which files the server would refuse).
  */
 export function mapTemplateFiles(files: ReadonlyArray<{ name: string; text: string }>): Mapped {
   const problems: Problem[] = [];
@@ -43,6 +45,11 @@ export function mapTemplateFiles(files: ReadonlyArray<{ name: string; text: stri
       problems.push({ prompt: file.name, version: null, reason: 'empty: skipped' });
       continue;
     }
+    const refused = templateError(file.text);
+    if (refused !== null) {
+      problems.push({ prompt: file.name, version: null, reason: `not a Promptline template (${refused}): skipped` });
+      continue;
+    }
     if (id !== base) problems.push({ prompt: file.name, version: null, reason: `imported as prompt '${id}'` });
     prompts.push({
       prompt_id: id,
@@ -55,4 +62,14 @@ export function mapTemplateFiles(files: ReadonlyArray<{ name: string; text: stri
   for (const [id, names] of clashes) problems.push({ prompt: id, version: null, reason: `${names.join(' and ')} name the same prompt: neither imported` });
   const clashing = new Set(clashes.map(([id]) => id));
   return { prompts: prompts.filter((p) => !clashing.has(p.prompt_id)), problems };
+}
+
+function templateError(text: string): string | null {
+  try {
+    compileTemplate(text);
+    return null;
+  } catch (error) {
+    if (error instanceof TemplateError) return error.message;
+    throw error;
+  }
 }

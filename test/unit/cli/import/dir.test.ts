@@ -8,11 +8,11 @@ describe('mapTemplateFiles', () => {
   it('the fixture folder: one text prompt per .txt/.md file, the rest reported', () => {
     const mapped = mapTemplateFiles(readTemplateFiles(DIR));
     expect(mapped.prompts.map((p) => [p.prompt_id, p.versions[0]!.content.template])).toEqual([
-      ['broken', 'Bad {{#open}} section\n'],
       ['summarise', '# Summary\n\nSummarise this in {{words}} words:\n\n{{text}}\n'],
       ['welcome', 'Welcome, {{name}}! You are on the {{plan}} plan.\n'],
     ]);
     expect(mapped.problems).toEqual([
+      { prompt: 'broken.txt', version: null, reason: expect.stringMatching(/^not a Promptline template \(.*open.*\): skipped$/) },
       { prompt: 'empty.txt', version: null, reason: 'empty: skipped' },
       { prompt: 'notes.csv', version: null, reason: 'not a .txt or .md file: skipped' },
       { prompt: 'greet', version: null, reason: 'greet.md and greet.txt name the same prompt: neither imported' },
