@@ -28,7 +28,7 @@ function readJson(file: string): unknown {
 }
 
 /** Reads the source into prompts and versions (pure mappers; only reading the files touches the disk). */
-export function readSource(source: Source, location: string, options: { provider?: string }): Mapped {
+function readSource(source: Source, location: string, options: { provider?: string }): Mapped {
   if (source === 'dir') {
     if (!fs.statSync(location, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${location} is not a folder`);
     return mapTemplateFiles(readTemplateFiles(location));

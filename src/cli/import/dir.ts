@@ -57,7 +57,7 @@ export function mapTemplateFiles(files: ReadonlyArray<{ name: string; text: stri
       versions: [{ origin: file.name, content: { template: file.text, model: null, params: {}, commit_message: `imported from ${file.name}` }, labels: [] }],
     });
   }
-  // Two files for one id (welcome.txt and welcome.md): which one is meant cannot be told.
+  // Two files for one id (one name as both .txt and .md): which one is meant cannot be told.
   const clashes = [...byId].filter(([, names]) => names.length > 1);
   for (const [id, names] of clashes) problems.push({ prompt: id, version: null, reason: `${names.join(' and ')} name the same prompt: neither imported` });
   const clashing = new Set(clashes.map(([id]) => id));

@@ -10,15 +10,15 @@ interface ServerVersion {
   params: Record<string, unknown>;
 }
 
-export type Step = { origin: string; action: 'create' | 'exists'; version: number; content: VersionContent };
-export interface LabelMove {
+type Step = { origin: string; action: 'create' | 'exists'; version: number; content: VersionContent };
+interface LabelMove {
   label: string;
   /** The version it will point at (for a version still to be created: the number it will get). */
   version: number;
   origin: string;
 }
 
-export interface PromptPlan {
+interface PromptPlan {
   prompt_id: string;
   description: string | null;
   /** Whether the prompt is already on the server. */

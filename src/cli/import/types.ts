@@ -11,7 +11,7 @@ export interface VersionContent {
 
 /** One version read from another tool, in its order, with where it came from (for the report). */
 export interface ImportedVersion {
-  /** How the source names it: `v3` (Langfuse), `version 2` (OpenAI), `welcome.md` (a folder). */
+  /** How the source names it: `v3` (Langfuse), `version 2` (OpenAI), `welcome.txt` (a folder). */
   origin: string;
   content: VersionContent;
   /** Promptline labels to point at this version once it exists (already checked against the label pattern). */

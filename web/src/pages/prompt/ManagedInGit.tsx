@@ -38,8 +38,8 @@ export function ManagedInGit({ promptId, managed, role }: { promptId: string; ma
       {role === 'admin' && (
         <p>
           <label className="inline">
-            <input type="checkbox" checked={shown} disabled={toggle.isPending} onChange={(e) => toggle.mutate(e.target.checked)} /> Managed in Git (warn
-            before edits made here)
+            <input type="checkbox" checked={shown} disabled={toggle.isPending} onChange={(e) => toggle.mutate(e.target.checked)} /> Managed in Git (warn before
+            edits made here)
           </label>
         </p>
       )}
