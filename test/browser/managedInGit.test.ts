@@ -35,6 +35,10 @@ describe.skipIf(skip !== null)(`managed in Git in Chromium${skip === null ? '' :
     await page.getByLabel(/Managed in Git/).check();
     await page.getByTestId('git-notice').waitFor();
     expect(await page.getByTestId('git-notice').textContent()).toContain('a change made here will show as a conflict in the next promptline prompts diff');
+    await page.getByRole('link', { name: 'Prompts' }).first().click();
+    await page.getByText('(managed in Git)').waitFor();
+    await page.getByRole('link', { name: 'welcome', exact: true }).click();
+    await page.getByRole('heading', { name: 'welcome' }).waitFor();
     await expect.poll(async () => (await api('GET', '/prompts/welcome')).json.managed_in_git).toBe(true);
 
     // A new version: held until confirmed; Cancel makes nothing.
