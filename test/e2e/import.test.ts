@@ -110,6 +110,28 @@ describe('promptline import (the command)', () => {
     expect(second.stdout).toMatch(/0 version\(s\) to create, 2 already there/);
   }, 60_000);
 
+  it('--json prints one document: the plan, what was applied and every problem', async () => {
+    const res = await cliAsync(
+      ['import', path.join(FIXTURES, 'langfuse/prompts.json'), '--from', 'langfuse', '--json', '--dry-run', '--url', server.origin, '--api-key', ADMIN],
+      env,
+    );
+    expect(res.status).toBe(0);
+    const doc = JSON.parse(res.stdout);
+    expect(doc.dry_run).toBe(true);
+    expect(doc.applied).toBeNull();
+    expect(doc.prompts.find((p: { prompt_id: string }) => p.prompt_id === 'movie-critic')).toEqual({
+      prompt_id: 'movie-critic',
+      exists: true,
+      versions: [
+        { from: 'v1', action: 'exists', version: 1 },
+        { from: 'v2', action: 'exists', version: 2 },
+      ],
+      labels: [],
+    });
+    expect(doc.problems).toContainEqual({ prompt: 'conditional', version: 'v1', reason: expect.stringContaining('not a plain {{variable}}') });
+    expect(doc.counts).toEqual({ create: 0, exists: 3, labels: 0 });
+  }, 30_000);
+
   it('without a server to talk to → exit 1, saying what to give', async () => {
     const res = await cliAsync(['import', path.join(FIXTURES, 'dir'), '--from', 'dir'], env);
     expect(res.status).toBe(1);

@@ -6,7 +6,7 @@ import { mapTemplateFiles, readTemplateFiles } from './dir.js';
 import { mapLangfuse } from './langfuse.js';
 import { mapOpenAI } from './openai.js';
 import { applyPlan, planImport } from './plan.js';
-import { formatApplied, formatPlan, formatProblems, summary } from './report.js';
+import { formatApplied, formatPlan, formatProblems, planJson, summary } from './report.js';
 import type { Mapped } from './types.js';
 
 const SOURCES = ['langfuse', 'openai', 'dir'] as const;
@@ -16,6 +16,8 @@ export interface ImportOptions {
   from: Source;
   dryRun?: boolean;
   provider?: string;
+  /** One JSON document instead of the text: the plan, what was applied, what was not mapped. */
+  json?: boolean;
 }
 
 function readJson(file: string): unknown {
@@ -42,6 +44,11 @@ export async function runImport(client: ApiClient, location: string, options: Im
   const mapped = readSource(options.from, location, { provider: options.provider });
   const plan = await planImport(client, mapped);
   const counts = summary(plan);
+  if (options.json) {
+    const applied = options.dryRun ? null : await applyPlan(client, plan);
+    print(JSON.stringify(planJson(plan, applied, counts, options.dryRun === true), null, 2));
+    return;
+  }
   print(options.dryRun ? `plan (dry run, nothing changed) against ${client.target}:` : `plan against ${client.target}:`);
   print(formatPlan(plan));
   let problems = plan.problems;
@@ -60,6 +67,7 @@ export function addImportCommand(program: Command): void {
     .description("bring prompts in from another tool: Langfuse's prompts API JSON, an exported OpenAI stored prompt, or a folder of .txt/.md templates")
     .addOption(new Option('--from <source>', 'what PATH holds').choices([...SOURCES]).makeOptionMandatory())
     .option('--dry-run', 'print the plan (and what cannot be mapped) without changing anything')
+    .option('--json', 'print one JSON document (the plan, what was applied, what was not mapped) for machines')
     .option('--provider <name>', "the Promptline provider for the source's bare model names (default: read from the name, e.g. gpt-4o → openai)")
     .option('--url <url>', 'the server (default: PROMPTLINE_URL)')
     .option('--api-key <key>', 'an admin key of the project to import into (default: PROMPTLINE_API_KEY)')

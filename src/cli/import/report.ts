@@ -27,6 +27,22 @@ export function formatApplied(applied: Applied): string {
   return applied.done.length === 0 ? 'nothing changed' : applied.done.join('\n');
 }
 
+/** The whole run for machines (`--json`): the plan without the versions' content, what was applied, every problem. */
+export function planJson(plan: Plan, applied: Applied | null, counts: ReturnType<typeof summary>, dryRun: boolean) {
+  return {
+    dry_run: dryRun,
+    prompts: plan.prompts.map((p) => ({
+      prompt_id: p.prompt_id,
+      exists: p.exists,
+      versions: p.steps.map((s) => ({ from: s.origin, action: s.action, version: s.version })),
+      labels: p.labels.map((l) => ({ label: l.label, version: l.version })),
+    })),
+    applied: applied?.done ?? null,
+    problems: [...plan.problems, ...(applied?.problems ?? [])],
+    counts,
+  };
+}
+
 /** Counts for the last line: what a re-run would tell apart (new versions, versions already there). */
 export function summary(plan: Plan): { create: number; exists: number; labels: number } {
   const steps = plan.prompts.flatMap((p) => p.steps);
