@@ -15,6 +15,7 @@ import { addExperimentCommands } from './experimentsCommands.js';
 import { addLabelCommands } from './labelCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { addPromptCommands } from './prompts/commands.js';
+import { addImportCommand } from './import/command.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
@@ -247,6 +248,7 @@ function buildCli(): Command {
   addLabelCommands(program);
   addDbCommands(program, configOrExit).hook('preAction', (_program, command) => refuseOverHttp(command));
   addPromptCommands(program);
+  addImportCommand(program);
   return program;
 }
 

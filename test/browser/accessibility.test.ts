@@ -68,6 +68,13 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
     // One server for every check (processFixtures would stop it after each test): the pages only read.
     server = await startServer({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
     await seedDemo({ origin: server.origin, adminKey: ADMIN }, 60);
+    // The prompt page with the "managed in Git" notice and its switch.
+    const marked = await fetch(`${server.origin}/prompts/${DEMO_PROMPT}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ managed_in_git: true }),
+    });
+    expect(marked.status).toBe(200);
     const runs = await fetch(`${server.origin}/runs?limit=1`, { headers: { 'x-api-key': ADMIN } });
     runId = ((await runs.json()) as { data: { run_id: string }[] }).data[0]!.run_id;
     const hook = await fetch(`${server.origin}/webhooks`, {

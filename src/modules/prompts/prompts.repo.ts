@@ -1,13 +1,19 @@
 import type { Sql } from '../../db/sql.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
-import { listNewestFirst, type ListPage, type ListRequest } from '../../db/pagination.js';
+import { listNewestFirst, mapPage, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface PromptRow {
   prompt_id: string;
   description: string | null;
   created_at: string;
   archived_at: string | null;
+  managed_in_git: boolean;
 }
+
+/** managed_in_git is a 0/1 integer on both backends (migrations 0019, postgres 0009). */
+type StoredPromptRow = Omit<PromptRow, 'managed_in_git'> & { managed_in_git: number | boolean };
+const PROMPT_COLUMNS = 'prompt_id, description, created_at, archived_at, managed_in_git';
+const decodePrompt = (row: StoredPromptRow): PromptRow => ({ ...row, managed_in_git: Number(row.managed_in_git) === 1 });
 
 /** A stored version, its JSON columns decoded (this file is the only one that knows they are JSON). */
 export interface VersionRecord {
@@ -60,10 +66,8 @@ function encodeVersion(record: VersionRecord): VersionRow {
 }
 
 export async function findPrompt(db: Sql, projectId: string, promptId: string): Promise<PromptRow | undefined> {
-  return await db.get<PromptRow>('SELECT prompt_id, description, created_at, archived_at FROM prompts WHERE project_id = ? AND prompt_id = ?', [
-    projectId,
-    promptId,
-  ]);
+  const row = await db.get<StoredPromptRow>(`SELECT ${PROMPT_COLUMNS} FROM prompts WHERE project_id = ? AND prompt_id = ?`, [projectId, promptId]);
+  return row === undefined ? undefined : decodePrompt(row);
 }
 
 /** Newest first, archived ones only when asked; paged by prompt_id (src/db/pagination.ts). */
@@ -72,7 +76,7 @@ export async function listPrompts(
   projectId: string,
   q: { includeArchived: boolean; cursor: string | undefined; limit: number },
 ): Promise<ListPage<PromptRow>> {
-  return listNewestFirst<PromptRow>(db, promptListRequest(projectId, q));
+  return mapPage(await listNewestFirst<StoredPromptRow>(db, promptListRequest(projectId, q)), decodePrompt);
 }
 
 export function promptListRequest(projectId: string, q: { includeArchived: boolean; cursor: string | undefined; limit: number }): ListRequest {
@@ -80,7 +84,7 @@ export function promptListRequest(projectId: string, q: { includeArchived: boole
     table: 'prompts',
     key: 'prompt_id',
     index: 'prompts_created',
-    columns: 'prompt_id, description, created_at, archived_at',
+    columns: PROMPT_COLUMNS,
     projectId,
     cursor: q.cursor,
     limit: q.limit,
@@ -89,12 +93,28 @@ export function promptListRequest(projectId: string, q: { includeArchived: boole
 }
 
 export async function insertPrompt(db: Sql, projectId: string, row: PromptRow): Promise<void> {
-  await db.run('INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES (?, ?, ?, ?, ?)', [
+  await db.run('INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at, managed_in_git) VALUES (?, ?, ?, ?, ?, ?)', [
     projectId,
     row.prompt_id,
     row.description,
     row.created_at,
     row.archived_at,
+    row.managed_in_git ? 1 : 0,
+  ]);
+}
+
+/** The fields PATCH /prompts/{id} sets. */
+export async function updatePrompt(
+  db: Sql,
+  projectId: string,
+  promptId: string,
+  fields: { description: string | null; managed_in_git: boolean },
+): Promise<void> {
+  await db.run('UPDATE prompts SET description = ?, managed_in_git = ? WHERE project_id = ? AND prompt_id = ?', [
+    fields.description,
+    fields.managed_in_git ? 1 : 0,
+    projectId,
+    promptId,
   ]);
 }
 

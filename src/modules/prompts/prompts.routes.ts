@@ -12,6 +12,7 @@ import {
   LabelParams,
   ListPromptsQuery,
   MoveLabelBody,
+  PatchPromptBody,
   PromptIdParams,
   PromptPageSchema,
   PromptSchema,
@@ -81,6 +82,21 @@ export function registerPromptRoutes(app: FastifyInstance, access: AccessCheck, 
     params: PromptIdParams,
     response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
     handler: async ({ params, auth }) => ({ status: 200, body: await prompts.get(auth.projectId, params.prompt_id) }),
+  });
+  registerRoute(app, access, {
+    method: 'PATCH',
+    url: '/prompts/:prompt_id',
+    operationId: 'updatePrompt',
+    summary: 'Mark a prompt managed in Git, or change its description',
+    description:
+      'Sets managed_in_git (the console then warns before an edit made there) or the description; give at least one. Versions and labels are unchanged.',
+    tags,
+    role: 'admin',
+    strict: true,
+    params: PromptIdParams,
+    body: PatchPromptBody,
+    response: { 200: PromptSchema, 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({ status: 200, body: await prompts.update(auth.projectId, params.prompt_id, body, actorOf(auth)) }),
   });
   registerRoute(app, access, {
     method: 'DELETE',

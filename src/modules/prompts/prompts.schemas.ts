@@ -78,6 +78,13 @@ export type CreatePromptInput = Static<typeof CreatePromptBody>;
 export const CreateVersionBody = Type.Object(versionFields);
 export type VersionInput = Static<typeof CreateVersionBody>;
 
+/** PATCH /prompts/{id}: at least one field (the service says so when none is given). */
+export const PatchPromptBody = Type.Object({
+  managed_in_git: Type.Optional(Type.Boolean()),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+});
+export type PromptPatch = Static<typeof PatchPromptBody>;
+
 export const MoveLabelBody = Type.Object({ version: VersionNumber() });
 
 export const ListPromptsQuery = Type.Object({
@@ -108,6 +115,10 @@ export const PromptSchema = Type.Object({
   labels: Type.Record(Type.String(), Type.Integer()),
   created_at: Type.String(),
   archived_at: Nullable(Type.String()),
+  managed_in_git: Type.Boolean({
+    description:
+      'its versions are authored in a Git repository: the console warns before an edit there (it would show as a conflict in `promptline prompts diff`)',
+  }),
 });
 
 export type PromptView = Static<typeof PromptSchema>;

@@ -3,7 +3,7 @@ import type { Store } from '../../db/store.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
-import type { CreatePromptInput, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
+import type { CreatePromptInput, PromptPatch, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
@@ -119,7 +119,13 @@ export function createPromptService(
 
   async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor) {
     if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
-    const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
+    const row: repo.PromptRow = {
+      prompt_id: input.prompt_id,
+      description: input.description ?? null,
+      created_at: isoNow(store.clock),
+      archived_at: null,
+      managed_in_git: false,
+    };
     await repo.insertPrompt(db, projectId, row);
     const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
     const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
@@ -183,6 +189,30 @@ export function createPromptService(
         await changeLog.record(db, projectId, actor, { action: 'prompt.archived', targetType: 'prompt', targetId: promptId, before, after });
       });
       cache.invalidate(projectId, promptId);
+    },
+
+    /** Marks the prompt managed in Git (or not), or changes its description; archived prompts too. */
+    async update(projectId: string, promptId: string, patch: PromptPatch, actor: Actor = SYSTEM_ACTOR): Promise<PromptView> {
+      // Another project's prompt answers 404 whatever the body says, as every route naming one does.
+      await requirePrompt(store.sql, projectId, promptId, { allowArchived: true });
+      if (patch.managed_in_git === undefined && patch.description === undefined) {
+        throw invalid('body', [], 'give at least one of managed_in_git, description');
+      }
+      const result = await store.writer.write(async (db) => {
+        const found = await requirePrompt(db, projectId, promptId, { allowArchived: true });
+        const before = await view(db, projectId, found);
+        const updated: repo.PromptRow = {
+          ...found,
+          description: patch.description !== undefined ? patch.description : found.description,
+          managed_in_git: patch.managed_in_git ?? found.managed_in_git,
+        };
+        await repo.updatePrompt(db, projectId, promptId, updated);
+        const after = await view(db, projectId, updated);
+        await changeLog.record(db, projectId, actor, { action: 'prompt.updated', targetType: 'prompt', targetId: promptId, before, after });
+        return after;
+      });
+      cache.invalidate(projectId, promptId);
+      return result;
     },
 
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {

@@ -37,6 +37,7 @@ const version = (over: Partial<Version>): Version => ({
   commit_message: null,
   labels: [],
   created_at: '2026-01-01T00:00:00.000Z',
+  source: null,
   ...over,
 });
 

@@ -45,3 +45,10 @@ export function formatCost(usd: number | null | undefined, significant?: number)
   const text = plainDecimal(Math.abs(rounded));
   return `${usd < 0 ? '-' : ''}$${text}`;
 }
+
+/** "from prompts/x.prompt.yaml @ abc1234 by Ada": where a version was pushed from (a commit shortened as Git does). */
+export function describeSource(source: { path: string | null; commit: string | null; author: string | null }): string {
+  const commit = source.commit === null ? '' : ` @ ${source.commit.slice(0, 7)}`;
+  const author = source.author === null ? '' : ` by ${source.author}`;
+  return `from ${source.path ?? 'a file'}${commit}${author}`;
+}

@@ -6,6 +6,15 @@ export interface Prompt {
   labels: Record<string, number>;
   created_at: string;
   archived_at: string | null;
+  /** Its versions are authored in a Git repository: the console warns before an edit made here. */
+  managed_in_git: boolean;
+}
+
+/** Where a version was pushed from (`promptline prompts push`): the file, and the Git commit and author when known. */
+interface VersionSource {
+  path: string | null;
+  commit: string | null;
+  author: string | null;
 }
 
 export interface ChatMessage {
@@ -26,6 +35,8 @@ export interface Version {
   commit_message: string | null;
   labels: string[];
   created_at: string;
+  /** Null for a version not made from a file. */
+  source: VersionSource | null;
 }
 
 export interface Experiment {

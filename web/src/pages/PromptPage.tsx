@@ -2,11 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
-import { formatTime } from '../lib/format';
+import { describeSource, formatTime } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
 import { ErrorNote } from './parts';
 import { LabelChange } from './prompt/LabelChange';
 import { Labels } from './prompt/Labels';
+import { ManagedInGit } from './prompt/ManagedInGit';
 import { Playground } from './prompt/Playground';
 import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
@@ -55,7 +56,8 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       </p>
       <h1 id="prompt-title">{p.prompt_id}</h1>
       {p.description !== null && <p>{p.description}</p>}
-      <Labels promptId={promptId} labels={p.labels} versions={list.map((v) => v.version)} role={role} />
+      <ManagedInGit promptId={promptId} managed={p.managed_in_git} role={role} />
+      <Labels promptId={promptId} labels={p.labels} versions={list.map((v) => v.version)} role={role} managedInGit={p.managed_in_git} />
       <h2>Versions</h2>
       {/* The promoted version's button is gone once it serves production: focus lands on what happened. */}
       {promoted !== null && (
@@ -76,20 +78,23 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
               </span>
             ))}
             <div>{v.commit_message ?? <span className="muted">no commit message</span>}</div>
-            {role === 'admin' && p.labels.production !== v.version && <Promote promptId={promptId} version={v.version} onDone={setPromoted} />}
+            {v.source && <div className="muted">{describeSource(v.source)}</div>}
+            {role === 'admin' && p.labels.production !== v.version && (
+              <Promote promptId={promptId} version={v.version} onDone={setPromoted} managedInGit={p.managed_in_git} />
+            )}
           </li>
         ))}
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
       <PromptNumbers promptId={promptId} />
       {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
-      {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} />}
+      {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} managedInGit={p.managed_in_git} />}
     </section>
   );
 }
 
 /** "Promote to production", asked twice (with the impact of the move): it changes what every caller is served. */
-function Promote({ promptId, version, onDone }: { promptId: string; version: number; onDone: (message: string) => void }) {
+function Promote({ promptId, version, onDone, managedInGit }: { promptId: string; version: number; onDone: (message: string) => void; managedInGit: boolean }) {
   const [confirming, setConfirming] = useState(false);
   if (!confirming) {
     return (
@@ -104,6 +109,7 @@ function Promote({ promptId, version, onDone }: { promptId: string; version: num
       kind="promote"
       label="production"
       version={version}
+      managedInGit={managedInGit}
       onCancel={() => setConfirming(false)}
       onDone={(message) => {
         setConfirming(false);

@@ -54,6 +54,7 @@ export function PromptsPage({ role }: { role: Role }) {
                   <tr key={p.prompt_id}>
                     <td>
                       <Link href={`/prompts/${encodeURIComponent(p.prompt_id)}`}>{p.prompt_id}</Link>
+                      {p.managed_in_git && <span className="muted"> (managed in Git)</span>}
                     </td>
                     <td>{p.description ?? ''}</td>
                     <td>

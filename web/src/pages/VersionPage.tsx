@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../lib/api';
-import { formatTime } from '../lib/format';
+import { describeSource, formatTime } from '../lib/format';
 import type { Version } from '../lib/types';
 import { ErrorNote } from './parts';
 
@@ -24,6 +24,12 @@ export function VersionPage({ promptId, version }: { promptId: string; version: 
         <dd>{formatTime(d.created_at)}</dd>
         <dt>Commit message</dt>
         <dd>{d.commit_message ?? '–'}</dd>
+        {d.source && (
+          <>
+            <dt>Source</dt>
+            <dd>{describeSource(d.source)}</dd>
+          </>
+        )}
         <dt>Labels</dt>
         <dd>{d.labels.length === 0 ? '–' : d.labels.join(', ')}</dd>
         <dt>Model</dt>

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../../lib/api';
 import { ErrorNote } from '../parts';
 import { ImpactNote } from './ImpactNote';
+import { GitConflict } from './ManagedInGit';
 import { fetchImpact } from './fetchImpact';
 import { callsThatWouldFail, experimentTrafficNote } from './impact';
 
@@ -38,7 +39,8 @@ function confirmText(kind: LabelChangeKind, label: string, version: number | nul
 /**
  * The confirmation of a label change (focused when it opens). Before a create, move or promote it
  * shows what the API's impact says of the version on that label; when recent calls would fail, the
- * change waits for an explicit tick. The API itself never refuses the change for it.
+ * change waits for an explicit tick. The API itself never refuses the change for it. On a prompt
+ * managed in Git it also says that the change will show as a conflict in the next diff.
  */
 export function LabelChange({
   promptId,
@@ -47,6 +49,7 @@ export function LabelChange({
   version,
   onDone,
   onCancel,
+  managedInGit = false,
 }: {
   promptId: string;
   kind: LabelChangeKind;
@@ -54,6 +57,7 @@ export function LabelChange({
   version: number | null;
   onDone: (message: string) => void;
   onCancel: () => void;
+  managedInGit?: boolean;
 }) {
   const queryClient = useQueryClient();
   const box = useRef<HTMLFieldSetElement>(null);
@@ -78,6 +82,11 @@ export function LabelChange({
   return (
     <fieldset className="confirm" ref={box} tabIndex={-1} aria-describedby={`${idPrefix}-what`}>
       <legend id={`${idPrefix}-what`}>{consequence(kind, label, version)}</legend>
+      {managedInGit && (
+        <p className="impact" data-testid="git-warning">
+          <GitConflict />
+        </p>
+      )}
       {kind !== 'delete' && impact.isPending && <p className="loading">Checking recent calls…</p>}
       {impact.data !== undefined && <ImpactNote impact={impact.data} ticked={ticked} onTick={setTicked} idPrefix={idPrefix} />}
       {/* The impact is advisory: if it cannot be read, the change may still be made. */}

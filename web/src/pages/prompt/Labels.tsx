@@ -19,7 +19,19 @@ interface Pending {
  * serves its users instead of production). An admin creates, moves and deletes labels, each after
  * a confirmation that shows the impact; focus goes to the confirmation, then to the result.
  */
-export function Labels({ promptId, labels, versions, role }: { promptId: string; labels: Record<string, number>; versions: number[]; role: Role }) {
+export function Labels({
+  promptId,
+  labels,
+  versions,
+  role,
+  managedInGit = false,
+}: {
+  promptId: string;
+  labels: Record<string, number>;
+  versions: number[];
+  role: Role;
+  managedInGit?: boolean;
+}) {
   const running = useQuery({
     queryKey: ['experiments', 'running', promptId],
     queryFn: () => api<Page<Experiment>>('GET', `/experiments?prompt_id=${encodeURIComponent(promptId)}&status=running&limit=1`),
@@ -45,6 +57,7 @@ export function Labels({ promptId, labels, versions, role }: { promptId: string;
         kind={pending.kind}
         label={pending.label}
         version={pending.version}
+        managedInGit={managedInGit}
         onCancel={() => setPending(null)}
         onDone={(message) => {
           setPending(null);

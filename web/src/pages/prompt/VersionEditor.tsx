@@ -6,6 +6,7 @@ import { ApiError } from '../../lib/errors';
 import type { ChatMessage, Version } from '../../lib/types';
 import { templateVariables } from '../../lib/variables';
 import { FieldError, GeneralErrors } from '../parts';
+import { GitConfirm } from './ManagedInGit';
 
 const ROLES = ['system', 'user', 'assistant'];
 const FIELDS = ['prompt_id', 'description', 'template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
@@ -15,7 +16,7 @@ const FIELDS = ['prompt_id', 'description', 'template', 'messages', 'model', 'pa
  * Without `promptId` it makes a new prompt instead (its id, description, and version 1, labelled
  * production if asked): the same fields, one request, so a prompt never exists without its content.
  */
-export function VersionEditor({ promptId, base }: { promptId?: string; base?: Version }) {
+export function VersionEditor({ promptId, base, managedInGit = false }: { promptId?: string; base?: Version; managedInGit?: boolean }) {
   const isNewPrompt = promptId === undefined;
   const [newId, setNewId] = useState('');
   const [description, setDescription] = useState('');
@@ -28,6 +29,8 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
   const [fallbacks, setFallbacks] = useState((base?.fallbacks ?? []).join(', '));
   const [commitMessage, setCommitMessage] = useState('');
   const [paramsError, setParamsError] = useState<string | null>(null);
+  // On a prompt managed in Git the version waits here until the warning is confirmed.
+  const [held, setHeld] = useState<Record<string, unknown> | null>(null);
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
   const live = templateVariables(type === 'text' ? [template] : messages.map((m) => m.content));
@@ -68,7 +71,7 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
       setParamsError('Parameters must be a JSON object, e.g. {"temperature": 0.2}');
       return;
     }
-    create.mutate({
+    const body = {
       ...(type === 'text' ? { template } : { messages }),
       model: model.trim() === '' ? null : model.trim(),
       params: parsedParams,
@@ -77,7 +80,9 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
         .map((f) => f.trim())
         .filter((f) => f !== ''),
       commit_message: commitMessage.trim() === '' ? null : commitMessage,
-    });
+    };
+    if (managedInGit) setHeld(body);
+    else create.mutate(body);
   }
 
   const setMessage = (i: number, change: Partial<ChatMessage>) => setMessages(messages.map((m, j) => (j === i ? { ...m, ...change } : m)));
@@ -158,9 +163,19 @@ export function VersionEditor({ promptId, base }: { promptId?: string; base?: Ve
         <input id="commit-message" value={commitMessage} onChange={(e) => setCommitMessage(e.target.value)} />
         <FieldError message={error?.forField('commit_message')} />
         <GeneralErrors error={create.error} fields={FIELDS} />
-        <button type="submit" disabled={create.isPending}>
+        <button type="submit" disabled={create.isPending || held !== null}>
           {isNewPrompt ? 'Create prompt' : 'Create version'}
         </button>
+        {held !== null && (
+          <GitConfirm
+            action="Create the version"
+            onCancel={() => setHeld(null)}
+            onConfirm={() => {
+              create.mutate(held);
+              setHeld(null);
+            }}
+          />
+        )}
       </form>
     </section>
   );
