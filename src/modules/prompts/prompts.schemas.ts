@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
+import { MAX_DECLARED_VARIABLES, MAX_DESCRIPTION_LENGTH, MAX_ENUM_VALUES, MAX_PATTERN_LENGTH } from './variableDeclarations.js';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -48,8 +49,34 @@ export type RenderAnswer = Static<typeof RenderResponse>;
 
 export const ModelString = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
 
+/** One declared variable (docs/management-api.md, "Typed variables"); unknown keys are refused. */
+const VariableDeclarationSchema = Type.Object(
+  {
+    required: Type.Optional(Type.Boolean({ description: 'default true; an optional variable absent from the inputs renders its default' })),
+    description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
+    enum: Type.Optional(Type.Array(Type.String(), { maxItems: MAX_ENUM_VALUES, description: 'the only values accepted' })),
+    pattern: Type.Optional(
+      Type.String({
+        maxLength: MAX_PATTERN_LENGTH,
+        description: 'a regular expression (JavaScript, u flag) the value must contain a match of (search semantics: anchor it with ^…$ for the whole value)',
+      }),
+    ),
+    min_length: Type.Optional(Type.Integer({ minimum: 0, description: 'in Unicode code points' })),
+    max_length: Type.Optional(Type.Integer({ minimum: 0, description: 'in Unicode code points' })),
+    default: Type.Optional(Type.String({ description: 'optional variables only; must satisfy the constraints; absent: ""' })),
+  },
+  { additionalProperties: false },
+);
+
+const DeclaredVariablesSchema = Type.Record(Type.String(), VariableDeclarationSchema, {
+  maxProperties: MAX_DECLARED_VARIABLES,
+  description:
+    'typed variables: every top-level name the templates use, each declared (all string inputs), checked on every runtime call. Absent: no declarations, inputs are not checked beyond the template.',
+});
+
 /** The content of a version; shared by prompt creation (version 1) and new versions. */
 const versionFields = {
+  variables: Type.Optional(DeclaredVariablesSchema),
   template: Type.Optional(Type.String({ maxLength: 100_000 })),
   messages: Type.Optional(Type.Array(ChatMessageSchema, { minItems: 1, maxItems: 100 })),
   model: Type.Optional(Nullable(ModelString)),
@@ -85,7 +112,10 @@ export const VersionSchema = Type.Object({
   model: Nullable(Type.String()),
   params: Type.Record(Type.String(), Type.Any()),
   fallbacks: Type.Array(Type.String()),
-  variables: Type.Array(Type.String()),
+  variables: Type.Array(Type.String(), { description: 'the top-level names the templates use' }),
+  declared_variables: Nullable(
+    Type.Record(Type.String(), VariableDeclarationSchema, { description: 'the typed variables as stored (`required` always present); null: none declared' }),
+  ),
   commit_message: Nullable(Type.String()),
   labels: Type.Array(Type.String()),
   created_at: Type.String(),

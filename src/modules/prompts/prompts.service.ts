@@ -50,6 +50,7 @@ export function createPromptService(
       params: record.params,
       fallbacks: record.fallbacks,
       variables: record.variables,
+      declared_variables: record.declared_variables,
       commit_message: record.commit_message,
       labels,
       created_at: record.created_at,
@@ -80,6 +81,7 @@ export function createPromptService(
       params: input.params ?? {},
       fallbacks: input.fallbacks ?? [],
       variables: checked.variables,
+      declared_variables: checked.declared,
       commit_message: input.commit_message ?? null,
       created_at: now,
     };

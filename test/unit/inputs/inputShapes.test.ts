@@ -109,6 +109,7 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       params: {},
       fallbacks: [],
       variables: [],
+      declared_variables: null,
       commit_message: null,
       created_at: '',
     });
@@ -135,6 +136,7 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       params: {},
       fallbacks: [],
       variables: [],
+      declared_variables: null,
       commit_message: null,
       created_at: '',
     });
