@@ -274,7 +274,8 @@ async function typedSuite(t: TestApp): Promise<ConformanceSuite> {
     ),
   ];
   return {
-    description: 'Typed variables: declared inputs checked before the render (missing, not a string, enum, lengths, pattern), defaults, and variants with their own declarations.',
+    description:
+      'Typed variables: declared inputs checked before the render (missing, not a string, enum, lengths, pattern), defaults, and variants with their own declarations.',
     bundle: await bundleOf(t, admin),
     cases: await answer(t, admin, specs),
   };

@@ -1,5 +1,3 @@
-import type { ValidationItem } from './evaluate.js';
-
 /**
  * Typed variables, checked in-process as the server checks them before a render (docs/sdks.md,
  * "Typed variables"): per declared name in declaration order, a required one absent is the
@@ -7,6 +5,15 @@ import type { ValidationItem } from './evaluate.js';
  * item; an absent optional one gets its default ("" when none). Patterns are compiled once, when
  * the bundle is indexed, with the server's engine and flag (JavaScript, `u`), so the answers agree.
  */
+
+/** One item of a FastAPI 422 (evaluate.ts's ValidationItem, which this file may not import: a cycle). */
+interface ValidationItem {
+  type: string;
+  loc: Array<string | number>;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
 
 export interface WireDeclaration {
   required: boolean;
@@ -67,7 +74,8 @@ function codePoints(text: string): number {
 /** The first rule a value breaks, as pydantic reports it (without loc and input); null when it passes. */
 function failure(check: PreparedCheck, value: unknown): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> | null {
   if (typeof value !== 'string') return { type: 'string_type', msg: 'Input should be a valid string' };
-  if (check.enum !== null && !check.enum.includes(value)) return { type: 'literal_error', msg: `Input should be ${check.expected}`, ctx: { expected: check.expected } };
+  if (check.enum !== null && !check.enum.includes(value))
+    return { type: 'literal_error', msg: `Input should be ${check.expected}`, ctx: { expected: check.expected } };
   if (check.min !== null && codePoints(value) < check.min)
     return { type: 'string_too_short', msg: `String should have at least ${check.min} ${characters(check.min)}`, ctx: { min_length: check.min } };
   if (check.max !== null && codePoints(value) > check.max)
@@ -84,7 +92,10 @@ export function applyChecks(checks: readonly PreparedCheck[], inputs: Record<str
   for (const check of checks) {
     if (!Object.hasOwn(inputs, check.name)) {
       if (check.required) items.push({ type: 'missing', loc: ['body', 'inputs', check.name], msg: 'Field required', input: inputs });
-      else (filled ??= { ...inputs })[check.name] = check.fallback;
+      else {
+        filled ??= { ...inputs };
+        filled[check.name] = check.fallback;
+      }
       continue;
     }
     const value = inputs[check.name];

@@ -30,19 +30,22 @@ export function compileInputChecks(declarations: Declarations): InputChecks {
   });
   return {
     apply(inputs) {
-      let issues: Issue[] | null = null;
+      const issues: Issue[] = [];
       let filled: Record<string, unknown> | null = null;
       for (const d of compiled) {
         if (!Object.hasOwn(inputs, d.name)) {
-          if (d.required) (issues ??= []).push({ part: 'body', path: ['inputs', d.name], kind: 'missing', reason: 'required by the template' });
-          else (filled ??= { ...inputs })[d.name] = d.fallback;
+          if (d.required) issues.push({ part: 'body', path: ['inputs', d.name], kind: 'missing', reason: 'required by the template' });
+          else {
+            // Copied once, only when a default is filled in: the caller's object is never changed.
+            filled ??= { ...inputs };
+            filled[d.name] = d.fallback;
+          }
           continue;
         }
         const value = inputs[d.name];
-        const failure =
-          typeof value === 'string' ? checkString(d, value) : { type: 'string_type', msg: 'Input should be a valid string', ctx: undefined };
+        const failure = typeof value === 'string' ? checkString(d, value) : { type: 'string_type', msg: 'Input should be a valid string', ctx: undefined };
         if (failure !== null) {
-          (issues ??= []).push({
+          issues.push({
             part: 'body',
             path: ['inputs', d.name],
             kind: 'constraint',
@@ -52,7 +55,7 @@ export function compileInputChecks(declarations: Declarations): InputChecks {
           });
         }
       }
-      if (issues !== null) throw new Invalid(issues);
+      if (issues.length > 0) throw new Invalid(issues);
       return filled ?? inputs;
     },
   };

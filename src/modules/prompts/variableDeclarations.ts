@@ -8,7 +8,7 @@ import { invalidIssue, type Issue } from '../../lib/errors.js';
  */
 
 /** One declared variable, normalised as stored (`required` always present, keys in this order). */
-export interface VariableDeclaration {
+interface VariableDeclaration {
   required: boolean;
   description?: string;
   enum?: string[];
@@ -193,7 +193,7 @@ function expectedList(items: readonly string[]): string {
  * Python's repr() of a string, as pydantic prints literals (the same rules as the HTTP edge's
  * pydanticCoercions.ts, which modules may not import).
  */
-export function pyRepr(s: string): string {
+function pyRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
   for (let i = 0; i < s.length; i++) {

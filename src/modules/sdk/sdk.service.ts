@@ -4,7 +4,8 @@ import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
 import {
-  BUNDLE_FORMAT, BUNDLE_FORMAT_TYPED,
+  BUNDLE_FORMAT,
+  BUNDLE_FORMAT_TYPED,
   type Bundle,
   type BundleExperiment,
   type BundleLimits,

@@ -54,8 +54,18 @@ describe('creating a version with declarations', () => {
     ['an undeclared name', { template: '{{a}} {{b}}', variables: { a: {} } }, ['b'], 'not declared'],
     ['a declared name never used', { template: '{{a}}', variables: { a: {}, z: {} } }, ['z'], 'no template uses it'],
     ['a required variable with a default', { template: '{{a}}', variables: { a: { default: 'x' } } }, ['a', 'default'], 'only an optional'],
-    ['a default breaking its rules', { template: '{{a}}', variables: { a: { required: false, default: 'xyz', max_length: 2 } } }, ['a', 'default'], 'at most 2'],
-    ['a default outside the enum', { template: '{{a}}', variables: { a: { required: false, default: 'c', enum: ['a', 'b'] } } }, ['a', 'default'], "'a' or 'b'"],
+    [
+      'a default breaking its rules',
+      { template: '{{a}}', variables: { a: { required: false, default: 'xyz', max_length: 2 } } },
+      ['a', 'default'],
+      'at most 2',
+    ],
+    [
+      'a default outside the enum',
+      { template: '{{a}}', variables: { a: { required: false, default: 'c', enum: ['a', 'b'] } } },
+      ['a', 'default'],
+      "'a' or 'b'",
+    ],
     ['min_length over max_length', { template: '{{a}}', variables: { a: { min_length: 3, max_length: 2 } } }, ['a', 'min_length'], 'greater than'],
     ['an empty enum', { template: '{{a}}', variables: { a: { enum: [] } } }, ['a', 'enum'], 'empty'],
     ['an invalid pattern', { template: '{{a}}', variables: { a: { pattern: '([a-z]' } } }, ['a', 'pattern'], 'not a valid regular expression'],
@@ -114,9 +124,21 @@ describe.each(ROUTES)('the runtime checks on %s', (route) => {
     expect(res.text).toBe(
       JSON.stringify({
         detail: [
-          { type: 'literal_error', loc: ['body', 'inputs', 'tier'], msg: "Input should be 'free' or 'pro'", input: 'gold', ctx: { expected: "'free' or 'pro'" } },
+          {
+            type: 'literal_error',
+            loc: ['body', 'inputs', 'tier'],
+            msg: "Input should be 'free' or 'pro'",
+            input: 'gold',
+            ctx: { expected: "'free' or 'pro'" },
+          },
           ...(onlyStrings(route) ? [] : [{ type: 'string_type', loc: ['body', 'inputs', 'vip'], msg: 'Input should be a valid string', input: 1 }]),
-          { type: 'string_too_long', loc: ['body', 'inputs', 'note'], msg: 'String should have at most 5 characters', input: 'toolong', ctx: { max_length: 5 } },
+          {
+            type: 'string_too_long',
+            loc: ['body', 'inputs', 'note'],
+            msg: 'String should have at most 5 characters',
+            input: 'toolong',
+            ctx: { max_length: 5 },
+          },
           { type: 'string_too_short', loc: ['body', 'inputs', 'code'], msg: 'String should have at least 3 characters', input: 'ab', ctx: { min_length: 3 } },
         ],
       }),

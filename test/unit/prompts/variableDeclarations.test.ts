@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../../src/lib/errors.js';
 import { compileInputChecks } from '../../../src/modules/prompts/inputChecks.js';
-import { checkDeclarations, checkString, codePointLength, compilePattern, normaliseDeclarations } from '../../../src/modules/prompts/variableDeclarations.js';
+import {
+  checkDeclarations,
+  checkString,
+  codePointLength,
+  compilePattern,
+  normaliseDeclarations,
+  type StringRules,
+} from '../../../src/modules/prompts/variableDeclarations.js';
 
 /** Each issue as [path, a few words of its reason]. */
 const issuesOf = (declared: unknown, used: string[]) => checkDeclarations(declared, used).map((i) => [i.path, i.reason]);
@@ -60,8 +67,8 @@ describe('checkDeclarations: declarations against the names the templates use', 
 });
 
 describe('checkString: pydantic types, messages and ctx', () => {
-  const rules = { enum: undefined, re: null, pattern: undefined, min: undefined, max: undefined };
-  it.each<[string, Partial<typeof rules> & { re?: RegExp | null }, string, unknown]>([
+  const rules: StringRules = { re: null };
+  it.each<[string, Partial<StringRules>, string, unknown]>([
     ['passes with no rules', {}, 'x', null],
     ['literal_error of two', { enum: ['free', 'pro'] }, 'gold', { type: 'literal_error', msg: "Input should be 'free' or 'pro'", ctx: { expected: "'free' or 'pro'" } }],
     ['literal_error of three, a quote inside', { enum: ['a', 'b', "c'd"] }, 'z', { type: 'literal_error', msg: `Input should be 'a', 'b' or "c'd"`, ctx: { expected: `'a', 'b' or "c'd"` } }],
