@@ -1,5 +1,6 @@
 import safeRegex from 'safe-regex2';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
+import type { CompiledTemplate } from './template.js';
 
 /**
  * Typed variables: what a version declares of its inputs (docs/management-api.md, "Typed
@@ -60,15 +61,40 @@ export function compilePattern(pattern: string): RegExp | string {
   return re;
 }
 
+/**
+ * The names a typed version's templates read, at any depth (the first part of each dotted name),
+ * and those read with a dot (`{{user.name}}`). A declared variable is a string, and a string
+ * drives a section without opening a scope, so in a version that declares its variables a name
+ * inside a section is read from the inputs like a top-level one: it must be declared too. A
+ * declared name read with a dot could never render (a string has no fields).
+ */
+export function namesUsed(templates: readonly CompiledTemplate[]): { used: string[]; dotted: string[] } {
+  const used = new Set<string>();
+  const dotted = new Set<string>();
+  const visit = (nodes: CompiledTemplate['nodes']) => {
+    for (const node of nodes) {
+      if (node.kind === 'text') continue;
+      if (node.path !== null) {
+        used.add(node.path[0]!);
+        if (node.path.length > 1) dotted.add(node.path[0]!);
+      }
+      if (node.kind !== 'value') visit(node.children);
+    }
+  };
+  for (const template of templates) visit(template.nodes);
+  return { used: [...used], dotted: [...dotted] };
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isLength = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /**
- * Checks `variables` (as sent: unknown) against the top-level names the version's templates use.
- * Every problem is one issue, its path relative to `variables` (`['tier', 'default']`); no issue
- * means the declarations are valid and `normaliseDeclarations` may be called on them.
+ * Checks `variables` (as sent: unknown) against the names the version's templates read
+ * (`namesUsed`: `usedNames` at any depth, `dottedNames` those read with a dot). Every problem is
+ * one issue, its path relative to `variables` (`['tier', 'default']`); no issue means the
+ * declarations are valid and `normaliseDeclarations` may be called on them.
  */
-export function checkDeclarations(declared: unknown, usedNames: readonly string[]): Issue[] {
+export function checkDeclarations(declared: unknown, usedNames: readonly string[], dottedNames: readonly string[] = []): Issue[] {
   const issues: Issue[] = [];
   const problem = (path: (string | number)[], why: string) => issues.push(invalidIssue('body', path, why));
   if (!isObject(declared)) {
@@ -77,7 +103,10 @@ export function checkDeclarations(declared: unknown, usedNames: readonly string[
   }
   const names = Object.keys(declared);
   if (names.length > MAX_DECLARED_VARIABLES) problem([], `at most ${MAX_DECLARED_VARIABLES} variables may be declared`);
-  for (const name of names) checkOne(name, declared[name], usedNames.includes(name), problem);
+  for (const name of names) {
+    checkOne(name, declared[name], usedNames.includes(name), problem);
+    if (dottedNames.includes(name)) problem([name], `the templates read fields of '${name}' ({{${name}.…}}), but a declared variable is a string: it has none`);
+  }
   for (const name of usedNames) {
     if (!Object.hasOwn(declared, name)) problem([name], `the templates use '${name}' but it is not declared: declare every variable, or none`);
   }

@@ -4,7 +4,7 @@ import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimit
 import type { VersionInput } from './prompts.schemas.js';
 import type { VersionRecord } from './prompts.repo.js';
 import { compileInputChecks, type InputChecks } from './inputChecks.js';
-import { checkDeclarations, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
+import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
@@ -113,7 +113,8 @@ export function checkVersionContent(
   for (const t of [template, ...(messages ?? []).map((m) => m.template)]) for (const v of t?.variables ?? []) variables.add(v);
   // Declarations are checked against the templates only once those compiled: else every name would read as unused.
   if (input.variables !== undefined && errors.length === 0) {
-    for (const issue of checkDeclarations(input.variables, [...variables])) errors.push({ ...issue, path: ['variables', ...issue.path] });
+    const { used, dotted } = namesUsed(compiled);
+    for (const issue of checkDeclarations(input.variables, used, dotted)) errors.push({ ...issue, path: ['variables', ...issue.path] });
   }
   if (errors.length > 0) throw new Invalid(errors);
   return {

@@ -70,6 +70,8 @@ describe('creating a version with declarations', () => {
     ['an empty enum', { template: '{{a}}', variables: { a: { enum: [] } } }, ['a', 'enum'], 'empty'],
     ['an invalid pattern', { template: '{{a}}', variables: { a: { pattern: '([a-z]' } } }, ['a', 'pattern'], 'not a valid regular expression'],
     ['a dangerous pattern', { template: '{{a}}', variables: { a: { pattern: '^(a+)+$' } } }, ['a', 'pattern'], 'exponential'],
+    ['a name read inside a section, undeclared', { template: '{{#on}}Dear {{name}}{{/on}}', variables: { on: {} } }, ['name'], 'not declared'],
+    ['a declared name read with a dot', { template: '{{user.name}}', variables: { user: {} } }, ['user'], 'is a string'],
     ['a pattern only valid without the u flag', { template: '{{a}}', variables: { a: { pattern: '\\-{' } } }, ['a', 'pattern'], 'not a valid'],
   ])('refuses %s (422 at body.variables…)', async (_, body, path, words) => {
     const res = await create(body);

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../../src/lib/errors.js';
 import { compileInputChecks } from '../../../src/modules/prompts/inputChecks.js';
+import { compileTemplate } from '../../../src/modules/prompts/template.js';
 import {
   checkDeclarations,
   checkString,
   codePointLength,
   compilePattern,
+  namesUsed,
   normaliseDeclarations,
   type StringRules,
 } from '../../../src/modules/prompts/variableDeclarations.js';
@@ -55,6 +57,22 @@ describe('checkDeclarations: declarations against the names the templates use', 
     const issues = issuesOf(declared, used);
     expect(issues.map(([path]) => path)).toEqual(expected.map(([path]) => path));
     for (const [i, [, words]] of expected.entries()) expect(issues[i]![1]).toContain(words);
+  });
+
+  it('refuses a declared name whose fields the templates read', () => {
+    expect(issuesOf({ user: {} }, ['user']).length).toBe(0);
+    expect(checkDeclarations({ user: {} }, ['user'], ['user']).map((i) => [i.path, i.reason])).toEqual([
+      [['user'], expect.stringContaining('a declared variable is a string')],
+    ]);
+  });
+
+  it.each<[string, string[], string[]]>([
+    ['Hi {{name}}', ['name'], []],
+    ['{{#vip}}Dear {{name}}{{/vip}}{{^vip}}{{.}}{{/vip}}', ['vip', 'name'], []],
+    ['{{user.name}} {{#a}}{{b.c}}{{/a}}', ['user', 'a', 'b'], ['user', 'b']],
+    ['{{! comment }}text', [], []],
+  ])('namesUsed(%s): every depth, and the dotted ones', (source, used, dotted) => {
+    expect(namesUsed([compileTemplate(source)])).toEqual({ used, dotted });
   });
 
   it('normalises: required always present, keys in one order', () => {
