@@ -96,6 +96,7 @@ export function createPromptService(
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
+      if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
       const result = await store.writer.write(async (db) => {
         if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
         const row: repo.PromptRow = { prompt_id: input.prompt_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };

@@ -82,6 +82,13 @@ describe('creating a version with declarations', () => {
     expect((await t.request('GET', '/prompts/bad')).status).toBe(404);
   });
 
+  it('refuses declarations without a version to hold them', async () => {
+    const res = await t.request('POST', '/prompts', { body: { prompt_id: 'empty', variables: {} } });
+    expect(detail(res)).toEqual([
+      { type: 'value_error', loc: ['body', 'variables'], msg: 'Value error, variables belong to a version: give a template or messages' },
+    ]);
+  });
+
   it('refuses unknown keys and wrong types with pydantic items', async () => {
     const res = await create({ template: '{{a}}', variables: { a: { type: 'string', min_length: -1 } } });
     expect(detail(res)).toEqual([
