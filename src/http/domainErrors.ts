@@ -36,6 +36,9 @@ function toErrorItem(issue: Issue, parts: RequestParts): ErrorItem {
   if (issue.kind === 'missing') {
     return { type: 'missing', loc, msg: 'Field required', input, ...(issue.context ? { ctx: { ...issue.context } } : {}) };
   }
+  if (issue.kind === 'constraint') {
+    return { type: issue.type ?? 'value_error', loc, msg: issue.reason, input, ...(issue.ctx ? { ctx: { ...issue.ctx } } : {}) };
+  }
   return { type: 'value_error', loc, msg: `Value error, ${issue.reason}`, input, ctx: { error: issue.reason } };
 }
 

@@ -11,9 +11,17 @@ export interface Issue {
   readonly part: RequestPart;
   /** Where inside that part: `['inputs', 'name']`, `['variants', 0, 'version']`, `[]` for the whole part. */
   readonly path: readonly (string | number)[];
-  /** `invalid`: the value given is wrong. `missing`: a value that is required was not given. */
-  readonly kind: 'invalid' | 'missing';
+  /**
+   * `invalid`: the value given is wrong. `missing`: a value that is required was not given.
+   * `constraint`: the value breaks a declared rule, reported as pydantic would (`type`, and
+   * `reason` as its message).
+   */
+  readonly kind: 'invalid' | 'missing' | 'constraint';
   readonly reason: string;
+  /** `constraint`: pydantic's error type (`string_too_long`). */
+  readonly type?: string;
+  /** `constraint`: pydantic's `ctx` (`{"max_length": 200}`). */
+  readonly ctx?: Readonly<Record<string, unknown>>;
   /** Shown to the client as is (a `missing` whose cause is not obvious from the field alone). */
   readonly context?: Readonly<Record<string, string>>;
 }

@@ -21,8 +21,17 @@ export function versionContent(source: Partial<Record<keyof VersionContent, unkn
     model: (source.model as string | null | undefined) ?? null,
     params: (source.params as Record<string, unknown> | undefined) ?? {},
     fallbacks: (source.fallbacks as string[] | undefined) ?? [],
-    variables: (source.variables as Record<string, unknown> | null | undefined) ?? {},
+    variables: withRequiredSpelledOut((source.variables as Record<string, unknown> | null | undefined) ?? {}),
   };
+}
+
+/** `required` is true unless declared false: a declaration hashes alike whether or not it says so. */
+function withRequiredSpelledOut(declared: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, d] of Object.entries(declared)) {
+    out[name] = d !== null && typeof d === 'object' && !Array.isArray(d) ? { ...d, required: (d as { required?: unknown }).required !== false } : d;
+  }
+  return out;
 }
 
 /** sha256 of the canonical JSON of the content: comments, key order and YAML style change nothing. */

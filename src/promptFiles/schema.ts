@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../lib/chatMessage.js';
+import { DeclaredVariablesSchema } from '../lib/variableDeclaration.js';
 
 /**
  * The prompt file (docs/prompts-as-code.md): one prompt, one version's content, and the labels that
@@ -12,20 +13,6 @@ const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
 const MODEL_PATTERN = '^[A-Za-z0-9_.-]+/\\S+$';
 const Model = Type.String({ pattern: MODEL_PATTERN, maxLength: 200 });
-
-/**
- * One declared variable. Passed to the server as written: the server owns what a declaration may say
- * (required, default, enum); unknown keys are left to it to accept or refuse.
- */
-const VariableDeclaration = Type.Object(
-  {
-    required: Type.Optional(Type.Boolean({ description: 'false: callers may leave it out (then `default` is used)' })),
-    default: Type.Optional(Type.Any({ description: 'the value used when a caller leaves it out' })),
-    enum: Type.Optional(Type.Array(Type.Any(), { minItems: 1, description: 'the only values callers may send' })),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-  },
-  { additionalProperties: true },
-);
 
 export const PromptFileSchema = Type.Object(
   {
@@ -40,7 +27,7 @@ export const PromptFileSchema = Type.Object(
     model: Type.Optional(Type.Union([Model, Type.Null()])),
     params: Type.Optional(Type.Record(Type.String(), Type.Any(), { description: "the model call's parameters, e.g. temperature" })),
     fallbacks: Type.Optional(Type.Array(Model, { maxItems: 5 })),
-    variables: Type.Optional(Type.Record(Type.String(), VariableDeclaration, { description: 'the variables the templates read, declared' })),
+    variables: Type.Optional(DeclaredVariablesSchema),
   },
   { title: 'Promptline prompt file', additionalProperties: false },
 );

@@ -19,6 +19,8 @@ interface PromptSpec {
   model?: string;
   params?: Record<string, unknown>;
   fallbacks?: string[];
+  /** Typed variables (declarations by name). */
+  variables?: Record<string, unknown>;
   labels?: string[];
   description?: string;
   /** Versions 2, 3, … made after the first. */

@@ -235,6 +235,52 @@ async function experimentsSuite(t: TestApp): Promise<ConformanceSuite> {
   };
 }
 
+async function typedSuite(t: TestApp): Promise<ConformanceSuite> {
+  const admin = await t.keyFor('admin', 'typed');
+  await givenPrompt(t, {
+    key: admin,
+    prompt_id: 'plan',
+    template: 'Plan {{tier}}.{{#vip}} VIP!{{/vip}}{{^vip}} standard{{/vip}} Note: [{{note}}] code={{code}}',
+    variables: {
+      tier: { enum: ['free', 'pro', "it's"], description: 'the plan' },
+      vip: { required: false },
+      note: { required: false, default: 'none', max_length: 5 },
+      code: { pattern: '^[A-Z]{2}\\d+$', min_length: 3 },
+    },
+  });
+  await givenPrompt(t, {
+    key: admin,
+    prompt_id: 'greet',
+    template: 'Hello {{name}}',
+    labels: ['production'],
+    versions: [{ template: 'Hi {{name}}', variables: { name: { max_length: 3 } } }],
+  });
+  await givenExperiment(t, { key: admin, experiment_id: 'greet-test', prompt_id: 'greet', variants: { plain: 1, typed: 2 }, start: true });
+  const ok = { tier: 'pro', code: 'AB12' };
+  const specs: CaseSpec[] = [
+    { name: 'valid inputs, optional ones filled (a default, else "")', request: req('plan', ok) },
+    { name: 'an optional section driven by a string', request: req('plan', { ...ok, vip: 'yes', note: '' }) },
+    { name: 'extra inputs are still allowed', request: req('plan', { ...ok, extra: 1 }) },
+    { name: 'a required variable absent', request: req('plan', { code: 'AB12' }) },
+    { name: 'every rule broken at once, in declaration order', request: req('plan', { tier: 'gold', vip: 1, note: 'toolong', code: 'ab' }) },
+    { name: 'a pattern mismatch', request: req('plan', { tier: 'free', code: 'abc1' }) },
+    { name: 'null is not a string', request: req('plan', { tier: 'free', code: 'AB1', note: null }) },
+    { name: 'structures are not strings', request: req('plan', { tier: ['pro'], code: { v: 'AB1' } }) },
+    { name: 'lengths in code points', request: req('plan', { ...ok, note: '😀😀😀😀😀' }) },
+    { name: 'lengths in code points, one over', request: req('plan', { ...ok, note: '😀😀😀😀😀😀' }) },
+    { name: 'a quote in an enum value', request: req('plan', { ...ok, tier: "it's" }) },
+    ...['user-1', 'user-2', 'user-3', 'user-4', 'user-5', 'user-6'].map(
+      (user): CaseSpec => ({ name: `each variant applies its own declarations, user ${user}`, request: req('greet', { name: 'Adalbert' }, user) }),
+    ),
+  ];
+  return {
+    description:
+      'Typed variables: declared inputs checked before the render (missing, not a string, enum, lengths, pattern), defaults, and variants with their own declarations.',
+    bundle: await bundleOf(t, admin),
+    cases: await answer(t, admin, specs),
+  };
+}
+
 export async function generateConformance(t: TestApp): Promise<Record<string, ConformanceSuite>> {
-  return { 'rendering.json': await renderingSuite(t), 'experiments.json': await experimentsSuite(t) };
+  return { 'rendering.json': await renderingSuite(t), 'experiments.json': await experimentsSuite(t), 'typed.json': await typedSuite(t) };
 }

@@ -2,9 +2,13 @@
  * The bundle as `GET /sdk/bundle` sends it (docs/sdks.md, "The bundle"), and the index a client
  * builds of it once per load, so a call costs map lookups and a walk, nothing else.
  */
+import { prepareChecks, type PreparedCheck, type WireDeclaration } from './declarations.js';
 
-/** The only bundle format this client knows; any other is ignored and calls go to the server. */
-const BUNDLE_FORMAT = 1;
+/**
+ * The bundle formats this client knows (2: some version declares typed variables); any other is
+ * ignored and calls go to the server.
+ */
+const BUNDLE_FORMATS: readonly number[] = [1, 2];
 
 export type TemplateNode =
   | { type: 'text'; text: string }
@@ -18,6 +22,8 @@ interface WireVersion {
   kind: 'text' | 'chat';
   template: TemplateNode[] | null;
   messages: Array<{ role: ChatRole; template: TemplateNode[] }> | null;
+  /** Absent in a bundle of format 1 from a server that predates typed variables. */
+  declared_variables?: Record<string, WireDeclaration> | null;
 }
 
 interface WireExperiment {
@@ -55,6 +61,10 @@ export interface PreparedVersion {
   /** Text prompts: one template; chat prompts: one per message. */
   kind: 'text' | 'chat';
   templates: ReadonlyArray<{ role: ChatRole; nodes: readonly Node[] }>;
+  /** The typed variables' checks; null: none declared. */
+  checks: readonly PreparedCheck[] | null;
+  /** A declaration this client cannot check as the server does (a pattern its engine refuses): ask the server. */
+  remoteOnly: boolean;
 }
 
 interface PreparedExperiment {
@@ -89,12 +99,14 @@ function prepareVersion(version: WireVersion): PreparedVersion {
     version.kind === 'chat'
       ? (version.messages ?? []).map((m) => ({ role: m.role, nodes: prepareNodes(m.template) }))
       : [{ role: 'user' as const, nodes: prepareNodes(version.template ?? []) }];
-  return { version: version.version, kind: version.kind, templates };
+  const declared = version.declared_variables ?? null;
+  const checks = declared === null ? null : prepareChecks(declared);
+  return { version: version.version, kind: version.kind, templates, checks, remoteOnly: declared !== null && checks === null };
 }
 
 /** Null for a bundle of a format this client does not know. */
 export function indexBundle(bundle: WireBundle): BundleIndex | null {
-  if (bundle.format !== BUNDLE_FORMAT) return null;
+  if (!BUNDLE_FORMATS.includes(bundle.format)) return null;
   const experiments = new Map(bundle.experiments.map((e) => [e.prompt_id, e]));
   const prompts = new Map<string, PreparedPrompt>();
   for (const prompt of bundle.prompts) {

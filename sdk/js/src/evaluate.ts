@@ -1,6 +1,7 @@
 import { chooseVariant } from './assign.js';
 import type { BundleIndex, BundleLimits, PreparedVersion } from './bundle.js';
 import { renderState, walk } from './render.js';
+import { applyChecks } from './declarations.js';
 
 /**
  * What the server's `POST /get_prompt` would answer, decided in-process from the bundle (docs/sdks.md,
@@ -169,8 +170,16 @@ export function evaluate(index: BundleIndex, request: GetPromptRequest): Evaluat
     }
   }
   if (version === undefined) return remote('a version missing from the bundle');
+  if (version.remoteOnly) return remote('a typed variable this client cannot check');
 
-  const { state, contents } = render(version, inputs, limits);
+  // Typed variables first, as the server checks them before it renders.
+  let rendered = inputs;
+  if (version.checks !== null) {
+    const checked = applyChecks(version.checks, inputs);
+    if (Array.isArray(checked)) return invalid(checked, exposure);
+    rendered = checked;
+  }
+  const { state, contents } = render(version, rendered, limits);
   if (state.exceeded !== null) return invalid([budgetItem(state.exceeded, limits, inputs)], exposure);
   if (state.missing.size > 0) {
     return invalid(

@@ -32,8 +32,10 @@ function parse(source: string): TemplateNode[] {
 /** Throws on a template that does not parse. */
 function prepareFallback(promptId: string, content: FallbackContent): PreparedVersion {
   try {
-    if (typeof content === 'string') return { version: 0, kind: 'text', templates: [{ role: 'user', nodes: prepareNodes(parse(content)) }] };
-    return { version: 0, kind: 'chat', templates: content.map((m) => ({ role: m.role, nodes: prepareNodes(parse(m.content)) })) };
+    // A fallback declares nothing: its inputs go to the template unchecked.
+    const untyped = { checks: null, remoteOnly: false };
+    if (typeof content === 'string') return { version: 0, kind: 'text', templates: [{ role: 'user', nodes: prepareNodes(parse(content)) }], ...untyped };
+    return { version: 0, kind: 'chat', templates: content.map((m) => ({ role: m.role, nodes: prepareNodes(parse(m.content)) })), ...untyped };
   } catch (error) {
     throw new Error(`the fallback of prompt '${promptId}' is not a valid template: ${(error as Error).message}`);
   }

@@ -107,7 +107,7 @@ class LocalClientTest(unittest.TestCase):
         self.assertTrue(any(isinstance(e, PromptlineApiError) and e.status == 500 for e in self.errors))
 
     def test_a_bundle_format_it_does_not_know_is_not_used(self) -> None:
-        self.server.default("/sdk/bundle", (200, {**BUNDLE, "format": 2}, {"ETag": '"v2"'}))
+        self.server.default("/sdk/bundle", (200, {**BUNDLE, "format": 3}, {"ETag": '"v2"'}))
         client = self.client()
         self.assertFalse(client.ready(5))
         self.assertEqual(client.get_prompt("welcome", {"name": "Ada"}, "a").source, "server")

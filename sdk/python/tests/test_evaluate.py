@@ -71,7 +71,7 @@ class RoutingTest(unittest.TestCase):
 
     def test_an_unknown_bundle_format_is_refused(self) -> None:
         with self.assertRaises(UnsupportedBundleFormat):
-            build_index({**BUNDLE_FIXTURE, "format": 2})
+            build_index({**BUNDLE_FIXTURE, "format": 3})
         with self.assertRaises(ValueError):
             build_index({"format": 1, "limits": {}})
 

@@ -1,6 +1,6 @@
 import { parsePromptFile, type FileProblem, type PathSegment } from '../../promptFiles/parse.js';
 import type { PromptFile } from '../../promptFiles/schema.js';
-import { Invalid, invalidIssue, type Issue } from '../../lib/errors.js';
+import { Invalid, type Issue } from '../../lib/errors.js';
 import { checkVersionContent } from '../../modules/prompts/versionContent.js';
 import type { RenderLimits } from '../../modules/prompts/template.js';
 
@@ -9,21 +9,6 @@ import type { RenderLimits } from '../../modules/prompts/template.js';
  * check offline cannot know the server's own; a push is checked again there.
  */
 const DEFAULT_LIMITS: RenderLimits = { maxBytes: 1_048_576, maxSteps: 50_000 };
-
-/**
- * Declared variables against the names the templates read. The one place this rule lives in the
- * CLI: a placeholder until the server's own check of declarations is shared, then that check.
- */
-export function checkDeclarations(declared: Record<string, unknown>, usedNames: readonly string[]): Issue[] {
-  const issues: Issue[] = [];
-  for (const name of usedNames) {
-    if (!(name in declared)) issues.push(invalidIssue('body', ['variables'], `the templates read '${name}', which variables does not declare`));
-  }
-  for (const name of Object.keys(declared)) {
-    if (!usedNames.includes(name)) issues.push(invalidIssue('body', ['variables', name], `'${name}' is declared but no template reads it`));
-  }
-  return issues;
-}
 
 export type CheckedFile = { ok: true; file: PromptFile; lineOf: (path: readonly PathSegment[]) => number } | { ok: false; problems: FileProblem[] };
 
@@ -44,8 +29,9 @@ export function checkPromptFile(text: string, expectedPromptId: string): Checked
   };
   let issues: readonly Issue[];
   try {
-    const { variables } = checkVersionContent(file, () => true, DEFAULT_LIMITS);
-    issues = file.variables === undefined ? [] : checkDeclarations(file.variables, variables);
+    // The server's own check of a version's content, declared variables included.
+    checkVersionContent(file, () => true, DEFAULT_LIMITS);
+    issues = [];
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
     issues = error.issues;

@@ -27,8 +27,8 @@ function tagsIn(file: string): string[] | undefined {
   return parsed.ok ? parsed.file.tags : undefined;
 }
 
-/** A served version as its file: `declared_variables` once versions carry declarations. */
-function fileOf(prompt: PromptView, version: VersionView & { declared_variables?: PromptFile['variables'] }, tags?: string[]): PromptFile {
+/** A served version as its file. */
+function fileOf(prompt: PromptView, version: VersionView, tags?: string[]): PromptFile {
   return {
     prompt_id: prompt.prompt_id,
     ...(prompt.description === null ? {} : { description: prompt.description }),
@@ -37,10 +37,15 @@ function fileOf(prompt: PromptView, version: VersionView & { declared_variables?
     model: version.model,
     fallbacks: version.fallbacks,
     params: version.params,
-    ...(version.declared_variables === undefined ? {} : { variables: version.declared_variables }),
+    ...(version.declared_variables === null ? {} : { variables: asWritten(version.declared_variables) }),
     ...(version.template === null ? {} : { template: version.template }),
     ...(version.messages === null ? {} : { messages: version.messages }),
   };
+}
+
+/** Declarations as a person writes them: `required: true` is the default, so it is left out. */
+function asWritten(declared: NonNullable<VersionView['declared_variables']>): NonNullable<PromptFile['variables']> {
+  return Object.fromEntries(Object.entries(declared).map(([name, { required, ...rest }]) => [name, required ? rest : { required, ...rest }]));
 }
 
 /**

@@ -15,6 +15,7 @@ function bundleVersion(record: VersionRecord): BundleVersion {
     model: compiled.model,
     params: compiled.params,
     variables: [...compiled.variables],
+    declared_variables: compiled.declared as BundleVersion['declared_variables'],
   };
 }
 

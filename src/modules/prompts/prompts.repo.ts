@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
+import type { Declarations } from './variableDeclarations.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface PromptRow {
@@ -25,6 +26,8 @@ export interface VersionRecord {
   params: Record<string, unknown>;
   fallbacks: string[];
   variables: string[];
+  /** The typed variables; null: none declared. */
+  declared_variables: Declarations | null;
   commit_message: string | null;
   created_at: string;
   /** Where a push of prompt files made it from (docs/prompts-as-code.md); null otherwise. */
@@ -35,7 +38,8 @@ export interface VersionRecord {
   content_hash: string | null;
 }
 
-interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables'> {
+interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables' | 'declared_variables'> {
+  declared_variables: string | null;
   messages: string | null;
   params: string;
   fallbacks: string;
@@ -43,7 +47,7 @@ interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallba
 }
 
 const VERSION_COLUMNS =
-  'prompt_id, version, template, messages, model, params, fallbacks, variables, commit_message, created_at, source_path, source_commit, source_author, content_hash';
+  'prompt_id, version, template, messages, model, params, fallbacks, variables, declared_variables, commit_message, created_at, source_path, source_commit, source_author, content_hash';
 
 function decodeVersion(row: VersionRow): VersionRecord {
   return {
@@ -52,6 +56,7 @@ function decodeVersion(row: VersionRow): VersionRecord {
     params: JSON.parse(row.params) as Record<string, unknown>,
     fallbacks: JSON.parse(row.fallbacks) as string[],
     variables: JSON.parse(row.variables) as string[],
+    declared_variables: row.declared_variables === null ? null : (JSON.parse(row.declared_variables) as Declarations),
   };
 }
 
@@ -62,6 +67,7 @@ function encodeVersion(record: VersionRecord): VersionRow {
     params: JSON.stringify(record.params),
     fallbacks: JSON.stringify(record.fallbacks),
     variables: JSON.stringify(record.variables),
+    declared_variables: record.declared_variables === null ? null : JSON.stringify(record.declared_variables),
   };
 }
 
@@ -129,7 +135,7 @@ export async function latestVersionNumber(db: Sql, projectId: string, promptId: 
 export async function insertVersion(db: Sql, projectId: string, record: VersionRecord): Promise<void> {
   await db.run(
     `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
-    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @commit_message, @created_at,
+    VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @declared_variables, @commit_message, @created_at,
       @source_path, @source_commit, @source_author, @content_hash)`,
     { ...encodeVersion(record), project_id: projectId },
   );

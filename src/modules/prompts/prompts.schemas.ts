@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
+import { DeclaredVariablesSchema, VariableDeclarationSchema } from '../../lib/variableDeclaration.js';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -58,6 +59,7 @@ const VersionSourceSchema = Type.Object({ path: Nullable(Type.String()), commit:
 
 /** The content of a version; shared by prompt creation (version 1) and new versions. */
 const versionFields = {
+  variables: Type.Optional(DeclaredVariablesSchema),
   template: Type.Optional(Type.String({ maxLength: 100_000 })),
   messages: Type.Optional(Type.Array(ChatMessageSchema, { minItems: 1, maxItems: 100 })),
   model: Type.Optional(Nullable(ModelString)),
@@ -101,7 +103,10 @@ export const VersionSchema = Type.Object({
   model: Nullable(Type.String()),
   params: Type.Record(Type.String(), Type.Any()),
   fallbacks: Type.Array(Type.String()),
-  variables: Type.Array(Type.String()),
+  variables: Type.Array(Type.String(), { description: 'the top-level names the templates use' }),
+  declared_variables: Nullable(
+    Type.Record(Type.String(), VariableDeclarationSchema, { description: 'the typed variables as stored (`required` always present); null: none declared' }),
+  ),
   commit_message: Nullable(Type.String()),
   labels: Type.Array(Type.String()),
   created_at: Type.String(),

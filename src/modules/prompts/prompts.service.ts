@@ -78,6 +78,7 @@ export function createPromptService(
       params: record.params,
       fallbacks: record.fallbacks,
       variables: record.variables,
+      declared_variables: record.declared_variables,
       commit_message: record.commit_message,
       labels,
       created_at: record.created_at,
@@ -103,6 +104,7 @@ export function createPromptService(
       params: input.params ?? {},
       fallbacks: input.fallbacks ?? [],
       variables: checked.variables,
+      declared_variables: checked.declared,
       commit_message: input.commit_message ?? null,
       created_at: now,
       source_path: input.source?.path ?? null,
@@ -158,6 +160,7 @@ export function createPromptService(
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
+      if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
       const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor));
       cache.invalidate(projectId, input.prompt_id);
       return result;

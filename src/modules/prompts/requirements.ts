@@ -9,9 +9,15 @@ import { findPrompt, findVersion, latestVersionNumber, listLabels } from './prom
  * lacks them, whatever else it sends (template.ts's walk). Those are the top-level `{{name}}`
  * values (of `{{a.b}}`, `a`) and `{{#section}}`s of each template. Not required: `{{^name}}`
  * (absence is what it handles), `{{.}}`, and names inside a section (they may come from the
- * section's own value, and are read only when it renders).
+ * section's own value, and are read only when it renders). A version that declares its variables
+ * needs exactly those declared required, in declaration order (an optional one gets its default).
  */
 export function requiredVariables(version: CompiledVersion): string[] {
+  if (version.declared !== null) {
+    return Object.entries(version.declared)
+      .filter(([, d]) => d.required)
+      .map(([name]) => name);
+  }
   const required = new Set<string>();
   const templates: CompiledTemplate[] = version.messages ? version.messages.map((m) => m.template) : version.template ? [version.template] : [];
   for (const template of templates) {

@@ -42,10 +42,13 @@ const promptNotFound = (promptId: string) => notFound(`Prompt '${promptId}' not 
 const LIMIT_NAMES = { bytes: 'PROMPTLINE_RENDER_MAX_BYTES', steps: 'PROMPTLINE_RENDER_MAX_STEPS' } as const;
 
 /**
- * Renders every template of a version under one budget; each missing variable is one 422 issue
+ * Checks the inputs against the version's typed variables (filling optional ones' defaults), then
+ * renders every template of a version under one budget; each missing variable is one 422 issue
  * (one item per variable, as FastAPI lists them), and a render over budget is one 422 naming the limit.
  */
-function renderVersion(version: CompiledVersion, inputs: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
+function renderVersion(version: CompiledVersion, sent: Record<string, unknown>, limits: RenderLimits): RenderedPrompt {
+  // Typed variables first: a required one absent or a value breaking its rules is the 422, before any work.
+  const inputs = version.inputChecks === null ? sent : version.inputChecks.apply(sent);
   const budget = new RenderBudget(limits);
   const missing = new Set<string>();
   const render = (template: CompiledTemplate) => {

@@ -20,14 +20,6 @@ export type ImpactWarning = (
   facts: { version: number; servedVersion: number | null; newRequired: readonly string[] },
 ) => Promise<string | null>;
 
-/**
- * The declarations a stored version carries. The one place the version-level `variables`
- * declarations are read from a stored version: none are stored yet, so every variable is required.
- */
-function storedDeclarations(_record: VersionRecord): Record<string, unknown> {
-  return {};
-}
-
 const optionalOf = (declared: Record<string, unknown> | undefined): string[] =>
   Object.entries(declared ?? {})
     .filter(([, d]) => (d as { required?: unknown } | null)?.required === false)
@@ -69,6 +61,8 @@ function fileFacts(file: PromptFile, path: string) {
     params: file.params ?? {},
     fallbacks: file.fallbacks ?? [],
     variables: [],
+    // The required names below come from the templates, less those the file declares optional.
+    declared_variables: null,
     commit_message: null,
     created_at: '',
     source_path: path,
@@ -91,7 +85,7 @@ function fileFacts(file: PromptFile, path: string) {
 function promptFacts(state: PromptSyncState): PromptFacts | undefined {
   if (state.prompt === undefined) return undefined;
   const versions: VersionFacts[] = state.versions.map((record) => {
-    const declared = storedDeclarations(record);
+    const declared = record.declared_variables ?? {};
     const optional = optionalOf(declared);
     return {
       version: record.version,

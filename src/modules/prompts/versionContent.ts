@@ -3,6 +3,8 @@ import { Invalid, invalidIssue, type Issue } from '../../lib/errors.js';
 import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { VersionInput } from './prompts.schemas.js';
 import type { VersionRecord } from './prompts.repo.js';
+import { compileInputChecks, type InputChecks } from './inputChecks.js';
+import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
@@ -14,6 +16,10 @@ export interface CompiledVersion {
   readonly params: Record<string, unknown>;
   readonly fallbacks: readonly string[];
   readonly variables: readonly string[];
+  /** The typed variables as stored; null: none declared. */
+  readonly declared: Declarations | null;
+  /** The declarations compiled once (patterns included); null: inputs go to the template unchecked. */
+  readonly inputChecks: InputChecks | null;
 }
 
 /** A stored version with its templates parsed; throws TemplateError for one stored before today's template rules. */
@@ -27,6 +33,8 @@ export function compileVersion(record: VersionRecord): CompiledVersion {
     params: record.params,
     fallbacks: record.fallbacks,
     variables: record.variables,
+    declared: record.declared_variables,
+    inputChecks: record.declared_variables === null ? null : compileInputChecks(record.declared_variables),
   };
 }
 
@@ -49,7 +57,12 @@ export function checkVersionContent(
   input: VersionInput,
   isModelConfigured: (model: string) => boolean,
   limits: RenderLimits,
-): { template: CompiledTemplate | null; messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null; variables: string[] } {
+): {
+  template: CompiledTemplate | null;
+  messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null;
+  variables: string[];
+  declared: Declarations | null;
+} {
   const errors: Issue[] = [];
   const compile = (source: string, path: (string | number)[]): CompiledTemplate | null => {
     try {
@@ -96,12 +109,18 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
-  if (errors.length > 0) throw new Invalid(errors);
   const variables = new Set<string>();
   for (const t of [template, ...(messages ?? []).map((m) => m.template)]) for (const v of t?.variables ?? []) variables.add(v);
+  // Declarations are checked against the templates only once those compiled: else every name would read as unused.
+  if (input.variables !== undefined && errors.length === 0) {
+    const { used, dotted } = namesUsed(compiled);
+    for (const issue of checkDeclarations(input.variables, used, dotted)) errors.push({ ...issue, path: ['variables', ...issue.path] });
+  }
+  if (errors.length > 0) throw new Invalid(errors);
   return {
     template,
     messages: messages ? messages.map((m) => ({ role: m.role, template: m.template! })) : null,
     variables: [...variables],
+    declared: input.variables === undefined ? null : normaliseDeclarations(input.variables),
   };
 }

@@ -8,6 +8,13 @@ import { RUNTIME_MAX } from '../runtimeLimits.js';
  * clients refuse a format they do not know (and ask the server instead).
  */
 export const BUNDLE_FORMAT = 1;
+/**
+ * The format of a bundle in which some version declares typed variables. A client that predates
+ * them would serve such a version without its checks and defaults, so it must not read the bundle
+ * at all: it refuses the unknown format and asks the server (docs/sdks.md, "The bundle"). A bundle
+ * without declarations keeps format 1, so those clients stay local for it.
+ */
+export const BUNDLE_FORMAT_TYPED = 2;
 
 /** A template as the server compiled it: text, a value, a section or an inverted section. */
 export type TemplateNode =
@@ -23,6 +30,8 @@ export interface BundleVersion {
   model: string | null;
   params: Record<string, unknown>;
   variables: string[];
+  /** The typed variables as stored (docs/management-api.md, "Typed variables"); null: none declared. */
+  declared_variables: Record<string, Record<string, unknown>> | null;
 }
 
 export interface BundlePrompt {
@@ -81,10 +90,17 @@ const VersionDoc = Type.Object({
   model: Nullable(Type.String()),
   params: Type.Record(Type.String(), Type.Any()),
   variables: Type.Array(Type.String()),
+  declared_variables: Nullable(
+    Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), {
+      description: "the version's typed variables as GET /prompts/{id}/versions/{v} shows them; null: none declared",
+    }),
+  ),
 });
 export const BundleSchema = Type.Object(
   {
-    format: Type.Integer({ description: `the bundle's format; ${BUNDLE_FORMAT} today` }),
+    format: Type.Integer({
+      description: `the bundle's format: ${BUNDLE_FORMAT_TYPED} when a version in it declares typed variables (a client that does not know them must ask the server), else ${BUNDLE_FORMAT}`,
+    }),
     limits: Type.Object({
       render_max_bytes: Type.Integer(),
       render_max_steps: Type.Integer(),

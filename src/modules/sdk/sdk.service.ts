@@ -5,6 +5,7 @@ import { isoNow } from '../../lib/clock.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
 import {
   BUNDLE_FORMAT,
+  BUNDLE_FORMAT_TYPED,
   type Bundle,
   type BundleExperiment,
   type BundleLimits,
@@ -45,7 +46,8 @@ export function createSdkService(store: Store, ports: SdkPorts, limits: BundleLi
       const extra = new Map(experiments.map((e) => [e.prompt_id, e.variants.map((v) => v.version)]));
       const prompts = await ports.promptsForBundle(db, projectId, extra);
       const servable = new Set(prompts.map((p) => p.prompt_id));
-      return { format: BUNDLE_FORMAT, limits, prompts, experiments: experiments.filter((e) => servable.has(e.prompt_id)) };
+      const typed = prompts.some((p) => p.versions.some((v) => v.declared_variables !== null));
+      return { format: typed ? BUNDLE_FORMAT_TYPED : BUNDLE_FORMAT, limits, prompts, experiments: experiments.filter((e) => servable.has(e.prompt_id)) };
     });
     const body = Buffer.from(JSON.stringify(bundle), 'utf8');
     return { etag: `"${createHash('sha256').update(body).digest('base64url')}"`, body };

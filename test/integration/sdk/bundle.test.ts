@@ -72,6 +72,7 @@ describe('GET /sdk/bundle', () => {
           model: null,
           params: {},
           variables: ['name', 'items'],
+          declared_variables: null,
         },
       ],
     });
@@ -194,6 +195,18 @@ describe('GET /sdk/bundle', () => {
     // And it stays so, whatever comes next.
     await patch({ coverage: 1 });
     expect(await remoteOnly()).toBe(true);
+  });
+
+  it('is format 2 once a version declares typed variables, and carries the declarations', async () => {
+    const admin = await t.keyFor('admin', 'typed');
+    const typed = (await t.keyFor('runtime', 'typed')) as string;
+    await givenPrompt(t, { key: admin, prompt_id: 'plain', template: 'Hi {{name}}' });
+    expect((await bundle({}, typed)).json.format).toBe(1);
+    await givenPrompt(t, { key: admin, prompt_id: 'typed', template: 'Hi {{name}}', variables: { name: { required: false, default: 'you' } } });
+    const res = await bundle({}, typed);
+    expect(res.json.format).toBe(2);
+    expect(promptOf(res.json, 'typed').versions[0].declared_variables).toEqual({ name: { required: false, default: 'you' } });
+    expect(promptOf(res.json, 'plain').versions[0].declared_variables).toBeNull();
   });
 
   it("holds only the key's own project", async () => {

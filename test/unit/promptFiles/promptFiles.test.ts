@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDeclarations, checkPromptFile } from '../../../src/cli/prompts/check.js';
+import { checkPromptFile } from '../../../src/cli/prompts/check.js';
 import { canonicalJson, contentHash, fileContentHash, versionContent } from '../../../src/promptFiles/hash.js';
 import { parsePromptFile } from '../../../src/promptFiles/parse.js';
 import type { PromptFile } from '../../../src/promptFiles/schema.js';
@@ -109,18 +109,13 @@ describe('checkPromptFile (offline)', () => {
     [
       'a variable read but not declared',
       lines('prompt_id: p', 'template: "{{a}} {{b}}"', 'variables:', '  a: {}'),
-      [{ line: 4, message: "variables: the templates read 'b', which variables does not declare" }],
+      [{ line: 4, message: "variables.b: the templates use 'b' but it is not declared: declare every variable, or none" }],
     ],
-    ['a declaration no template reads', lines('prompt_id: p', 'template: "{{a}}"', 'variables:', '  a: {}', '  z: {}'), [{ line: 5, message: "variables.z: 'z' is declared but no template reads it" }]],
+    ['a declaration no template reads', lines('prompt_id: p', 'template: "{{a}}"', 'variables:', '  a: {}', '  z: {}'), [{ line: 5, message: "variables.z: 'z' is declared but no template uses it" }]],
   ])('%s', (_name, text, problems) => expect(checkPromptFile(text, 'p')).toEqual({ ok: false, problems }));
 
   it('passes a valid file, declarations or not (every model accepted: the server knows its providers)', () => {
     expect(checkPromptFile(lines('prompt_id: p', 'model: any/model', 'template: "{{a}}"'), 'p').ok).toBe(true);
     expect(checkPromptFile(lines('prompt_id: p', 'template: "{{a}}"', 'variables:', '  a: {required: false}'), 'p').ok).toBe(true);
-  });
-
-  it('checkDeclarations compares declared names with the names the templates read', () => {
-    expect(checkDeclarations({ a: {} }, ['a'])).toEqual([]);
-    expect(checkDeclarations({}, ['a']).map((i) => i.path)).toEqual([['variables']]);
   });
 });

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+from ._declarations import Check, PatternNotPortable, prepare_checks
 from ._render import Nodes, prepare_nodes
 
-#: The only bundle format this client understands; any other is ignored and the server asked instead.
-BUNDLE_FORMAT = 1
+#: The bundle formats this client understands (2: some version declares typed variables); any
+#: other is ignored and the server asked instead.
+BUNDLE_FORMATS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ class Version:
     #: A text version: one template and role None; a chat version: each message's role and template.
     templates: Tuple[Nodes, ...]
     roles: Tuple[Optional[str], ...]
+    #: The typed variables' checks; None: none declared.
+    checks: Optional[Tuple[Check, ...]] = None
+    #: A declaration this client cannot check as the server does (a pattern ``re`` refuses).
+    remote_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,14 @@ def _str(value: Any, what: str) -> str:
 def prepare_version(raw: Dict[str, Any]) -> Version:
     """One version of the bundle: its template, or its messages' templates with their roles."""
     number = _int(raw.get("version"), "version")
+    declared = raw.get("declared_variables")
+    checks: Optional[Tuple[Check, ...]] = None
+    remote_only = False
+    if declared is not None:
+        try:
+            checks = prepare_checks(declared)
+        except PatternNotPortable:
+            remote_only = True
     kind = raw.get("kind")
     if kind == "chat":
         messages = raw.get("messages")
@@ -103,9 +117,9 @@ def prepare_version(raw: Dict[str, Any]) -> Version:
             raise ValueError("a chat version needs messages")
         roles = tuple(_str(m.get("role"), "role") for m in messages)
         templates = tuple(prepare_nodes(m.get("template")) for m in messages)
-        return Version(number, "chat", templates, roles)
+        return Version(number, "chat", templates, roles, checks, remote_only)
     if kind == "text":
-        return Version(number, "text", (prepare_nodes(raw.get("template")),), (None,))
+        return Version(number, "text", (prepare_nodes(raw.get("template")),), (None,), checks, remote_only)
     raise ValueError(f"unknown version kind {kind!r}")
 
 
@@ -127,8 +141,8 @@ def build_index(bundle: Any) -> BundleIndex:
     """Indexes a bundle as parsed from JSON. Raises UnsupportedBundleFormat or ValueError (the bundle is then not used)."""
     if not isinstance(bundle, dict):
         raise ValueError("the bundle is not a JSON object")
-    if bundle.get("format") != BUNDLE_FORMAT:
-        raise UnsupportedBundleFormat(f"bundle format {bundle.get('format')!r} is not {BUNDLE_FORMAT}: asking the server instead")
+    if bundle.get("format") not in BUNDLE_FORMATS:
+        raise UnsupportedBundleFormat(f"bundle format {bundle.get('format')!r} is not one of {BUNDLE_FORMATS}: asking the server instead")
     try:
         raw_limits = bundle["limits"]
         limits = Limits(**{name: _int(raw_limits[name], name) for name in Limits.__dataclass_fields__})

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._assign import assign
 from ._bundle import BundleIndex, Limits, Version
+from ._declarations import apply_checks
 from ._jsvalue import as_javascript_sees_it, has_surrogate, join_surrogates, js_stringify, utf8_length, utf16_length
 from ._render import budget_reason, join_messages, render_version
 
@@ -293,6 +294,17 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
     version: Optional[Version] = prompt.versions.get(version_number)
     if version is None:
         return Remote("a version missing from the bundle")
+    if version.remote_only:
+        return Remote("a typed variable this client cannot check")
+
+    # Typed variables first, as the server checks them before it renders.
+    if version.checks is not None:
+        checked = apply_checks(version.checks, wire, as_javascript_sees_it)
+        if checked is None:
+            return Remote("a pattern checked on text only the server can match exactly")
+        if isinstance(checked, list):
+            return _invalid(checked, exposure)
+        wire = checked
 
     rendered = render_version(version.templates, wire, limits.render_max_bytes, limits.render_max_steps)
     if rendered.exceeded is not None or rendered.missing:

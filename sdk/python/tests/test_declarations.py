@@ -1,0 +1,55 @@
+"""Typed variables in local mode: what the client checks itself, and what it leaves to the server."""
+
+from __future__ import annotations
+
+import json
+import unittest
+from pathlib import Path
+from typing import Any, Dict
+
+from promptline._bundle import build_index
+from promptline._declarations import py_repr
+from promptline._evaluate import Answer, Invalid, Remote, evaluate
+
+#: The shared typed suite's bundle (generated from the server): prompt "plan" declares a pattern on "code".
+TYPED = json.loads((Path(__file__).resolve().parents[2] / "conformance" / "typed.json").read_text("utf-8"))["bundle"]
+
+
+def with_pattern(pattern: str) -> Any:
+    bundle = json.loads(json.dumps(TYPED))
+    plan = next(p for p in bundle["prompts"] if p["prompt_id"] == "plan")
+    plan["versions"][0]["declared_variables"]["code"]["pattern"] = pattern
+    return build_index(bundle)
+
+
+OK: Dict[str, Any] = {"tier": "pro", "code": "AB12"}
+
+
+class TypedVariablesTest(unittest.TestCase):
+    def test_a_format_2_bundle_is_used(self) -> None:
+        self.assertEqual(TYPED["format"], 2)
+        self.assertIsInstance(evaluate(build_index(TYPED), "plan", OK), Answer)
+
+    def test_a_pattern_is_checked_locally_only_on_printable_ascii(self) -> None:
+        idx = build_index(TYPED)
+        self.assertIsInstance(evaluate(idx, "plan", {"tier": "pro", "code": "ab1"}), Invalid)
+        for text in ("AB1\n", "AB1é", "AB١"):
+            result = evaluate(idx, "plan", {"tier": "pro", "code": text})
+            self.assertIsInstance(result, Remote, text)
+
+    def test_a_pattern_python_cannot_run_sends_the_version_to_the_server(self) -> None:
+        for pattern in ("^\\p{Lu}+$", "(?<name>A)B", "\\u{41}"):
+            result = evaluate(with_pattern(pattern), "plan", OK)
+            self.assertIsInstance(result, Remote, pattern)
+            assert isinstance(result, Remote)
+            self.assertIn("typed variable", result.reason)
+
+    def test_a_surrogate_in_a_checked_value_goes_to_the_server(self) -> None:
+        self.assertIsInstance(evaluate(build_index(TYPED), "plan", {**OK, "note": "\ud83d"}), Remote)
+
+    def test_repr_follows_the_server(self) -> None:
+        self.assertEqual([py_repr(s) for s in ("a", "it's", "a\"b'", "\n\x00\u2028")], ["'a'", '"it\'s"', "'a\"b\\''", "'\\n\\x00\u2028'"])
+
+
+if __name__ == "__main__":
+    unittest.main()

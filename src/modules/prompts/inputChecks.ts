@@ -1,0 +1,62 @@
+import { Invalid, type Issue } from '../../lib/errors.js';
+import { checkString, compilePattern, type Declarations, type StringRules } from './variableDeclarations.js';
+
+/**
+ * The runtime side of typed variables: a version's declarations compiled once (patterns included,
+ * when the version is compiled for serving), then run on every call's inputs before the render.
+ */
+export interface InputChecks {
+  /**
+   * The inputs with each absent optional variable's default filled in (no default: ""), or the
+   * 422 listing every problem in declaration order: a required variable absent (the same `missing`
+   * item as a template variable missing today), a value that is not a string or breaks a rule.
+   * Inputs not declared pass through untouched.
+   */
+  apply(inputs: Record<string, unknown>): Record<string, unknown>;
+}
+
+interface CompiledDeclaration extends StringRules {
+  name: string;
+  required: boolean;
+  fallback: string;
+}
+
+export function compileInputChecks(declarations: Declarations): InputChecks {
+  const compiled: CompiledDeclaration[] = Object.entries(declarations).map(([name, d]) => {
+    // Stored declarations were checked at creation: their pattern compiles.
+    const re = d.pattern === undefined ? null : compilePattern(d.pattern);
+    if (typeof re === 'string') throw new Error(`stored pattern of '${name}' does not compile: ${re}`);
+    return { name, required: d.required, fallback: d.default ?? '', enum: d.enum, re, pattern: d.pattern, min: d.min_length, max: d.max_length };
+  });
+  return {
+    apply(inputs) {
+      const issues: Issue[] = [];
+      let filled: Record<string, unknown> | null = null;
+      for (const d of compiled) {
+        if (!Object.hasOwn(inputs, d.name)) {
+          if (d.required) issues.push({ part: 'body', path: ['inputs', d.name], kind: 'missing', reason: 'required by the template' });
+          else {
+            // Copied once, only when a default is filled in: the caller's object is never changed.
+            filled ??= { ...inputs };
+            filled[d.name] = d.fallback;
+          }
+          continue;
+        }
+        const value = inputs[d.name];
+        const failure = typeof value === 'string' ? checkString(d, value) : { type: 'string_type', msg: 'Input should be a valid string', ctx: undefined };
+        if (failure !== null) {
+          issues.push({
+            part: 'body',
+            path: ['inputs', d.name],
+            kind: 'constraint',
+            reason: failure.msg,
+            type: failure.type,
+            ...(failure.ctx === undefined ? {} : { ctx: failure.ctx }),
+          });
+        }
+      }
+      if (issues.length > 0) throw new Invalid(issues);
+      return filled ?? inputs;
+    },
+  };
+}
