@@ -19,6 +19,7 @@ import { addImportCommand } from './import/command.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
+import { describeInvalid } from './api/local.js';
 import { configOrExit } from './config.js';
 import { jsonOutput, printRows, setOutput } from './output.js';
 
@@ -254,7 +255,7 @@ function buildCli(): Command {
 
 /** Service errors read as the API would answer them; anything else by its message. */
 function describeError(error: unknown): string {
-  if (error instanceof Invalid) return error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');
+  if (error instanceof Invalid) return describeInvalid(error);
   if (error instanceof ApiError && error.status === 401) return `${error.message} (the server refused the API key: check --api-key or ${API_KEY_ENV})`;
   if (error instanceof ApiError && error.status === 403) return `${error.message} (this command needs an admin key, or a read key for what only reads)`;
   return error instanceof Error ? error.message : String(error);

@@ -9,6 +9,8 @@ export const MAX_DECLARED_VARIABLES = 100;
 export const MAX_PATTERN_LENGTH = 500;
 export const MAX_DESCRIPTION_LENGTH = 2000;
 export const MAX_ENUM_VALUES = 100;
+/** Lengths are of one input, which a request body bounds long before this; the bound keeps integers storable everywhere. */
+const MAX_LENGTH_BOUND = 10_000_000;
 
 /** One declared variable; unknown keys are refused. */
 export const VariableDeclarationSchema = Type.Object(
@@ -22,8 +24,8 @@ export const VariableDeclarationSchema = Type.Object(
         description: 'a regular expression (JavaScript, u flag) the value must contain a match of (search semantics: anchor it with ^…$ for the whole value)',
       }),
     ),
-    min_length: Type.Optional(Type.Integer({ minimum: 0, description: 'in Unicode code points' })),
-    max_length: Type.Optional(Type.Integer({ minimum: 0, description: 'in Unicode code points' })),
+    min_length: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LENGTH_BOUND, description: 'in Unicode code points' })),
+    max_length: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LENGTH_BOUND, description: 'in Unicode code points' })),
     default: Type.Optional(Type.String({ description: 'optional variables only; must satisfy the constraints; absent: ""' })),
   },
   { additionalProperties: false },

@@ -24,13 +24,18 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** An answer from 400 on: its status and the API's `detail` (a string, or FastAPI's list of items). */
+/**
+ * An answer from 400 on: its status and the API's `detail` (a string, or FastAPI's list of items).
+ * Its message is the detail as lines a person reads, unless `message` gives other words (the local
+ * client gives the service's own, as the CLI has always printed them).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: unknown,
+    message?: string,
   ) {
-    super(describeDetail(status, detail));
+    super(message ?? describeDetail(status, detail));
     this.name = 'ApiError';
   }
 }

@@ -3,6 +3,7 @@ import { buildApp } from '../../app.js';
 import type { Config } from '../../config.js';
 import { databasePath } from '../../db/open.js';
 import { redactPassword } from '../../db/databaseUrl.js';
+import { Invalid } from '../../lib/errors.js';
 import { OPERATOR_PROJECT_HEADER, OPERATOR_TOKEN_HEADER, thrownBy } from '../../http/operator.js';
 import { ApiError, type ApiClient, type Connection, type HttpMethod, type RequestOptions, withQuery } from './client.js';
 
@@ -44,15 +45,24 @@ export async function localConnection(config: Config, projectName: string): Prom
         ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
       });
       if (res.statusCode >= 400) {
-        // The error a service threw, as the CLI has always printed it; else the answer's detail.
+        // An ApiError whatever the mode, so that a command reads statuses one way; worded as the
+        // error a service threw, as the CLI has always printed it, else as the answer's detail.
         const thrown = thrownBy(res.raw.res);
-        if (thrown !== undefined) throw thrown;
-        throw new ApiError(res.statusCode, detailOf(res.body));
+        throw new ApiError(res.statusCode, detailOf(res.body), thrown === undefined ? undefined : describeThrown(thrown));
       }
       return (res.body === '' ? null : JSON.parse(res.body)) as T;
     },
   };
   return { api, close: () => built.close() };
+}
+
+/** A rule's problems as `body.field: reason` lines, as the CLI prints them. */
+export const describeInvalid = (error: Invalid): string => error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');
+
+/** A service's error in its own words. */
+function describeThrown(error: unknown): string {
+  if (error instanceof Invalid) return describeInvalid(error);
+  return error instanceof Error ? error.message : String(error);
 }
 
 function detailOf(text: string): unknown {

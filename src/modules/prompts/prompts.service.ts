@@ -135,6 +135,20 @@ export function createPromptService(
     return created;
   }
 
+  async function updateIn(db: Sql, projectId: string, promptId: string, patch: PromptPatch, actor: Actor) {
+    const found = await requirePrompt(db, projectId, promptId, { allowArchived: true });
+    const before = await view(db, projectId, found);
+    const updated: repo.PromptRow = {
+      ...found,
+      description: patch.description !== undefined ? patch.description : found.description,
+      managed_in_git: patch.managed_in_git ?? found.managed_in_git,
+    };
+    await repo.updatePrompt(db, projectId, promptId, updated);
+    const after = await view(db, projectId, updated);
+    await changeLog.record(db, projectId, actor, { action: 'prompt.updated', targetType: 'prompt', targetId: promptId, before, after });
+    return after;
+  }
+
   async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor) {
     await requirePrompt(db, projectId, promptId, { allowArchived: false });
     const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
@@ -201,19 +215,7 @@ export function createPromptService(
       if (patch.managed_in_git === undefined && patch.description === undefined) {
         throw invalid('body', [], 'give at least one of managed_in_git, description');
       }
-      const result = await store.writer.write(async (db) => {
-        const found = await requirePrompt(db, projectId, promptId, { allowArchived: true });
-        const before = await view(db, projectId, found);
-        const updated: repo.PromptRow = {
-          ...found,
-          description: patch.description !== undefined ? patch.description : found.description,
-          managed_in_git: patch.managed_in_git ?? found.managed_in_git,
-        };
-        await repo.updatePrompt(db, projectId, promptId, updated);
-        const after = await view(db, projectId, updated);
-        await changeLog.record(db, projectId, actor, { action: 'prompt.updated', targetType: 'prompt', targetId: promptId, before, after });
-        return after;
-      });
+      const result = await store.writer.write((db) => updateIn(db, projectId, promptId, patch, actor));
       cache.invalidate(projectId, promptId);
       return result;
     },
@@ -277,6 +279,11 @@ export function createPromptService(
               touched.add(promptId);
               return moveLabelIn(db, projectId, promptId, label, version, actor);
             },
+            async markManagedInGit(promptId, actor) {
+              if ((await repo.findPrompt(db, projectId, promptId))?.managed_in_git !== false) return;
+              touched.add(promptId);
+              await updateIn(db, projectId, promptId, { managed_in_git: true }, actor);
+            },
           }),
         );
       } finally {
@@ -310,4 +317,6 @@ export interface PromptBatch {
   create(input: CreatePromptInput, actor: Actor): Promise<PromptView & { version: VersionView | null }>;
   createVersion(promptId: string, input: VersionInput, actor: Actor): Promise<VersionView>;
   moveLabel(promptId: string, label: string, version: number, actor: Actor): Promise<PromptView>;
+  /** Marks a prompt managed in Git (once: a prompt already marked records no change). */
+  markManagedInGit(promptId: string, actor: Actor): Promise<void>;
 }

@@ -166,6 +166,8 @@ export function createSyncService(prompts: PromptService, impactWarning: ImpactW
           for (const [i, plan] of plans.entries()) {
             const { path, document } = input.files[i]!;
             if (changes(plan)) await apply(ops, plan, document, versionInputOf(document, path, input.source), actor);
+            // Pushed from a repository: the console warns before an edit that the next diff would call a conflict.
+            await ops.markManagedInGit(plan.prompt_id, actor);
           }
         }
         const state: SyncView['state'] = {};

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cli/api/client.js';
 import { connect } from '../../../src/cli/api/connect.js';
-import { NotFound } from '../../../src/lib/errors.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { testBackend } from '../../support/postgres.js';
 
@@ -91,9 +90,9 @@ describe('connect', () => {
       const created = await connection.api.request<{ key_id: string }>('POST', '/keys', { body: { name: 'local', role: 'runtime' } });
       const listed = await connection.api.request<{ data: { key_id: string }[] }>('GET', '/keys');
       expect(listed.data.map((k) => k.key_id)).toContain(created.key_id);
-      // The service's own error, not its HTTP answer: the CLI prints it as it always has.
+      // An ApiError with the answer's status, worded as the service's own error (the CLI prints it as it always has).
       const missing = connection.api.request('GET', '/experiments/nope');
-      await expect(missing).rejects.toBeInstanceOf(NotFound);
+      await expect(missing).rejects.toMatchObject({ name: 'ApiError', status: 404, message: "Experiment 'nope' not found" });
       // What the edge refuses before any service is an ApiError with the API's detail.
       await expect(connection.api.request('GET', '/experiments', { query: { status: 'bogus' } })).rejects.toBeInstanceOf(ApiError);
     } finally {

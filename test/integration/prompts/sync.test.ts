@@ -50,7 +50,8 @@ describe('POST /prompts/sync', () => {
     expect(first.json).toMatchObject({ applied: true, changes: 1, state: { fresh: { latest_version: 1, labels: { staging: 1 } } } });
     const version = await t.request('GET', '/prompts/fresh/versions/1');
     expect(version.json).toMatchObject({ template: 'Hi {{name}}', labels: ['staging'], source: { path: 'prompts/fresh.prompt.yaml', ...SOURCE } });
-    expect((await t.request('GET', '/prompts/fresh')).json).toMatchObject({ description: 'from git' });
+    // Pushed from a repository, so marked managed in Git (the console warns before an edit there).
+    expect((await t.request('GET', '/prompts/fresh')).json).toMatchObject({ description: 'from git', managed_in_git: true });
     const again = await sync({ ...body, bases: first.json.state });
     expect(again.json).toMatchObject({ changes: 0, prompts: [{ action: 'unchanged', version: 1, label_moves: [] }] });
     expect((await t.request('GET', '/prompts/fresh')).json.latest_version).toBe(1);
@@ -62,7 +63,8 @@ describe('POST /prompts/sync', () => {
     expect(res.json).toMatchObject({ changes: 1, prompts: [{ action: 'new_version', version: 2, label_moves: [{ label: 'staging', from: 1, to: 2 }] }] });
     expect((await t.request('GET', '/prompts/fresh')).json).toMatchObject({ latest_version: 2, labels: { staging: 2 } });
     const audit = await t.request('GET', '/audit?target_id=fresh');
-    expect(audit.json.data.map((e: { action: string }) => e.action)).toEqual(['prompt.version_created', 'prompt.created']);
+    // The mark is recorded once, on the first push.
+    expect(audit.json.data.map((e: { action: string }) => e.action)).toEqual(['prompt.version_created', 'prompt.updated', 'prompt.created']);
     // Moving a label to a version that already holds the content adds no version.
     const move = await sync({
       files: [file('fresh', { template: 'Hello {{name}}', labels: ['staging', 'production'] })],
