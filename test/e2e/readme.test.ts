@@ -31,7 +31,10 @@ function expectations(script: string): RegExp[] {
 
 /** Runs a README block; `curl` gets a newline after each answer so answers are lines. */
 function runBlock(script: string, env: Record<string, string>): string[] {
-  const result = spawnSync('bash', ['-euo', 'pipefail', '-c', `curl() { command curl "$@"; echo; }\n${script}`], {
+  // --norc and no stdin: with its stdin a socket (Node's pipes are socketpairs) and SHLVL unset, bash
+  // takes itself for a remote shell and reads the system's bashrc, which may fail under `-u`.
+  const result = spawnSync('bash', ['--norc', '-euo', 'pipefail', '-c', `curl() { command curl "$@"; echo; }\n${script}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 30_000,
