@@ -9,7 +9,8 @@ import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
-import { contentHash, versionContent } from '../../promptFiles/hash.js';
+import { contentHashOf } from './versionHash.js';
+import type { PromptBatch } from './promptBatch.js';
 
 /** What other modules may ask of prompts inside their own writes (an experiment naming versions). */
 export const promptFacts = {
@@ -31,26 +32,6 @@ type Checked = ReturnType<typeof checkVersionContent>;
 function sourceOf(record: repo.VersionRecord): VersionView['source'] {
   if (record.source_path === null && record.source_commit === null && record.source_author === null) return null;
   return { path: record.source_path, commit: record.source_commit, author: record.source_author };
-}
-
-/**
- * The content hash every new version stores. Declared variables count when the input carries them
- * (a push passes a file's `variables` through as they are written).
- */
-function contentHashOf(input: VersionInput): string {
-  return contentHash(versionContent({ ...input, variables: (input as { variables?: unknown }).variables }));
-}
-
-/** A stored version's content hash: the one kept, else computed from its content (versions older than the column). */
-export function storedContentHash(record: repo.VersionRecord, declared: Record<string, unknown> = {}): string {
-  return record.content_hash ?? contentHash(versionContent({ ...record, variables: declared }));
-}
-
-/** What a push reads of one prompt, inside its transaction. */
-export interface PromptSyncState {
-  prompt: repo.PromptRow | undefined;
-  versions: repo.VersionRecord[];
-  labels: Record<string, number>;
 }
 
 export function createPromptService(
@@ -309,14 +290,3 @@ export function createPromptService(
 }
 
 export type PromptService = ReturnType<typeof createPromptService>;
-
-/** The writes (and the one read) a push makes inside its transaction: PromptService.batch. */
-export interface PromptBatch {
-  readonly db: Sql;
-  read(promptId: string): Promise<PromptSyncState>;
-  create(input: CreatePromptInput, actor: Actor): Promise<PromptView & { version: VersionView | null }>;
-  createVersion(promptId: string, input: VersionInput, actor: Actor): Promise<VersionView>;
-  moveLabel(promptId: string, label: string, version: number, actor: Actor): Promise<PromptView>;
-  /** Marks a prompt managed in Git (once: a prompt already marked records no change). */
-  markManagedInGit(promptId: string, actor: Actor): Promise<void>;
-}

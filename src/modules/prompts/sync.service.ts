@@ -4,7 +4,9 @@ import { fileContentHash } from '../../promptFiles/hash.js';
 import type { PromptFile } from '../../promptFiles/schema.js';
 import type { Actor } from '../changes/changeLog.js';
 import type { VersionInput } from './prompts.schemas.js';
-import { storedContentHash, type PromptBatch, type PromptService, type PromptSyncState } from './prompts.service.js';
+import type { PromptService } from './prompts.service.js';
+import type { PromptBatch, PromptSyncState } from './promptBatch.js';
+import { storedContentHash } from './versionHash.js';
 import type { VersionRecord } from './prompts.repo.js';
 import { requiredVariables } from './requirements.js';
 import { TemplateError } from './template.js';
@@ -89,7 +91,7 @@ function promptFacts(state: PromptSyncState): PromptFacts | undefined {
     const optional = optionalOf(declared);
     return {
       version: record.version,
-      hash: storedContentHash(record, declared),
+      hash: storedContentHash(record),
       sourcePath: record.source_path,
       required: requiredOf(record).filter((name) => !optional.includes(name)),
       optional,
