@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, type Role } from '../../lib/api';
 import { ErrorNote } from '../parts';
 
@@ -26,8 +26,11 @@ export function ManagedInGit({ promptId, managed, role }: { promptId: string; ma
       await queryClient.invalidateQueries({ queryKey: ['prompts'] });
     },
   });
-  // While the change is on its way the box shows what was asked (the prompt refetches after it).
-  const shown = toggle.isPending ? toggle.variables : managed;
+  // While the change is on its way the box shows what was asked, from the click on (the mutation's own
+  // pending state arrives a tick later, and a controlled box would flick back meanwhile); once the
+  // prompt is refetched, or the change failed, it shows the prompt's own mark again.
+  const [asked, setAsked] = useState<boolean | null>(null);
+  const shown = asked ?? managed;
   return (
     <>
       {managed && (
@@ -38,8 +41,16 @@ export function ManagedInGit({ promptId, managed, role }: { promptId: string; ma
       {role === 'admin' && (
         <p>
           <label className="inline">
-            <input type="checkbox" checked={shown} disabled={toggle.isPending} onChange={(e) => toggle.mutate(e.target.checked)} /> Managed in Git (warn before
-            edits made here)
+            <input
+              type="checkbox"
+              checked={shown}
+              disabled={toggle.isPending}
+              onChange={(e) => {
+                setAsked(e.target.checked);
+                toggle.mutate(e.target.checked, { onSettled: () => setAsked(null) });
+              }}
+            />{' '}
+            Managed in Git (warn before edits made here)
           </label>
         </p>
       )}
