@@ -1,6 +1,8 @@
 // Scalar coercion and formatting rules of pydantic-core (v2, lax "python" mode), checked
 // against pydantic 2.13 / pydantic-core 2.46. Pure functions, shared by pydanticValidator.ts.
 
+import { pythonStringRepr } from '../../lib/pythonText.js';
+
 /** Rust's `str::trim` (Unicode White_Space), which pydantic applies before parsing numbers. */
 function rustTrim(s: string): string {
   let start = 0;
@@ -132,22 +134,6 @@ export function isI64Float(n: number): boolean {
   return n > -(2 ** 63) && n < 2 ** 63;
 }
 
-/** Code points, as Python's len(). */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
 /**
  * Numbers in pydantic messages go through Rust's Display: plain decimal, never an exponent,
  * integral floats without ".0" ("0", "0.5", "0.0000001").
@@ -173,45 +159,8 @@ export function formatNumber(n: number): string {
 
 /** Python's repr() of a literal value, as pydantic prints it in literal_error. */
 export function pyRepr(v: unknown): string {
-  if (typeof v === 'string') return pyReprStr(v);
+  if (typeof v === 'string') return pythonStringRepr(v);
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (v === null) return 'None';
   return String(v);
-}
-
-function pyReprStr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const ch = s[i] as string;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (c === 0x0a) out += '\\n';
-    else if (c === 0x0d) out += '\\r';
-    else if (c === 0x09) out += '\\t';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdfff && !isPairAt(s, i)) out += `\\u${c.toString(16)}`;
-    else out += ch;
-    if (c >= 0xd800 && c <= 0xdbff && isPairAt(s, i)) out += s[++i] as string;
-  }
-  return out + quote;
-}
-
-function isPairAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const d = s.charCodeAt(i + 1);
-    return d >= 0xdc00 && d <= 0xdfff;
-  }
-  if (c >= 0xdc00 && c <= 0xdfff) {
-    const b = s.charCodeAt(i - 1);
-    return b >= 0xd800 && b <= 0xdbff;
-  }
-  return false;
-}
-
-/** pydantic's "'a', 'b' or 'c'" list of expected literals. */
-export function expectedList(reprs: string[]): string {
-  if (reprs.length <= 1) return reprs.join('');
-  return `${reprs.slice(0, -1).join(', ')} or ${reprs[reprs.length - 1]}`;
 }

@@ -1,7 +1,8 @@
 // Leaf validators (str, float, int, bool, literals) with pydantic v2's lax-mode errors, and the
 // shared plumbing the container validators in pydanticValidator.ts build on.
 import { Kind } from '@sinclair/typebox';
-import { codePointLength, expectedList, formatNumber, isI64Float, parseBoolStr, parseFloatStr, parseIntStr, pyRepr } from './pydanticCoercions.js';
+import { codePointLength, expectedList } from '../../lib/pythonText.js';
+import { formatNumber, isI64Float, parseBoolStr, parseFloatStr, parseIntStr, pyRepr } from './pydanticCoercions.js';
 
 export type Loc = (string | number)[];
 export interface ErrorItem {

@@ -1,7 +1,7 @@
 // Emulates CPython 3.11 `json.loads(body_bytes)` (the C scanner in Modules/_json.c, default
 // settings) so that JSON syntax errors carry exactly the message and position FastAPI reports.
 import { Fail, INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH, Scanner } from './pythonJsonScanner.js';
-import { codePointLength } from './pydanticCoercions.js';
+import { codePointLength } from '../../lib/pythonText.js';
 
 export { INT_MAX_STR_DIGITS, MAX_NESTING_DEPTH };
 

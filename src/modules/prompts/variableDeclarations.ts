@@ -1,3 +1,4 @@
+import { codePointLength, expectedList, pythonStringRepr } from '../../lib/pythonText.js';
 import { MAX_DECLARED_VARIABLES, MAX_DESCRIPTION_LENGTH, MAX_ENUM_VALUES, MAX_PATTERN_LENGTH } from '../../lib/variableDeclaration.js';
 import safeRegex from 'safe-regex2';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
@@ -24,21 +25,6 @@ interface VariableDeclaration {
 export type Declarations = Record<string, VariableDeclaration>;
 
 const KEYS = ['required', 'description', 'enum', 'pattern', 'min_length', 'max_length', 'default'] as const;
-
-/** Unicode code points, as pydantic counts `min_length`/`max_length`. */
-export function codePointLength(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff || i + 1 >= text.length) n++;
-    else {
-      const next = text.charCodeAt(i + 1);
-      n++;
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  return n;
-}
 
 /**
  * A pattern compiled as every check runs it: JavaScript's engine with the `u` flag, search
@@ -185,7 +171,7 @@ const characters = (n: number) => (n === 1 ? 'character' : 'characters');
  */
 export function checkString(rules: StringRules, value: string): Failure | null {
   if (rules.enum !== undefined && !rules.enum.includes(value)) {
-    const expected = expectedList(rules.enum.map(pyRepr));
+    const expected = expectedList(rules.enum.map(pythonStringRepr));
     return { type: 'literal_error', msg: `Input should be ${expected}`, ctx: { expected } };
   }
   const { min, max } = rules;
@@ -208,44 +194,4 @@ export function normaliseDeclarations(declared: Record<string, Record<string, un
     out[name] = d;
   }
   return out;
-}
-
-/** pydantic's list of expected literals: `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`. */
-function expectedList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
-}
-
-/**
- * Python's repr() of a string, as pydantic prints literals (the same rules as the HTTP edge's
- * pydanticCoercions.ts, which modules may not import).
- */
-function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const ch = s[i] as string;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (c === 0x0a) out += '\\n';
-    else if (c === 0x0d) out += '\\r';
-    else if (c === 0x09) out += '\\t';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdfff && !isPairAt(s, i)) out += `\\u${c.toString(16)}`;
-    else out += ch;
-    if (c >= 0xd800 && c <= 0xdbff && isPairAt(s, i)) out += s[++i] as string;
-  }
-  return out + quote;
-}
-
-function isPairAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const n = s.charCodeAt(i + 1);
-    return n >= 0xdc00 && n <= 0xdfff;
-  }
-  if (c >= 0xdc00 && c <= 0xdfff) {
-    const p = s.charCodeAt(i - 1);
-    return p >= 0xd800 && p <= 0xdbff;
-  }
-  return false;
 }

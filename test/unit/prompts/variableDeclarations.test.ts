@@ -1,3 +1,4 @@
+import { codePointLength } from '../../../src/lib/pythonText.js';
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../../src/lib/errors.js';
 import { compileInputChecks } from '../../../src/modules/prompts/inputChecks.js';
@@ -5,7 +6,6 @@ import { compileTemplate } from '../../../src/modules/prompts/template.js';
 import {
   checkDeclarations,
   checkString,
-  codePointLength,
   compilePattern,
   namesUsed,
   normaliseDeclarations,

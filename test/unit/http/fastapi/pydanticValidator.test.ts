@@ -1,6 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { expectedList, formatNumber, pyRepr } from '../../../../src/http/fastapi/pydanticCoercions.js';
+import { formatNumber, pyRepr } from '../../../../src/http/fastapi/pydanticCoercions.js';
+import { expectedList } from '../../../../src/lib/pythonText.js';
 import { validateValue } from '../../../../src/http/fastapi/pydanticValidator.js';
 import { decodePythonJson } from '../../../../src/http/fastapi/pythonJson.js';
 
