@@ -17,3 +17,24 @@ export async function givenBenchPrompts(origin: string): Promise<void> {
   await admin(origin, 'POST', '/prompts', { prompt_id: 'ab', template: 'A: welcome {{name}}.' });
   await admin(origin, 'POST', '/prompts/ab/versions', { template: 'B: greet {{name}}.' });
 }
+
+/**
+ * A running experiment on `ab` (versions 1 and 2), with CUPED on over two outcome metrics: each first
+ * assignment also captures the user's covariate (one index seek), as a real experiment would.
+ */
+export async function givenBenchExperiment(origin: string): Promise<void> {
+  await admin(origin, 'POST', '/experiments', {
+    experiment_id: 'bench',
+    prompt_id: 'ab',
+    variants: [
+      { key: 'a', version: 1 },
+      { key: 'b', version: 2 },
+    ],
+    metrics: [
+      { event_type: 'click', kind: 'success_rate', role: 'primary' },
+      { event_type: 'rating', kind: 'mean', role: 'secondary' },
+    ],
+    cuped: true,
+  });
+  await admin(origin, 'POST', '/experiments/bench/start');
+}

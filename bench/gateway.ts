@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { summariseProfile } from './cpuProfile.js';
 import { type LoadResult, runLoad } from './load.js';
+import { CLK_TCK, cpuTicks, pidOf } from './procStats.js';
 import { BENCH_DIR, type Child, type EventLoopDelay, type ProbedChild, startProcess, startPromptlineProcess } from './processes.js';
 import { ADMIN_KEY, admin } from './adminApi.js';
 
@@ -27,34 +27,6 @@ const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR ?? '/tmp/gwprof';
 const PROFILE_CONNECTIONS = Number(process.env.BENCH_CPU_PROF_CONNECTIONS ?? 64);
 const CPU_TARGET_US = 550;
-
-function clockTicksPerSecond(): number {
-  try {
-    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-    return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
-  } catch {
-    return 100;
-  }
-}
-const CLK_TCK = clockTicksPerSecond();
-
-/**
- * utime + stime of a process, in clock ticks: fields 14 and 15 of /proc/<pid>/stat, counted after
- * the parenthesised command name (which may hold spaces). Includes all the process's threads, or
- * only `thread`'s (the main thread's id is the process's).
- */
-function cpuTicks(pid: number, thread?: number): { user: number; system: number } {
-  const stat = fs.readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state): utime (14) is fields[11], stime (15) fields[12].
-  return { user: Number(fields[11]), system: Number(fields[12]) };
-}
-
-export function pidOf(child: Child): number {
-  const pid = child.process.pid;
-  if (pid === undefined) throw new Error('child process has no pid');
-  return pid;
-}
 
 interface Target {
   name: string;
@@ -115,11 +87,11 @@ export const runBody = () => JSON.stringify({ prompt_id: 'p', inputs: { name: 'A
 /**
  * Promptline as configured by default (as in run.ts), its model `fake/…` pointing at the fake
  * server, with prompt `p` in production. `env` is added to the server's environment, `serverJs`
- * picks another build (bench/gatewayAB.ts).
+ * picks another build (bench/gatewayAB.ts), `cpus` pins it.
  */
 export async function startPromptline(
   fake: Child,
-  { nodeArgs = [], serverJs, env = {} }: { nodeArgs?: string[]; serverJs?: string; env?: Record<string, string> } = {},
+  { nodeArgs = [], serverJs, env = {}, cpus }: { nodeArgs?: string[]; serverJs?: string; env?: Record<string, string>; cpus?: string } = {},
 ): Promise<ProbedChild & { dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-'));
   const child = await startPromptlineProcess(
@@ -132,6 +104,7 @@ export async function startPromptline(
     },
     nodeArgs,
     serverJs,
+    cpus,
   );
   try {
     await admin(child.origin, 'POST', '/prompts', { prompt_id: 'p', template: 'Say hi to {{name}}.', model: 'fake/gpt-4o-mini', labels: ['production'] });

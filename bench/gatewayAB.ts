@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fmt, measure, modelBody, pidOf, type Row, runBody, startPromptline } from './gateway.js';
+import { fmt, measure, modelBody, type Row, runBody, startPromptline } from './gateway.js';
+import { pidOf } from './procStats.js';
 import { ADMIN_KEY } from './adminApi.js';
 import { runLoad } from './load.js';
 import { BENCH_DIR, SERVER_JS, startProcess } from './processes.js';

@@ -26,10 +26,21 @@ export interface ProbedChild extends Child {
   eventLoop(): Promise<EventLoopDelay>;
 }
 
-/** Starts a node script in its own process and waits for it to listen; servers never share the load generator's CPU. */
-export function startProcess(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+/**
+ * Node with `args`, pinned with `taskset -c <cpus>` when `cpus` is given (taskset execs node, so
+ * the child's pid is node's).
+ */
+function spawnNode(args: string[], options: Parameters<typeof spawn>[2], cpus?: string): ChildProcess {
+  return cpus === undefined ? spawn(process.execPath, args, options) : spawn('taskset', ['-c', cpus, process.execPath, ...args], options);
+}
+
+/**
+ * Starts a node script in its own process and waits for it to listen; servers never share the load
+ * generator's CPU. `cpus` pins it (taskset's CPU list).
+ */
+export function startProcess(script: string, args: string[], env: Record<string, string>, ready: RegExp, cpus?: string): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnNode([script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }, cpus);
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -71,16 +82,17 @@ function freePort(): Promise<number> {
  * Starts the built Promptline server on a chosen port and waits until /healthz answers, whatever
  * the log level. The event-loop probe is preloaded, so every figure can come with the longest stall.
  * `nodeArgs` go to node before the script (e.g. `--cpu-prof`); `serverJs` is another build's server
- * (an A/B comparison), this one's by default.
+ * (an A/B comparison), this one's by default; `cpus` pins it (taskset's CPU list).
  */
-export async function startPromptlineProcess(env: Record<string, string>, nodeArgs: string[] = [], serverJs = SERVER_JS): Promise<ProbedChild> {
+export async function startPromptlineProcess(env: Record<string, string>, nodeArgs: string[] = [], serverJs = SERVER_JS, cpus?: string): Promise<ProbedChild> {
   const port = await freePort();
   const eldFile = path.join(os.tmpdir(), `promptline-bench-eld-${port}.json`);
   const probe = pathToFileURL(path.join(BENCH_DIR, 'eventLoopProbe.js')).href;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', probe, serverJs], {
-    env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawnNode(
+    [...nodeArgs, '--import', probe, serverJs],
+    { env: { ...process.env, ...env, PORT: String(port), PROMPTLINE_BENCH_ELD_FILE: eldFile }, stdio: ['ignore', 'ignore', 'inherit'] },
+    cpus,
+  );
   const eventLoop = async (): Promise<EventLoopDelay> => {
     fs.rmSync(eldFile, { force: true });
     child.kill('SIGUSR2');

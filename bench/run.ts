@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { BENCH_DIR, startProcess, startPromptlineProcess, type EventLoopDelay, type ProbedChild } from './processes.js';
-import { ADMIN_KEY, admin, givenBenchPrompts } from './adminApi.js';
+import { ADMIN_KEY, admin, givenBenchExperiment, givenBenchPrompts } from './adminApi.js';
 
 /**
  * `npm run bench`: every figure is a ratio to a reference measured in the same run on the same
@@ -62,21 +62,7 @@ async function runtimeEndpoints(): Promise<void> {
   const pl = await startPromptline();
   try {
     await givenBenchPrompts(pl.origin);
-    await admin(pl.origin, 'POST', '/experiments', {
-      experiment_id: 'bench',
-      prompt_id: 'ab',
-      variants: [
-        { key: 'a', version: 1 },
-        { key: 'b', version: 2 },
-      ],
-      // CUPED on with outcome metrics: each first assignment also captures the user's covariate (one index seek).
-      metrics: [
-        { event_type: 'click', kind: 'success_rate', role: 'primary' },
-        { event_type: 'rating', kind: 'mean', role: 'secondary' },
-      ],
-      cuped: true,
-    });
-    await admin(pl.origin, 'POST', '/experiments/bench/start');
+    await givenBenchExperiment(pl.origin);
 
     const getBody = () => JSON.stringify({ prompt_id: 'welcome', inputs: { name: 'Ada' } });
     const abBody = (i: number) => JSON.stringify({ prompt_id: 'ab', inputs: { name: 'Ada' }, external_user_id: `user-${i % USERS}` });
@@ -158,7 +144,20 @@ async function autocannonAmount(origin: string, pathName: string, body: (i: numb
 
 const only = process.argv[2];
 console.log(`# Promptline benchmarks — ${os.cpus().length} cores, Node ${process.version}`);
-if (!only || only === 'runtime') await runtimeEndpoints();
+if (!only || only === 'speed') {
+  const { main } = await import('./speed.js');
+  await main();
+}
+// Not part of the full run: ten minutes (BENCH_SOAK_MINUTES).
+if (only === 'soak') {
+  const { main } = await import('./soak.js');
+  await main();
+}
+if (only === 'compare') {
+  const { main } = await import('./compare.js');
+  main(process.argv.slice(3));
+}
+if (only === 'runtime') await runtimeEndpoints();
 if (!only || only === 'gateway') {
   const { main } = await import('./gateway.js');
   await main();
