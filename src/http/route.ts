@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Readable } from 'node:stream';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
@@ -15,8 +16,8 @@ interface RouteResult {
   headers?: Record<string, string>;
   /** Keys whose values are pydantic floats, written `0.0` rather than `0`. */
   floatKeys?: ReadonlySet<string>;
-  /** A non-JSON answer (e.g. CSV), sent as is instead of `body`. */
-  raw?: { contentType: string; text: string | Buffer };
+  /** A non-JSON answer (e.g. CSV), sent as is instead of `body`; a stream is written as it comes (server-sent events). */
+  raw?: { contentType: string; text: string | Buffer | Readable };
 }
 
 interface HandlerContext<B, Q, P> {

@@ -2,16 +2,16 @@
 // Together, Azure…): its SDK client (created once), its connection pool, its concurrency cap, one
 // chat-completions call turned into plain data, and what the SDK's errors mean.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ChatAnswer, ChatProvider } from './chatProvider.js';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatAnswer, ChatChunk, ChatProvider, ChatRequest } from './chatProvider.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { createPooledFetch } from './pooledFetch.js';
 import { parseRetryAfterMs, scrub, truncate, type Failure } from './retry.js';
 import type { ProviderConfig } from './settings.js';
-import type { ReportedUsage } from './types.js';
+import type { ReportedUsage, ToolCallDelta } from './types.js';
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Params that would turn the call into something we cannot read as one JSON answer. */
+/** Params that are the adapter's to set (streaming is chosen by calling `stream`). */
 const STRIPPED_PARAMS = new Set(['model', 'messages', 'stream', 'stream_options']);
 
 /** Thrown by the response check when a 2xx answer is not a chat completion. */
@@ -47,16 +47,52 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
     fixedPrice: null,
     baseURL: config.baseURL,
     async call(request, signal) {
-      const body: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(request.params)) if (!STRIPPED_PARAMS.has(key)) body[key] = value;
-      body.model = request.model;
-      body.messages = request.messages;
-      const completion: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
+      const completion: unknown = await client.chat.completions.create(requestBody(request) as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
       return readCompletion(completion);
+    },
+    async *stream(request, signal) {
+      // include_usage: the last chunk carries the answer's usage (OpenAI, vLLM, Ollama, llama.cpp);
+      // a server that ignores it leaves the count to the tokenizer.
+      const body = { ...requestBody(request), stream: true, stream_options: { include_usage: true } };
+      const chunks = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal });
+      for await (const chunk of chunks as AsyncIterable<unknown>) yield readChunk(chunk);
     },
     classify: (error) => classifyFailure(error, config.name, secrets, config.timeoutMs),
     close: () => pooled.close(),
   };
+}
+
+function requestBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request.params)) if (!STRIPPED_PARAMS.has(key)) body[key] = value;
+  body.model = request.model;
+  body.messages = request.messages;
+  return body;
+}
+
+/** One streamed chunk: its choice's delta (text, tool-call pieces) and, on the last, the usage. */
+function readChunk(chunk: unknown): ChatChunk {
+  if (!isObject(chunk)) throw new MalformedResponseError('a streamed chunk is not a JSON object');
+  const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : null;
+  const delta = choice && isObject(choice.delta) ? choice.delta : {};
+  const content = delta.content ?? delta.refusal ?? '';
+  if (typeof content !== 'string') throw new MalformedResponseError('choices[0].delta.content is not a string');
+  return {
+    text: content,
+    toolCalls: Array.isArray(delta.tool_calls) ? delta.tool_calls.map(readToolCallDelta) : null,
+    usage: readUsage(chunk.usage),
+    reportedModel: typeof chunk.model === 'string' && chunk.model !== '' ? chunk.model : null,
+  };
+}
+
+function readToolCallDelta(raw: unknown, position: number): ToolCallDelta {
+  const call = isObject(raw) ? raw : {};
+  const fn = isObject(call.function) ? call.function : {};
+  const delta: ToolCallDelta = { index: isCount(call.index) ? call.index : position };
+  if (typeof call.id === 'string') delta.id = call.id;
+  if (typeof fn.name === 'string') delta.name = fn.name;
+  if (typeof fn.arguments === 'string') delta.arguments = fn.arguments;
+  return delta;
 }
 
 /** Checks the shape we rely on; anything else is a malformed answer (502, not retried). */
@@ -117,6 +153,9 @@ export function classifyFailure(err: unknown, provider: string, secrets: readonl
     }
     return { kind: 'fatal', status, reason };
   }
+  // A streamed body cut after its headers reaches us as undici's own error, not the SDK's.
+  const cut = err instanceof Error ? connectionCode(err) : null;
+  if (cut !== null) return { kind: 'retryable', status: null, reason: `${provider}: ${cut}`, retryAfterMs: null, timedOut: false };
   if (err instanceof SyntaxError || err instanceof MalformedResponseError) {
     return { kind: 'fatal', status: 200, reason: `${provider} returned a malformed response: ${truncate(err.message)}` };
   }
@@ -146,12 +185,16 @@ const CODES: Record<string, string> = {
 };
 
 function connectionReason(err: Error): string {
-  // The SDK wraps what our fetch threw; the useful code sits somewhere down the cause chain.
+  return connectionCode(err) ?? 'connection error';
+}
+
+/** What a network error code down the cause chain means (the SDK wraps what our fetch threw). */
+function connectionCode(err: Error): string | null {
   let e: unknown = err;
   for (let depth = 0; e instanceof Error && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && CODES[code]) return CODES[code];
     e = (e as { cause?: unknown }).cause;
   }
-  return 'connection error';
+  return null;
 }

@@ -3,6 +3,8 @@ import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ServerShutdown } from '../../providers/gateway.js';
 import type { RunService } from './runs.service.js';
+import type { RunStream, RunStreamEnd } from './runStream.js';
+import { eventStreamAnswer, sseFrame, wantsEventStream } from '../../http/sse.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import {
   ListRunsQuery,
@@ -37,6 +39,21 @@ function abortedWhenConnectionCloses(
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 const STATS_FLOAT_KEYS: ReadonlySet<string> = new Set(['error_rate', 'cost_usd']);
 
+/**
+ * A streamed run as server-sent events (docs/streaming.md, "Events"): a `delta` per piece, then one
+ * `run` (the answer /run_prompt gives without streaming) or `error` (the run is stored failed).
+ * The run is stored whether or not the client stays to read the end.
+ */
+async function* runFrames(stream: RunStream): AsyncGenerator<string> {
+  let end: RunStreamEnd;
+  try {
+    for await (const event of stream.events) yield sseFrame('delta', event.type === 'text' ? { text: event.text } : { tool_call: event.delta });
+  } finally {
+    end = await stream.end;
+  }
+  yield end.ok ? sseFrame('run', end.answer, FLOAT_KEYS) : sseFrame('error', { detail: end.detail, status: end.status, run_id: end.runId });
+}
+
 /** `shuttingDown` fires when the server cuts the connections still open at its shutdown deadline. */
 export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService, shuttingDown: AbortSignal): void {
   registerRoute(app, access, {
@@ -54,8 +71,10 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
     handler: async ({ body, rawBody, auth, req, reply }) => {
+      const abort = abortedWhenConnectionCloses(reply, shuttingDown);
+      if (wantsEventStream(req.headers.accept, rawBody)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
-      return { status: 200, body: await runs.run(auth.projectId, body, abortedWhenConnectionCloses(reply, shuttingDown), claim), floatKeys: FLOAT_KEYS };
+      return { status: 200, body: await runs.run(auth.projectId, body, abort, claim), floatKeys: FLOAT_KEYS };
     },
   });
   registerRoute(app, access, {
@@ -97,11 +116,13 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     params: VersionParams,
     body: PlaygroundRunBody,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, body, auth, reply }) => ({
-      status: 200,
-      body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abortedWhenConnectionCloses(reply, shuttingDown)),
-      floatKeys: FLOAT_KEYS,
-    }),
+    handler: async ({ params, body, auth, req, reply }) => {
+      const abort = abortedWhenConnectionCloses(reply, shuttingDown);
+      if (wantsEventStream(req.headers.accept, undefined)) {
+        return eventStreamAnswer(runFrames(await runs.streamChosen(auth.projectId, params.prompt_id, params.version, body, abort)));
+      }
+      return { status: 200, body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abort), floatKeys: FLOAT_KEYS };
+    },
   });
   registerRoute(app, access, {
     method: 'GET',
