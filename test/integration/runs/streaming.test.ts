@@ -30,6 +30,14 @@ beforeAll(async () => {
   await givenPrompt(t, { prompt_id: 'echoed', template: 'Hello {{who}}, how are you?', model: 'echo/test' });
   await givenPrompt(t, { prompt_id: 'ab', template: 'A {{who}}', model: 'fake/gpt-4o-mini', versions: ['B {{who}}'] });
   await givenExperiment(t, { experiment_id: 'ab-test', prompt_id: 'ab', variants: { a: 1, b: 2 }, start: true });
+  await givenPrompt(t, { prompt_id: 'fast', template: 'A {{who}}', model: 'echo/test', versions: ['B {{who}}'] });
+  await givenExperiment(t, {
+    experiment_id: 'ttft-test',
+    prompt_id: 'fast',
+    variants: { a: 1, b: 2 },
+    metrics: [{ source: 'runs', kind: 'ttft_ms', role: 'primary' }],
+    start: true,
+  });
 });
 
 afterAll(async () => {
@@ -281,5 +289,21 @@ describe('POST /run_prompt as server-sent events', () => {
     const res = await post('/prompts/echoed/versions/1/run', { inputs: { who: 'Lu' } });
     expect(res.events.at(-1)).toMatchObject({ event: 'run', data: { output: 'Hello Lu, how are you?' } });
     expect((await storedRun(res.events.at(-1)!.data.run_id)).source).toBe('playground');
+  });
+
+  it('makes ttft_ms a runs metric of experiments, over the streamed runs only (lower is better)', async () => {
+    for (const user of ['s0', 's1', 's2', 's3']) await post('/run_prompt', { prompt_id: 'fast', inputs: { who: user }, external_user_id: user });
+    for (const user of ['n0', 'n1']) await post('/run_prompt', { prompt_id: 'fast', inputs: { who: user }, external_user_id: user }, { accept: null });
+    const report = (await t.request('GET', '/experiments/ttft-test/results')).json;
+    const metric = report.metrics.find((m: any) => m.name === 'runs:ttft_ms');
+    expect(metric).toMatchObject({ kind: 'ttft_ms', direction: 'lower' });
+    expect(metric.variants.reduce((n: number, v: any) => n + v.n, 0)).toBe(4);
+    const stored = (await t.request('GET', '/runs?experiment_id=ttft-test&limit=10')).json.data;
+    const ttfts = stored.filter((r: any) => r.ttft_ms !== null).map((r: any) => r.ttft_ms);
+    expect(ttfts).toHaveLength(4);
+    expect(metric.variants.reduce((sum: number, v: any) => sum + v.sum, 0)).toBeCloseTo(
+      ttfts.reduce((a: number, b: number) => a + b, 0),
+      9,
+    );
   });
 });
