@@ -35,6 +35,10 @@ function abortedWhenConnectionCloses(
   return controller;
 }
 
+/** What /openapi.json says of the streamed answer (docs/streaming.md). */
+const EVENT_STREAM =
+  'Sent instead of the JSON answer when the request says Accept: text/event-stream (or "stream": true in the body of /run_prompt), once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
+
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 const STATS_FLOAT_KEYS: ReadonlySet<string> = new Set(['error_rate', 'cost_usd']);
@@ -70,6 +74,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     strict: false,
     body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
+    eventStream: EVENT_STREAM,
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
       if (wantsEventStream(req.headers.accept, rawBody)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
@@ -116,6 +121,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     params: VersionParams,
     body: PlaygroundRunBody,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
+    eventStream: EVENT_STREAM,
     handler: async ({ params, body, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
       if (wantsEventStream(req.headers.accept, undefined)) {

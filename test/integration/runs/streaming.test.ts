@@ -306,4 +306,12 @@ describe('POST /run_prompt as server-sent events', () => {
       9,
     );
   });
+
+  it('documents the event stream in /openapi.json beside the JSON answer, whose schema is unchanged', async () => {
+    const doc = (await t.request('GET', '/openapi.json', { key: null })).json;
+    const ok = doc.paths['/run_prompt'].post.responses['200'].content;
+    expect(Object.keys(ok)).toEqual(['application/json', 'text/event-stream']);
+    expect(ok['application/json'].schema.title).toBe('RunPromptResponse');
+    expect(ok['text/event-stream'].schema.description).toContain('`delta`');
+  });
 });
