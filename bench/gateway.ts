@@ -36,14 +36,14 @@ function clockTicksPerSecond(): number {
     return 100;
   }
 }
-const CLK_TCK = clockTicksPerSecond();
+export const CLK_TCK = clockTicksPerSecond();
 
 /**
  * utime + stime of a process, in clock ticks: fields 14 and 15 of /proc/<pid>/stat, counted after
  * the parenthesised command name (which may hold spaces). Includes all the process's threads, or
  * only `thread`'s (the main thread's id is the process's).
  */
-function cpuTicks(pid: number, thread?: number): { user: number; system: number } {
+export function cpuTicks(pid: number, thread?: number): { user: number; system: number } {
   const stat = fs.readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): utime (14) is fields[11], stime (15) fields[12].

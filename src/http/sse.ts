@@ -12,10 +12,12 @@ export function sseFrame(event: string, data: unknown, floatKeys?: ReadonlySet<s
   return `event: ${event}\ndata: ${floatKeys ? stringifyWithFloats(data, floatKeys) : JSON.stringify(data)}\n\n`;
 }
 
-/** True when the caller asked for events: `Accept: text/event-stream`, or `"stream": true` in a JSON object body. */
-export function wantsEventStream(accept: string | undefined, rawBody: unknown): boolean {
-  if (accept?.includes('text/event-stream')) return true;
-  return typeof rawBody === 'object' && rawBody !== null && (rawBody as { stream?: unknown }).stream === true;
+/**
+ * True when the caller asked for events: `Accept: text/event-stream`. Only the header: the runtime
+ * contract ignores unknown body fields, `"stream": true` among them, and answers JSON to it.
+ */
+export function wantsEventStream(accept: string | undefined): boolean {
+  return accept?.includes('text/event-stream') ?? false;
 }
 
 /** A route's answer of frames, written as they are made (a closed connection stops the iteration). */

@@ -37,7 +37,7 @@ function abortedWhenConnectionCloses(
 
 /** What /openapi.json says of the streamed answer (docs/streaming.md). */
 const EVENT_STREAM =
-  'Sent instead of the JSON answer when the request says Accept: text/event-stream (or "stream": true in the body of /run_prompt), once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
+  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
 
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
@@ -77,7 +77,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     eventStream: EVENT_STREAM,
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
-      if (wantsEventStream(req.headers.accept, rawBody)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
+      if (wantsEventStream(req.headers.accept)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
       return { status: 200, body: await runs.run(auth.projectId, body, abort, claim), floatKeys: FLOAT_KEYS };
     },
@@ -124,7 +124,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     eventStream: EVENT_STREAM,
     handler: async ({ params, body, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
-      if (wantsEventStream(req.headers.accept, undefined)) {
+      if (wantsEventStream(req.headers.accept)) {
         return eventStreamAnswer(runFrames(await runs.streamChosen(auth.projectId, params.prompt_id, params.version, body, abort)));
       }
       return { status: 200, body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abort), floatKeys: FLOAT_KEYS };
