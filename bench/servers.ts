@@ -24,7 +24,7 @@ function bareServer(): http.Server {
 }
 
 /** Chunks of a streamed answer (bench/stream.ts): each after the previous one's write, on its own turn of the event loop. */
-const STREAM_CHUNKS = 50;
+const STREAM_CHUNKS = Number(process.env.BENCH_FAKE_CHUNKS ?? 50);
 
 /**
  * A streamed answer as OpenAI sends it: the role chunk and the first token in one write (so the

@@ -12,7 +12,7 @@ import type { ProviderSettings } from './settings.js';
 import { countChatTokens, countTextTokens } from './tokens.js';
 import type { AttemptRecord, ModelGateway, ModelRequest, ModelResult, ModelStream } from './types.js';
 
-export type { ModelGateway, ModelRequest, ModelResult, ModelStream, StreamEnd, StreamEvent } from './types.js';
+export type { ModelGateway, ModelRequest, ModelResult, ModelStream, StreamEvent } from './types.js';
 export { ModelCallError, ServerShutdown } from './errors.js';
 
 /** What the gateway logs through: a pino logger, or Fastify's `app.log`. */

@@ -6,8 +6,6 @@ import { answerOf, storable, storeFailure, withResult } from './runRecords.js';
 import { insertRun, type RunRecord } from './runs.repo.js';
 import type { RunAnswer } from './runs.schemas.js';
 
-export type { StreamEvent } from '../../providers/gateway.js';
-
 /** How a streamed run ended; its run is stored in every case. */
 export type RunStreamEnd = { ok: true; answer: RunAnswer } | { ok: false; status: 'error' | 'cancelled'; runId: string; detail: string };
 

@@ -39,7 +39,7 @@ export interface RunRecord {
 }
 
 export type RunSource = 'api' | 'playground';
-export type RunStatus = 'ok' | 'error' | 'cancelled';
+type RunStatus = 'ok' | 'error' | 'cancelled';
 
 interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {
   inputs: string;
