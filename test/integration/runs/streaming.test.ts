@@ -1,8 +1,16 @@
 // POST /run_prompt answered as server-sent events (docs/streaming.md), over a real socket, through
 // the real openai SDK against a loopback fake provider that streams.
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMigrationsDir, loadMigrations, migrate } from '../../../src/db/migrate.js';
+import { sqliteSql } from '../../../src/db/sql.js';
+import { findRun } from '../../../src/modules/runs/runs.repo.js';
+import { tempDataDir } from '../../support/processes.js';
+import { testBackend } from '../../support/postgres.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { ADMIN_KEY, startTestApp, type TestApp } from '../../support/harness.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
@@ -308,5 +316,41 @@ describe('POST /run_prompt as server-sent events', () => {
     expect(Object.keys(ok)).toEqual(['application/json', 'text/event-stream']);
     expect(ok['application/json'].schema.title).toBe('RunPromptResponse');
     expect(ok['text/event-stream'].schema.description).toContain('`delta`');
+  });
+});
+
+describe.skipIf(testBackend() === 'postgres')('migration 0020 on SQLite (PostgreSQL alters the table in place)', () => {
+  it('rebuilds runs with every stored run kept, ttft_ms null, and cancelled allowed', async () => {
+    const dir = tempDataDir();
+    const db = new Database(path.join(dir, 'old.db'));
+    try {
+      const all = loadMigrations(defaultMigrationsDir());
+      migrate(
+        db,
+        all.filter((m) => m.version < 20),
+      );
+      db.exec(`INSERT INTO projects (id, name, created_at) VALUES ('p', 'p', '2025-01-01T00:00:00.000Z');
+        INSERT INTO prompts (project_id, prompt_id, description, created_at, archived_at) VALUES ('p', 'q', NULL, '2025-01-01T00:00:00.000Z', NULL);
+        INSERT INTO runs (id, project_id, prompt_id, prompt_version, inputs, rendered, output, model_requested, latency_ms, status, attempts, created_at, source)
+        VALUES ('run_old', 'p', 'q', 1, '{}', '{"text":"x","messages":[]}', 'out', 'echo/x', 12, 'ok', '[]', '2025-01-01T00:00:00.000Z', 'playground');`);
+      expect(migrate(db, all)).toEqual(all.filter((m) => m.version >= 20).map((m) => m.version));
+      expect(await findRun(sqliteSql(db), 'p', 'run_old')).toMatchObject({ output: 'out', latency_ms: 12, status: 'ok', source: 'playground', ttft_ms: null });
+      db.exec("UPDATE runs SET status = 'cancelled' WHERE id = 'run_old'");
+      expect(() => db.exec("UPDATE runs SET status = 'lost' WHERE id = 'run_old'")).toThrow(/CHECK constraint/);
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name").pluck().all();
+      expect(indexes).toEqual([
+        'runs_error_list',
+        'runs_experiment',
+        'runs_experiment_list',
+        'runs_experiment_user',
+        'runs_project_created',
+        'runs_prompt_list',
+        'runs_prompt_stats',
+        'runs_user_list',
+      ]);
+    } finally {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
