@@ -162,6 +162,10 @@ if (!only || only === 'gateway') {
   const { main } = await import('./gateway.js');
   await main();
 }
+if (!only || only === 'stream') {
+  const { main } = await import('./stream.js');
+  await main();
+}
 // Not part of the full run: it compares two builds (see bench/gatewayAB.ts).
 if (only === 'gateway-ab') {
   const { main } = await import('./gatewayAB.js');

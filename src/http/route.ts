@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Readable } from 'node:stream';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
@@ -15,8 +16,8 @@ interface RouteResult {
   headers?: Record<string, string>;
   /** Keys whose values are pydantic floats, written `0.0` rather than `0`. */
   floatKeys?: ReadonlySet<string>;
-  /** A non-JSON answer (e.g. CSV), sent as is instead of `body`. */
-  raw?: { contentType: string; text: string | Buffer };
+  /** A non-JSON answer (e.g. CSV), sent as is instead of `body`; a stream is written as it comes (server-sent events). */
+  raw?: { contentType: string; text: string | Buffer | Readable };
 }
 
 interface HandlerContext<B, Q, P> {
@@ -58,10 +59,28 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   query?: Q;
   params?: P;
   response: Record<number, TSchema>;
+  /**
+   * The 200 may also be server-sent events (`text/event-stream`, docs/streaming.md): documented
+   * beside the JSON answer, whose schema stays as it is. The text says what the events are.
+   */
+  eventStream?: string;
   /** Runs after validation and authentication; may throw domain errors (src/lib/errors.ts). */
   handler: (
     ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>,
   ) => Promise<RouteResult> | RouteResult;
+}
+
+/** The responses with a 200 that is JSON or a stream of events (OpenAPI's `content`, one schema per media type). */
+function withEventStream(response: Record<number, TSchema>, description: string): Record<number, unknown> {
+  const json = response[200];
+  if (json === undefined) throw new Error('an event stream documents a 200 answer');
+  return {
+    ...response,
+    200: {
+      description: 'Default Response',
+      content: { 'application/json': { schema: json }, 'text/event-stream': { schema: { type: 'string', description } } },
+    },
+  };
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
@@ -262,7 +281,7 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.query ? { querystring: spec.query } : {}),
       ...(spec.params ? { params: spec.params } : {}),
-      response: spec.response,
+      response: spec.eventStream === undefined ? spec.response : withEventStream(spec.response, spec.eventStream),
     },
     preValidation: validate,
     preHandler: authorize,

@@ -3,14 +3,14 @@
 // The same for every provider: they only call and classify.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ChatAnswer, ChatProvider, ChatRequest } from './chatProvider.js';
+import type { ChatAnswer, ChatProvider } from './chatProvider.js';
 import { type ModelCallError, ServerShutdown } from './errors.js';
 import { QueueTimeoutError } from './limiter.js';
 import { backoffMs, type Failure } from './retry.js';
 import type { ProviderSettings } from './settings.js';
 import type { AttemptRecord } from './types.js';
 
-export type ModelOutcome = { ok: true; answer: ChatAnswer } | { ok: false; failure: Failure; timeoutMs: number | null };
+export type ModelOutcome<T = ChatAnswer> = { ok: true; answer: T; release: () => void } | { ok: false; failure: Failure; timeoutMs: number | null };
 
 /** Everything one request's attempts share: its clock, its stop signal, its record of attempts. */
 export interface AttemptContext {
@@ -37,9 +37,17 @@ export function since(start: number): number {
 /**
  * Calls one model until it answers, fails for good, or the retry budget is spent. Returns the
  * answer or the last failure (the caller may try a fallback); throws only what ends the whole
- * request (deadline, client gone, provider busy).
+ * request (deadline, client gone, provider busy). `invoke` answers (for a stream, once its first token came) or
+ * throws what `provider.classify` reads. With `keepSlot` the concurrency slot stays taken after an
+ * answer until the caller calls `release` (a stream holds it until it ends).
  */
-export async function callWithRetries(provider: ChatProvider, request: ChatRequest, label: string, ctx: AttemptContext): Promise<ModelOutcome> {
+export async function attemptUntilAnswered<T>(
+  provider: ChatProvider,
+  label: string,
+  ctx: AttemptContext,
+  invoke: (signal: AbortSignal) => Promise<T>,
+  keepSlot: boolean,
+): Promise<ModelOutcome<T>> {
   const { settings } = ctx;
   const { timeoutMs } = provider;
   for (let attempt = 1; ; attempt++) {
@@ -47,14 +55,16 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     const release = await takeSlot(provider, ctx);
     const callStart = performance.now();
     let failure: Failure;
+    let answered = false;
     try {
-      const answer = await provider.call(request, ctx.stop);
+      const answer = await invoke(ctx.stop);
       ctx.attempts.push({ model: label, attempt, status: 200, error: null, latency_ms: since(callStart) });
-      return { ok: true, answer };
+      answered = true;
+      return { ok: true, answer, release: keepSlot ? release : NO_SLOT };
     } catch (err) {
       failure = provider.classify(err);
     } finally {
-      release();
+      if (!answered || !keepSlot) release();
     }
     const timedOut = failure.kind === 'retryable' && failure.timedOut;
     if (ctx.stop.aborted && !timedOut) {
@@ -78,6 +88,8 @@ export async function callWithRetries(provider: ChatProvider, request: ChatReque
     await sleep(wait, ctx);
   }
 }
+
+const NO_SLOT = (): void => undefined;
 
 async function takeSlot(provider: ChatProvider, ctx: AttemptContext): Promise<() => void> {
   if (provider.limiter === null) return () => undefined;

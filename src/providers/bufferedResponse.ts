@@ -55,3 +55,30 @@ export class BufferedResponse {
     return JSON.parse(this.bodyText);
   }
 }
+
+/**
+ * A streamed answer (`text/event-stream`): its body is undici's Node stream, which the SDK iterates
+ * as it is (it takes any async iterable of bytes), so each chunk reaches it as it arrives.
+ */
+export class StreamedResponse {
+  readonly ok: boolean;
+  readonly headers: BufferedHeaders;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    headers: RawHeaders,
+    readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string> },
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.headers = new BufferedHeaders(headers);
+  }
+
+  text(): Promise<string> {
+    return this.body.text();
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.body.text());
+  }
+}

@@ -5,7 +5,7 @@
 import type { ChatMessage } from '../lib/chatMessage.js';
 import type { ConcurrencyLimiter } from './limiter.js';
 import type { Failure } from './retry.js';
-import type { PriceUsed, ReportedUsage } from './types.js';
+import type { PriceUsed, ReportedUsage, ToolCallDelta } from './types.js';
 
 export interface ChatRequest {
   /** The provider's own model name (the part after `<provider>/`). */
@@ -23,6 +23,16 @@ export interface ChatAnswer {
   /** Null: the provider reported none, and the gateway counts tokens itself. */
   usage: ReportedUsage | null;
   /** The usage given was itself estimated (by the provider's own local count). */
+  usageEstimated?: boolean;
+}
+
+/** One chunk of a streamed answer; any part may be empty (the first chunk often only names the role). */
+export interface ChatChunk {
+  text: string;
+  toolCalls: ToolCallDelta[] | null;
+  /** Set on the chunk that carries the whole answer's usage (the last one, with include_usage). */
+  usage: ReportedUsage | null;
+  reportedModel: string | null;
   usageEstimated?: boolean;
 }
 
@@ -44,7 +54,13 @@ export interface ChatProvider {
   readonly baseURL: string | undefined;
   /** `signal` stops the whole request (deadline, client gone): the call must end when it fires. */
   call(request: ChatRequest, signal: AbortSignal): Promise<ChatAnswer>;
-  /** What an error thrown by `call` means (retry, or stop), with a reason that holds no secret. */
+  /**
+   * The answer as it is generated. An error thrown before the first chunk with text or a tool call
+   * is retried as `call`'s are; after it, the stream is committed. When `signal` fires the iteration
+   * must end (throwing or not). Optional: a provider without it answers in one chunk from `call`.
+   */
+  stream?(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatChunk>;
+  /** What an error thrown by `call` (or `stream`) means (retry, or stop), with a reason that holds no secret. */
   classify(error: unknown): Failure;
   close(): Promise<void>;
 }

@@ -2,16 +2,17 @@
 // to the fallbacks when a model fails for a retryable reason, and returns output, tokens and cost
 // as plain data. Retries are attempts.ts's; calling an API is the providers'.
 import type { Logger } from 'pino';
-import { callWithRetries, since, type AttemptContext, type ModelOutcome } from './attempts.js';
-import type { ChatAnswer, ChatProvider } from './chatProvider.js';
+import { attemptUntilAnswered, since, type AttemptContext, type ModelOutcome } from './attempts.js';
+import type { ChatAnswer, ChatProvider, ChatRequest } from './chatProvider.js';
+import { followStream, openStream, type OpenedStream } from './streaming.js';
 import { ModelCallError, ServerShutdown } from './errors.js';
 import { computeCostNano, PriceBook } from './prices.js';
 import { createProviderRegistry } from './registry.js';
 import type { ProviderSettings } from './settings.js';
 import { countChatTokens, countTextTokens } from './tokens.js';
-import type { AttemptRecord, ModelGateway, ModelRequest, ModelResult } from './types.js';
+import type { AttemptRecord, ModelGateway, ModelRequest, ModelResult, ModelStream } from './types.js';
 
-export type { ModelGateway, ModelRequest, ModelResult } from './types.js';
+export type { ModelGateway, ModelRequest, ModelResult, ModelStream, StreamEvent } from './types.js';
 export { ModelCallError, ServerShutdown } from './errors.js';
 
 /** What the gateway logs through: a pino logger, or Fastify's `app.log`. */
@@ -37,13 +38,14 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
   const providers = createProviderRegistry(settings, opts.providers);
   const prices = new PriceBook(settings.priceOverrides, logger);
 
-  async function execute(req: ModelRequest): Promise<ModelResult> {
+  /** One request's shared state: its clock, its record of attempts, its stop signal and deadline. */
+  function begin(req: ModelRequest): { ctx: AttemptContext; stop: AbortController; end: () => void } {
     const startedAt = performance.now();
     const attempts: AttemptRecord[] = [];
     const fail: AttemptContext['fail'] = (kind, message, extra = {}) => new ModelCallError(kind, message, attempts, since(startedAt), extra);
 
-    // One signal stops everything in flight (call, queue wait, backoff): the request deadline or
-    // the caller going away (the caller aborts the same controller).
+    // One signal stops everything in flight (call, queue wait, backoff, a stream): the request
+    // deadline or the caller going away (the caller aborts the same controller).
     const stop = req.abort ?? new AbortController();
     let deadlineHit = false;
     const deadlineTimer = setTimeout(() => {
@@ -67,31 +69,72 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
             ? fail('failed', 'Model provider error: the server shut down during the call')
             : new ModelCallError('failed', 'Model provider error: request aborted by the client', attempts, since(startedAt), { clientAborted: true }),
     };
+    return { ctx, stop, end: () => clearTimeout(deadlineTimer) };
+  }
 
-    try {
-      let last: Extract<ModelOutcome, { ok: false }> | null = null;
-      for (const label of [req.model, ...(req.fallbacks ?? [])]) {
-        const target = parseModelString(label);
-        const provider = target ? providers.get(target.provider) : undefined;
-        if (!target || !provider) {
-          // Skipped, not fatal: a configured fallback can still serve.
-          const reason = target ? `provider '${target.provider}' is not configured` : `model '${label}' is not <provider>/<model>`;
-          attempts.push({ model: label, attempt: 1, status: null, error: reason, latency_ms: 0 });
-          last = { ok: false, failure: { kind: 'fatal', status: null, reason }, timeoutMs: 0 };
-          continue;
-        }
-        const request = { model: target.model, messages: req.messages, params: req.params ?? {}, promptText: req.promptText };
-        const outcome = await callWithRetries(provider, request, label, ctx);
-        if (outcome.ok) return buildResult(req, provider, target.model, outcome.answer, attempts, since(startedAt));
-        last = outcome;
-        // Only retryable failures move on: a 400/401 or a malformed answer would fail again.
-        if (outcome.failure.kind === 'fatal') break;
+  /** The model, then its fallbacks, each with its retries, until one answers through `invoke`. */
+  async function firstAnswer<T>(
+    req: ModelRequest,
+    ctx: AttemptContext,
+    invoke: (provider: ChatProvider, request: ChatRequest) => (signal: AbortSignal) => Promise<T>,
+    keepSlot: boolean,
+  ): Promise<{ provider: ChatProvider; model: string; answer: T; release: () => void }> {
+    let last: Extract<ModelOutcome, { ok: false }> | null = null;
+    for (const label of [req.model, ...(req.fallbacks ?? [])]) {
+      const target = parseModelString(label);
+      const provider = target ? providers.get(target.provider) : undefined;
+      if (!target || !provider) {
+        // Skipped, not fatal: a configured fallback can still serve.
+        const reason = target ? `provider '${target.provider}' is not configured` : `model '${label}' is not <provider>/<model>`;
+        ctx.attempts.push({ model: label, attempt: 1, status: null, error: reason, latency_ms: 0 });
+        last = { ok: false, failure: { kind: 'fatal', status: null, reason }, timeoutMs: 0 };
+        continue;
       }
-      if (last?.failure.kind === 'retryable' && last.failure.timedOut) throw fail('timeout', `Model provider timed out after ${last.timeoutMs} ms`);
-      throw fail('failed', `Model provider error: ${last?.failure.reason ?? 'no model to call'}`);
-    } finally {
-      clearTimeout(deadlineTimer);
+      const request = { model: target.model, messages: req.messages, params: req.params ?? {}, promptText: req.promptText };
+      const outcome = await attemptUntilAnswered(provider, label, ctx, invoke(provider, request), keepSlot);
+      if (outcome.ok) return { provider, model: target.model, answer: outcome.answer, release: outcome.release };
+      last = outcome;
+      // Only retryable failures move on: a 400/401 or a malformed answer would fail again.
+      if (outcome.failure.kind === 'fatal') break;
     }
+    if (last?.failure.kind === 'retryable' && last.failure.timedOut) throw ctx.fail('timeout', `Model provider timed out after ${last.timeoutMs} ms`);
+    throw ctx.fail('failed', `Model provider error: ${last?.failure.reason ?? 'no model to call'}`);
+  }
+
+  async function execute(req: ModelRequest): Promise<ModelResult> {
+    const { ctx, end } = begin(req);
+    try {
+      const won = await firstAnswer(req, ctx, (provider, request) => (signal) => provider.call(request, signal), false);
+      return buildResult(req, won.provider, won.model, won.answer, ctx.attempts, since(ctx.startedAt));
+    } finally {
+      end();
+    }
+  }
+
+  /**
+   * Retries and fallbacks up to the first token, as `execute`'s; from it on the stream is that
+   * provider's, and a failure ends it (streaming.ts). Rejects only before the first token.
+   */
+  async function stream(req: ModelRequest): Promise<ModelStream> {
+    const { ctx, stop, end } = begin(req);
+    let won: Awaited<ReturnType<typeof firstAnswer<OpenedStream>>>;
+    try {
+      won = await firstAnswer(req, ctx, (provider, request) => (signal) => openStream(provider, request, signal), true);
+    } catch (error) {
+      end();
+      throw error;
+    }
+    const { provider, model, release } = won;
+    return followStream(won.answer, {
+      ctx,
+      stop: stop.signal,
+      classify: (error) => provider.classify(error).reason,
+      result: (answer) => buildResult(req, provider, model, answer, ctx.attempts, since(ctx.startedAt)),
+      done: () => {
+        end();
+        release();
+      },
+    });
   }
 
   function buildResult(
@@ -133,6 +176,7 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
 
   return {
     execute,
+    stream,
     isConfigured(model: string): boolean {
       const target = parseModelString(model);
       return target !== null && providers.has(target.provider);

@@ -47,5 +47,19 @@ export function observeGateway(gateway: ModelGateway, telemetry: Telemetry): Mod
         throw error;
       }
     },
+    async stream(req) {
+      try {
+        const stream = await gateway.stream(req);
+        void stream.end.then(({ result }) => {
+          reportAttempts(result.attempts, telemetry);
+          const { model } = split(result.modelUsed);
+          telemetry.usage(result.provider, model, result.promptTokens, result.completionTokens, nanoToUsd(result.costNanoUsd));
+        });
+        return stream;
+      } catch (error) {
+        if (error instanceof ModelCallError) reportAttempts(error.attempts, telemetry);
+        throw error;
+      }
+    },
   };
 }

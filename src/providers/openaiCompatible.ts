@@ -2,17 +2,24 @@
 // Together, Azure…): its SDK client (created once), its connection pool, its concurrency cap, one
 // chat-completions call turned into plain data, and what the SDK's errors mean.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { ChatAnswer, ChatProvider } from './chatProvider.js';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatAnswer, ChatChunk, ChatProvider, ChatRequest } from './chatProvider.js';
 import { ConcurrencyLimiter } from './limiter.js';
+import { type BufferedResponse, StreamedResponse } from './bufferedResponse.js';
 import { createPooledFetch } from './pooledFetch.js';
+import { sseData } from './sseData.js';
 import { parseRetryAfterMs, scrub, truncate, type Failure } from './retry.js';
 import type { ProviderConfig } from './settings.js';
-import type { ReportedUsage } from './types.js';
+import type { ReportedUsage, ToolCallDelta } from './types.js';
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-/** Params that would turn the call into something we cannot read as one JSON answer. */
+/** Params that are the adapter's to set (streaming is chosen by calling `stream`). */
 const STRIPPED_PARAMS = new Set(['model', 'messages', 'stream', 'stream_options']);
+
+/** An error the provider sent inside a streamed answer. */
+class StreamedError extends Error {
+  override readonly name = 'StreamedError';
+}
 
 /** Thrown by the response check when a 2xx answer is not a chat completion. */
 export class MalformedResponseError extends Error {
@@ -47,16 +54,75 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
     fixedPrice: null,
     baseURL: config.baseURL,
     async call(request, signal) {
-      const body: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(request.params)) if (!STRIPPED_PARAMS.has(key)) body[key] = value;
-      body.model = request.model;
-      body.messages = request.messages;
-      const completion: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
+      const completion: unknown = await client.chat.completions.create(requestBody(request) as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
       return readCompletion(completion);
+    },
+    async *stream(request, signal) {
+      // include_usage: the last chunk carries the answer's usage (OpenAI, vLLM, Ollama, llama.cpp);
+      // a server that ignores it leaves the count to the tokenizer.
+      const body = { ...requestBody(request), stream: true, stream_options: { include_usage: true } };
+      // The SDK sends the request and turns an error status into its errors (classified below);
+      // the body is read here, straight from undici's stream (sseData.ts): the SDK's own decoding
+      // (async generators over every byte chunk, line and event) was about 15 % of the server's
+      // busy time under a streaming load (bench/stream.ts with --cpu-prof).
+      const response = (await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal }).asResponse()) as unknown as
+        | StreamedResponse
+        | BufferedResponse;
+      if (!(response instanceof StreamedResponse)) {
+        // A server that ignores `stream` answers one completion: it is the whole answer.
+        const answer = readCompletion(await response.json());
+        yield { text: answer.output, toolCalls: null, usage: answer.usage, reportedModel: answer.reportedModel };
+        return;
+      }
+      let done = false;
+      for await (const data of sseData(response.body)) {
+        // Read on to the end after [DONE], so the connection goes back to the pool.
+        if (done) continue;
+        if (data.startsWith('[DONE]')) {
+          done = true;
+          continue;
+        }
+        yield readChunk(JSON.parse(data));
+      }
     },
     classify: (error) => classifyFailure(error, config.name, secrets, config.timeoutMs),
     close: () => pooled.close(),
   };
+}
+
+function requestBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request.params)) if (!STRIPPED_PARAMS.has(key)) body[key] = value;
+  body.model = request.model;
+  body.messages = request.messages;
+  return body;
+}
+
+/** One streamed chunk: its choice's delta (text, tool-call pieces) and, on the last, the usage. */
+function readChunk(chunk: unknown): ChatChunk {
+  if (!isObject(chunk)) throw new MalformedResponseError('a streamed chunk is not a JSON object');
+  // An error sent in the stream after a 200 (OpenAI does so when generation fails midway).
+  if (isObject(chunk.error)) throw new StreamedError(typeof chunk.error.message === 'string' ? chunk.error.message : 'an error event');
+  const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : null;
+  const delta = choice && isObject(choice.delta) ? choice.delta : {};
+  const content = delta.content ?? delta.refusal ?? '';
+  if (typeof content !== 'string') throw new MalformedResponseError('choices[0].delta.content is not a string');
+  return {
+    text: content,
+    toolCalls: Array.isArray(delta.tool_calls) ? delta.tool_calls.map(readToolCallDelta) : null,
+    usage: readUsage(chunk.usage),
+    reportedModel: typeof chunk.model === 'string' && chunk.model !== '' ? chunk.model : null,
+  };
+}
+
+function readToolCallDelta(raw: unknown, position: number): ToolCallDelta {
+  const call = isObject(raw) ? raw : {};
+  const fn = isObject(call.function) ? call.function : {};
+  const delta: ToolCallDelta = { index: isCount(call.index) ? call.index : position };
+  if (typeof call.id === 'string') delta.id = call.id;
+  if (typeof fn.name === 'string') delta.name = fn.name;
+  if (typeof fn.arguments === 'string') delta.arguments = fn.arguments;
+  return delta;
 }
 
 /** Checks the shape we rely on; anything else is a malformed answer (502, not retried). */
@@ -117,6 +183,9 @@ export function classifyFailure(err: unknown, provider: string, secrets: readonl
     }
     return { kind: 'fatal', status, reason };
   }
+  // A streamed body cut after its headers reaches us as undici's own error, not the SDK's.
+  const cut = err instanceof Error ? connectionCode(err) : null;
+  if (cut !== null) return { kind: 'retryable', status: null, reason: `${provider}: ${cut}`, retryAfterMs: null, timedOut: false };
   if (err instanceof SyntaxError || err instanceof MalformedResponseError) {
     return { kind: 'fatal', status: 200, reason: `${provider} returned a malformed response: ${truncate(err.message)}` };
   }
@@ -146,12 +215,16 @@ const CODES: Record<string, string> = {
 };
 
 function connectionReason(err: Error): string {
-  // The SDK wraps what our fetch threw; the useful code sits somewhere down the cause chain.
+  return connectionCode(err) ?? 'connection error';
+}
+
+/** What a network error code down the cause chain means (the SDK wraps what our fetch threw). */
+function connectionCode(err: Error): string | null {
   let e: unknown = err;
   for (let depth = 0; e instanceof Error && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && CODES[code]) return CODES[code];
     e = (e as { cause?: unknown }).cause;
   }
-  return 'connection error';
+  return null;
 }

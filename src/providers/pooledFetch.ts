@@ -2,7 +2,7 @@
 // Measured here against a loopback server: the global fetch spends ~3x the CPU per call
 // (WHATWG streams on both sides); `request` plus one buffered answer does not.
 import { Agent, request } from 'undici';
-import { BufferedResponse } from './bufferedResponse.js';
+import { BufferedResponse, StreamedResponse } from './bufferedResponse.js';
 
 export interface PooledFetch {
   fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -37,11 +37,16 @@ export function createPooledFetch(opts: { connections: number; connectTimeoutMs:
       signal: init.signal ?? null,
       dispatcher: agent,
     });
-    // Buffered: chat completions are small, and a complete body needs no stream.
-    const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 599) {
+      await res.body.dump();
       throw new TypeError(`unexpected HTTP status ${res.statusCode}`);
     }
+    // A streamed completion is handed over as it arrives; an error answer to it is read whole.
+    if (res.statusCode < 300 && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      return new StreamedResponse(String(input), res.statusCode, res.headers, res.body) as unknown as Response;
+    }
+    // Buffered: chat completions are small, and a complete body needs no stream.
+    const text = await res.body.text();
     return new BufferedResponse(String(input), res.statusCode, res.headers, text) as unknown as Response;
   }
 

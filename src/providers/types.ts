@@ -76,8 +76,56 @@ export interface ModelResult {
   attempts: AttemptRecord[];
 }
 
+/** A piece of a tool call as the model streams it: `id` and `name` come first, `arguments` in pieces. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+/** What a stream passes on as it arrives: a piece of text, or a piece of a tool call. */
+export type StreamEvent = { type: 'text'; text: string } | { type: 'tool_call'; delta: ToolCallDelta };
+
+/** A tool call put together from its streamed pieces. */
+export interface ToolCall {
+  index: number;
+  id: string | null;
+  name: string | null;
+  arguments: string;
+}
+
+/** How a committed stream ended, with everything it received. */
+export interface StreamEnd {
+  /** ok: the provider finished; error: it failed after the first token; cancelled: the caller went away. */
+  status: 'ok' | 'error' | 'cancelled';
+  /**
+   * The answer (or what came of it before the end): the provider's usage when its final chunk
+   * came, else the tokenizer's count of what was sent and received; the cost of those tokens.
+   */
+  result: ModelResult;
+  /** From the start of the request (queueing, retries and fallbacks included) to the first token. */
+  ttftMs: number;
+  /** Why it failed (status error), without secrets; null otherwise. */
+  error: string | null;
+  toolCalls: ToolCall[];
+}
+
+/** A stream committed to one provider: its events, consumed once, then its end. */
+export interface ModelStream {
+  /** Every event, from the first token on; the iteration itself never throws. */
+  readonly events: AsyncIterable<StreamEvent>;
+  /** Settles (never rejects) once `events` is done, or was left early (the upstream call is then aborted). */
+  readonly end: Promise<StreamEnd>;
+}
+
 export interface ModelGateway {
   execute(req: ModelRequest): Promise<ModelResult>;
+  /**
+   * Like execute, answered as it is generated: settles once the first token arrived (after retries
+   * and fallbacks), or rejects with execute's errors if none does.
+   */
+  stream(req: ModelRequest): Promise<ModelStream>;
   /** False when the `<provider>` part names no configured provider (or the string is malformed). */
   isConfigured(model: string): boolean;
   close(): Promise<void>;

@@ -17,7 +17,27 @@ export type Behaviour =
   | { type: 'hang' }
   | { type: 'error'; status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
   | { type: 'reset' }
-  | { type: 'malformed' };
+  | { type: 'malformed' }
+  | { type: 'stream'; opts: StreamOptions };
+
+/**
+ * How a streamed answer (a request with `"stream": true`) is sent: `chunks` pieces of text (or
+ * `content` split in that many), `delayMs` apart; with `cutAfter` the connection is destroyed after
+ * that many content chunks (a failure mid-stream); `toolCalls` sends tool-call pieces instead of text.
+ * The usage chunk is sent when the request asks for it (`stream_options.include_usage`). A plain
+ * `ok` behaviour answers a streaming request as a stream of its content.
+ */
+export interface StreamOptions {
+  chunks?: number;
+  content?: string;
+  delayMs?: number;
+  /** Wait before the first chunk (headers are sent at once). */
+  firstDelayMs?: number;
+  cutAfter?: number;
+  usage?: FakeUsage | null;
+  model?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+}
 
 /** Constructors for the scripted behaviours. */
 export const behave = {
@@ -42,6 +62,8 @@ export const behave = {
   unauthorized: (message = 'Incorrect API key provided: sk-test-****cret.'): Behaviour => ({ type: 'error', status: 401, message }),
   reset: (): Behaviour => ({ type: 'reset' }),
   malformed: (): Behaviour => ({ type: 'malformed' }),
+  /** A streamed answer to a streaming request (a non-streaming request gets `ok` with the same content). */
+  stream: (opts: StreamOptions = {}): Behaviour => ({ type: 'stream', opts }),
 };
 
 export interface RecordedRequest {
@@ -127,7 +149,8 @@ export class FakeOpenAI {
     await this.respond(behaviour, body, req, res);
   }
 
-  private async respond(b: Behaviour, body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async respond(given: Behaviour, body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let b = given;
     if (b.type === 'hang') return; // never answers; close() destroys the socket
     if (b.type === 'reset') {
       req.socket.destroy();
@@ -138,6 +161,15 @@ export class FakeOpenAI {
       res.end('{"id":"chatcmpl-broken","object":"chat.completion","choices":[{"index":0,');
       return;
     }
+    const streaming = (body as { stream?: unknown } | null)?.stream === true;
+    if (b.type === 'stream' && streaming) return this.streamAnswer(b.opts, body, res);
+    // A plain success asked for as a stream is streamed too: the same content, in 5 pieces.
+    if (b.type === 'success' && streaming) {
+      const content = b.content ?? `fake answer to: ${(body as { messages?: Array<{ content?: string }> }).messages?.at(-1)?.content ?? ''}`;
+      const opts: StreamOptions = { content, ...(b.model ? { model: b.model } : {}), ...(b.delayMs ? { firstDelayMs: b.delayMs } : {}) };
+      return this.streamAnswer(b.usage === undefined ? opts : { ...opts, usage: b.usage }, body, res);
+    }
+    if (b.type === 'stream') b = { type: 'success', ...(b.opts.content === undefined ? {} : { content: b.opts.content }) };
     if ((b.type === 'success' || b.type === 'error') && b.delayMs) await this.wait(b.delayMs);
     if (res.destroyed) return;
     if (b.type === 'error') {
@@ -167,6 +199,51 @@ export class FakeOpenAI {
     });
   }
 
+  /** Server-sent `data:` chunks as OpenAI sends them: role, content pieces, finish, usage (if asked), [DONE]. */
+  private async streamAnswer(o: StreamOptions, body: unknown, res: ServerResponse): Promise<void> {
+    const requested = (body as { model?: string; stream_options?: { include_usage?: boolean } }) ?? {};
+    const model = o.model ?? requested.model ?? 'unknown';
+    const base = { id: `chatcmpl-${this.requests.length}`, object: 'chat.completion.chunk', created: 1_700_000_000, model };
+    const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const choice = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    if (o.firstDelayMs) await this.wait(o.firstDelayMs);
+    if (res.destroyed) return;
+    send(choice({ role: 'assistant', content: '', refusal: null }));
+    const pieces = o.toolCalls ? [] : streamPieces(o.content, o.chunks ?? 5);
+    let sent = 0;
+    for (const piece of pieces) {
+      if (o.delayMs) await this.wait(o.delayMs);
+      if (res.destroyed) return;
+      if (o.cutAfter !== undefined && sent >= o.cutAfter) {
+        res.socket?.destroy();
+        return;
+      }
+      send(choice({ content: piece }));
+      sent += 1;
+    }
+    for (const [index, call] of (o.toolCalls ?? []).entries()) {
+      const half = Math.ceil(call.arguments.length / 2);
+      send(choice({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(0, half) } }] }));
+      send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(half) } }] }));
+    }
+    send(choice({}, o.toolCalls ? 'tool_calls' : 'stop'));
+    const u = o.usage === undefined ? { prompt_tokens: 11, completion_tokens: pieces.length } : o.usage;
+    if (requested.stream_options?.include_usage && u !== null) {
+      send({
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: u.prompt_tokens,
+          completion_tokens: u.completion_tokens,
+          total_tokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
+        },
+      });
+    }
+    res.end('data: [DONE]\n\n');
+  }
+
   private wait(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(() => {
@@ -176,6 +253,15 @@ export class FakeOpenAI {
       this.timers.add(t);
     });
   }
+}
+
+/** `content` in `n` pieces (cut at character boundaries), or `n` pieces "w0 w1 …". */
+function streamPieces(content: string | undefined, n: number): string[] {
+  if (content === undefined) return Array.from({ length: n }, (_, i) => `w${i} `);
+  const size = Math.max(1, Math.ceil(content.length / n));
+  const pieces: string[] = [];
+  for (let i = 0; i < content.length; i += size) pieces.push(content.slice(i, i + size));
+  return pieces;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -11,7 +11,7 @@ import { Nullable } from '../../lib/schemas.js';
  */
 
 export const OUTCOME_KINDS = ['success_rate', 'mean'] as const;
-const RUN_KINDS = ['latency_ms', 'cost_usd', 'error_rate', 'total_tokens'] as const;
+const RUN_KINDS = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens'] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 export type RunKind = (typeof RUN_KINDS)[number];
 export type MetricKindName = OutcomeKind | RunKind;
@@ -24,6 +24,8 @@ const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
   success_rate: 'share of exposed users with at least one outcome of the event type with is_success = true',
   mean: "mean over exposed users of each user's sum of numeric_value (0 for users without one)",
   latency_ms: "runs: mean over users with runs of each user's mean latency per run, in milliseconds",
+  ttft_ms:
+    "runs: mean over users with streamed runs of each user's mean time to first token per streamed run, in milliseconds (runs that were not streamed have none and are left out)",
   cost_usd: "runs: mean over users with runs of each user's mean cost per run, in USD",
   error_rate:
     "runs: mean over users with runs or failed renders of each user's share of calls that failed (a run with status error, or a call that failed to render the variant's version: 422)",

@@ -23,10 +23,14 @@ export interface UserSums {
 const asDouble = (expr: string) => `avg(CAST(${expr} AS DOUBLE PRECISION))`;
 const RUN_VALUE: Record<RunKind, string> = {
   latency_ms: asDouble('latency_ms'),
+  ttft_ms: asDouble('ttft_ms'),
   cost_usd: `${asDouble('cost_nano_usd')} / 1e9`,
   error_rate: asDouble("CASE WHEN status = 'error' THEN 1 ELSE 0 END"),
   total_tokens: asDouble('total_tokens'),
 };
+
+/** Only streamed runs have a time to first token: a user without one has no value of ttft_ms. */
+const runsWith = (kind: RunKind) => (kind === 'ttft_ms' ? ' AND ttft_ms IS NOT NULL' : '');
 
 const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NOT NULL AND ${expr} > @cap THEN @cap ELSE ${expr} END`;
 
@@ -40,7 +44,7 @@ export async function runsMetric(db: Sql, projectId: string, experimentId: strin
   return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user
-      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL
+      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL${runsWith(kind)}
       GROUP BY external_user_id) AS per_user`,
     { project: projectId, experiment: experimentId, variant, cap },
   ))!;
@@ -84,7 +88,7 @@ export async function runsUserValues(db: Sql, projectId: string, experimentId: s
     db,
     ['value'],
     `SELECT ${RUN_VALUE[kind]} AS value FROM runs INDEXED BY runs_experiment_user
-    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL
+    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL${runsWith(kind)}
     GROUP BY variant, external_user_id`,
     { project: projectId, experiment: experimentId },
   );

@@ -27,7 +27,10 @@ export interface RunRecord {
   cost_known: boolean;
   price: PriceUsed | null;
   latency_ms: number;
-  status: 'ok' | 'error';
+  /** Time to the first token of a streamed run; null when the run was not streamed. */
+  ttft_ms: number | null;
+  /** 'cancelled': a streamed run whose client went away before its end. */
+  status: RunStatus;
   error: string | null;
   attempts: AttemptRecord[];
   created_at: string;
@@ -36,6 +39,7 @@ export interface RunRecord {
 }
 
 export type RunSource = 'api' | 'playground';
+type RunStatus = 'ok' | 'error' | 'cancelled';
 
 interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {
   inputs: string;
@@ -73,6 +77,7 @@ const COLUMNS = [
   'attempts',
   'created_at',
   'source',
+  'ttft_ms',
 ];
 const SELECT = COLUMNS.join(', ');
 /** The columns that can be large (a client's inputs, a model's output): left out of lists when they are. */
@@ -139,7 +144,7 @@ export interface RunListQuery extends PageBounds {
   experiment_id?: string | undefined;
   variant?: string | undefined;
   external_user_id?: string | undefined;
-  status?: 'ok' | 'error' | undefined;
+  status?: RunStatus | undefined;
   source?: RunSource | undefined;
 }
 
@@ -190,7 +195,7 @@ export function runListRequest(projectId: string, q: RunListQuery): ListRequest 
       { column: 'prompt_id', value: q.prompt_id, index: 'runs_prompt_list' },
       { column: 'external_user_id', value: q.external_user_id, index: 'runs_user_list' },
       { column: 'variant', value: q.variant },
-      { column: 'status', value: q.status === 'ok' ? 'ok' : undefined },
+      { column: 'status', value: q.status === 'error' ? undefined : q.status },
       { column: 'source', value: q.source },
     ],
   };

@@ -3,6 +3,8 @@ import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ServerShutdown } from '../../providers/gateway.js';
 import type { RunService } from './runs.service.js';
+import type { RunStream, RunStreamEnd } from './runStream.js';
+import { eventStreamAnswer, sseFrame, wantsEventStream } from '../../http/sse.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import {
   ListRunsQuery,
@@ -33,9 +35,28 @@ function abortedWhenConnectionCloses(
   return controller;
 }
 
+/** What /openapi.json says of the streamed answer (docs/streaming.md). */
+const EVENT_STREAM =
+  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
+
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
 const STATS_FLOAT_KEYS: ReadonlySet<string> = new Set(['error_rate', 'cost_usd']);
+
+/**
+ * A streamed run as server-sent events (docs/streaming.md, "Events"): a `delta` per piece, then one
+ * `run` (the answer /run_prompt gives without streaming) or `error` (the run is stored failed).
+ * The run is stored whether or not the client stays to read the end.
+ */
+async function* runFrames(stream: RunStream): AsyncGenerator<string> {
+  let end: RunStreamEnd;
+  try {
+    for await (const event of stream.events) yield sseFrame('delta', event.type === 'text' ? { text: event.text } : { tool_call: event.delta });
+  } finally {
+    end = await stream.end;
+  }
+  yield end.ok ? sseFrame('run', end.answer, FLOAT_KEYS) : sseFrame('error', { detail: end.detail, status: end.status, run_id: end.runId });
+}
 
 /** `shuttingDown` fires when the server cuts the connections still open at its shutdown deadline. */
 export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, runs: RunService, shuttingDown: AbortSignal): void {
@@ -53,9 +74,12 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     strict: false,
     body: RunPromptRequest,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
+    eventStream: EVENT_STREAM,
     handler: async ({ body, rawBody, auth, req, reply }) => {
+      const abort = abortedWhenConnectionCloses(reply, shuttingDown);
+      if (wantsEventStream(req.headers.accept)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
-      return { status: 200, body: await runs.run(auth.projectId, body, abortedWhenConnectionCloses(reply, shuttingDown), claim), floatKeys: FLOAT_KEYS };
+      return { status: 200, body: await runs.run(auth.projectId, body, abort, claim), floatKeys: FLOAT_KEYS };
     },
   });
   registerRoute(app, access, {
@@ -97,11 +121,14 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     params: VersionParams,
     body: PlaygroundRunBody,
     response: { 200: RunPromptResponse, 404: Detail, 502: Detail, 503: Detail, 504: Detail, ...AUTH_ERRORS },
-    handler: async ({ params, body, auth, reply }) => ({
-      status: 200,
-      body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abortedWhenConnectionCloses(reply, shuttingDown)),
-      floatKeys: FLOAT_KEYS,
-    }),
+    eventStream: EVENT_STREAM,
+    handler: async ({ params, body, auth, req, reply }) => {
+      const abort = abortedWhenConnectionCloses(reply, shuttingDown);
+      if (wantsEventStream(req.headers.accept)) {
+        return eventStreamAnswer(runFrames(await runs.streamChosen(auth.projectId, params.prompt_id, params.version, body, abort)));
+      }
+      return { status: 200, body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abort), floatKeys: FLOAT_KEYS };
+    },
   });
   registerRoute(app, access, {
     method: 'GET',

@@ -50,7 +50,7 @@ const RunSourceSchema = Type.Union([Type.Literal('api'), Type.Literal('playgroun
 
 export const ListRunsQuery = Type.Object({
   ...ListFilters,
-  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
+  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('cancelled')])),
   source: Type.Optional(RunSourceSchema),
 });
 export type ListRunsInput = Static<typeof ListRunsQuery>;
@@ -86,7 +86,13 @@ export const RunSchema = Type.Object({
   cost_known: Type.Boolean(),
   price: Nullable(Type.Record(Type.String(), Type.Any())),
   latency_ms: Type.Integer(),
-  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  ttft_ms: Nullable(
+    Type.Integer({ description: 'a streamed run (docs/streaming.md): milliseconds from the request to the first token; null when the run was not streamed' }),
+  ),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('cancelled')], {
+    description:
+      'ok; error: the model call failed (before or during a stream); cancelled: a streamed run whose client went away before it ended (output and tokens are what came until then)',
+  }),
   error: Nullable(Type.String()),
   attempts: Type.Array(AttemptSchema),
   created_at: Type.String(),

@@ -4,27 +4,16 @@ import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { invalid, notFound } from '../../lib/errors.js';
-import { ModelCallError, type ModelGateway, type ModelResult } from '../../providers/gateway.js';
+import type { ModelGateway, ModelRequest, ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
-import type { AttemptRecord } from '../../providers/types.js';
+import { answerOf, storeFailure, withResult } from './runRecords.js';
+import { streamRun, type RunStream } from './runStream.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
 import type { CompiledVersion } from '../prompts/versionContent.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord, type RunSource } from './runs.repo.js';
 import type { ListRunsInput, PlaygroundRunInput, PromptStats, RunAnswer, RunListItem, RunPromptInput, RunView, StatsInput } from './runs.schemas.js';
 import { promptStats } from './promptStats.js';
 import { withIdempotency, type IdempotencyClaim } from '../idempotency/idempotency.js';
-
-/**
- * What a model or provider sends back is stored as the client's text is, except U+0000, which
- * PostgreSQL's text cannot hold (SQLite can): replaced by U+FFFD on both backends, in the answer too.
- */
-function storable(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
-}
-
-function storableAttempts(attempts: readonly AttemptRecord[]): AttemptRecord[] {
-  return attempts.map((a) => (a.error === null ? a : { ...a, error: storable(a.error) }));
-}
 
 function runView(run: RunRecord): RunView {
   const { id, rendered, cost_nano_usd: costNanoUsd, ...rest } = run;
@@ -51,6 +40,7 @@ function runView(run: RunRecord): RunView {
     cost_known: rest.cost_known,
     price: rest.price,
     latency_ms: rest.latency_ms,
+    ttft_ms: rest.ttft_ms,
     status: rest.status,
     error: rest.error,
     attempts: rest.attempts,
@@ -114,6 +104,7 @@ export function createRunService(deps: {
       cost_known: true,
       price: null,
       latency_ms: 0,
+      ttft_ms: null,
       status: 'ok',
       error: null,
       attempts: [],
@@ -121,77 +112,60 @@ export function createRunService(deps: {
     };
   }
 
-  function withResult(run: RunRecord, result: ModelResult): RunRecord {
-    return {
-      ...run,
-      output: storable(result.output),
-      model_used: result.modelUsed,
-      prompt_tokens: result.promptTokens,
-      completion_tokens: result.completionTokens,
-      total_tokens: result.totalTokens,
-      cached_tokens: result.cachedTokens,
-      reasoning_tokens: result.reasoningTokens,
-      tokens_estimated: result.tokensEstimated,
-      cost_nano_usd: result.costNanoUsd,
-      cost_known: result.costKnown,
-      price: result.price,
-      latency_ms: result.latencyMs,
-      attempts: storableAttempts(result.attempts),
-    };
+  /** What the gateway is asked for a run: its model, fallbacks, messages and params. */
+  function modelRequest(
+    run: RunRecord,
+    version: CompiledVersion,
+    rendered: RenderedPrompt,
+    fallbacks: readonly string[],
+    abort: AbortController,
+  ): ModelRequest {
+    return { model: run.model_requested, fallbacks: [...fallbacks], messages: rendered.messages, params: version.params, abort, promptText: rendered.text };
   }
 
   /**
    * Executes a rendered prompt and answers the run to store, or stores the failed run and rethrows.
    * An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
    */
-  async function execute(
-    projectId: string,
-    run: RunRecord,
-    version: CompiledVersion,
-    rendered: RenderedPrompt,
-    fallbacks: readonly string[],
-    abort: AbortController,
-  ): Promise<{ stored: RunRecord; answer: RunAnswer }> {
+  async function execute(projectId: string, run: RunRecord, request: ModelRequest): Promise<{ stored: RunRecord; answer: RunAnswer }> {
     let result: ModelResult;
     try {
-      result = await gateway.execute({
-        model: run.model_requested,
-        fallbacks: [...fallbacks],
-        messages: rendered.messages,
-        params: version.params,
-        abort,
-        promptText: rendered.text,
-      });
+      result = await gateway.execute(request);
     } catch (error) {
-      if (!(error instanceof ModelCallError)) throw error;
-      if (error.kind !== 'busy') {
-        await store.writer.write((db) =>
-          insertRun(db, projectId, {
-            ...run,
-            status: 'error',
-            error: storable(error.message),
-            latency_ms: error.latencyMs,
-            attempts: storableAttempts(error.attempts),
-          }),
-        );
-      }
+      await storeFailure(store, projectId, run, error);
       throw error;
     }
     const stored = withResult(run, result);
-    const answer: RunAnswer = {
-      run_id: stored.id,
-      output: storable(result.output),
-      model_used: result.modelUsed,
-      latency_ms: result.latencyMs,
-      prompt_tokens: result.promptTokens,
-      completion_tokens: result.completionTokens,
-      total_tokens: result.totalTokens,
-      token_cost_usd: nanoToUsd(result.costNanoUsd),
-      variant_assigned: run.variant,
-      experiment_id: run.experiment_id,
-      prompt_version: run.prompt_version,
-    };
-    return { stored, answer };
+    return { stored, answer: answerOf(stored) };
+  }
+
+  /** A served run (POST /run_prompt): its version (an experiment's variant, or production), rendered, and the model call. */
+  async function servedRun(projectId: string, input: RunPromptInput, abort: AbortController): Promise<{ run: RunRecord; request: ModelRequest }> {
+    const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
+    const rendered = await deps.serving.renderServed(projectId, served, input.inputs);
+    const model = served.version.model ?? deps.defaultModel;
+    const run = baseRun({ ...input, source: 'api' }, served, rendered, model);
+    return { run, request: modelRequest(run, served.version, rendered, served.version.fallbacks, abort) };
+  }
+
+  /** A playground run: the chosen version, maybe on another model (then without the version's fallbacks). */
+  async function chosenRun(
+    projectId: string,
+    promptId: string,
+    number: number,
+    input: PlaygroundRunInput,
+    abort: AbortController,
+  ): Promise<{ run: RunRecord; request: ModelRequest }> {
+    const version = await deps.serving.chosenVersion(projectId, promptId, number);
+    if (input.model != null && !gateway.isConfigured(input.model)) {
+      throw invalid('body', ['model'], `provider '${input.model.split('/')[0]}' is not configured`);
+    }
+    const inputs = input.inputs ?? {};
+    const rendered = deps.serving.render(version, inputs);
+    const model = input.model ?? version.model ?? deps.defaultModel;
+    const served: ServedPrompt = { version, experimentId: null, variant: null, user: input.external_user_id ?? null };
+    const run = baseRun({ prompt_id: promptId, inputs, external_user_id: input.external_user_id, source: 'playground' }, served, rendered, model);
+    return { run, request: modelRequest(run, version, rendered, input.model == null ? version.fallbacks : [], abort) };
   }
 
   return {
@@ -202,11 +176,8 @@ export function createRunService(deps: {
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
-        const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
-        const rendered = await deps.serving.renderServed(projectId, served, input.inputs);
-        const model = served.version.model ?? deps.defaultModel;
-        const run = baseRun({ ...input, source: 'api' }, served, rendered, model);
-        const { stored, answer } = await execute(projectId, run, served.version, rendered, served.version.fallbacks, abort);
+        const { run, request } = await servedRun(projectId, input, abort);
+        const { stored, answer } = await execute(projectId, run, request);
         // A concurrent twin with the same key that committed first makes this write fail: its run is the one on record.
         await store.writer.write(async (db) => {
           await insertRun(db, projectId, stored);
@@ -223,18 +194,26 @@ export function createRunService(deps: {
      * version's fallbacks, so the answer is that model's.
      */
     async runChosen(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<RunAnswer> {
-      const version = await deps.serving.chosenVersion(projectId, promptId, number);
-      if (input.model != null && !gateway.isConfigured(input.model)) {
-        throw invalid('body', ['model'], `provider '${input.model.split('/')[0]}' is not configured`);
-      }
-      const inputs = input.inputs ?? {};
-      const rendered = deps.serving.render(version, inputs);
-      const model = input.model ?? version.model ?? deps.defaultModel;
-      const served: ServedPrompt = { version, experimentId: null, variant: null, user: input.external_user_id ?? null };
-      const run = baseRun({ prompt_id: promptId, inputs, external_user_id: input.external_user_id, source: 'playground' }, served, rendered, model);
-      const { stored, answer } = await execute(projectId, run, version, rendered, input.model == null ? version.fallbacks : [], abort);
+      const { run, request } = await chosenRun(projectId, promptId, number, input, abort);
+      const { stored, answer } = await execute(projectId, run, request);
       await store.writer.write((db) => insertRun(db, projectId, stored));
       return answer;
+    },
+
+    /**
+     * `run`, answered as it is generated (docs/streaming.md). Errors before the first token are
+     * `run`'s; the run is stored when the stream ends. An Idempotency-Key is not honoured: a stream
+     * cannot be replayed.
+     */
+    async stream(projectId: string, input: RunPromptInput, abort: AbortController): Promise<RunStream> {
+      const { run, request } = await servedRun(projectId, input, abort);
+      return streamRun(store, gateway, projectId, run, request);
+    },
+
+    /** `runChosen`, answered as it is generated. */
+    async streamChosen(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<RunStream> {
+      const { run, request } = await chosenRun(projectId, promptId, number, input, abort);
+      return streamRun(store, gateway, projectId, run, request);
     },
 
     async stats(projectId: string, promptId: string, query: StatsInput): Promise<PromptStats> {

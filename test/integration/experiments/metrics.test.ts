@@ -133,7 +133,7 @@ describe('declared metrics', () => {
       'an outcome kind read from runs',
       { metrics: [{ source: 'runs', kind: 'success_rate', role: 'guardrail' }] },
       ['body', 'metrics', 0, 'kind'],
-      'one of latency_ms, cost_usd, error_rate, total_tokens',
+      'one of latency_ms, ttft_ms, cost_usd, error_rate, total_tokens',
     ],
     ['a capped rate', { metrics: [{ event_type: 'x', kind: 'success_rate', role: 'primary', cap: 3 }] }, ['body', 'metrics', 0, 'cap'], 'cannot be capped'],
     [

@@ -34,7 +34,10 @@ export interface Run {
   cost_known: boolean;
   price: Record<string, unknown> | null;
   latency_ms: number;
-  status: 'ok' | 'error';
+  /** A streamed run's time to its first token; null when it was not streamed. */
+  ttft_ms: number | null;
+  /** 'cancelled': a streamed run whose client went away before its end. */
+  status: 'ok' | 'error' | 'cancelled';
   error: string | null;
   attempts: Attempt[];
   created_at: string;

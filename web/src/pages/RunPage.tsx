@@ -73,7 +73,9 @@ export function RunPage({ runId }: { runId: string }) {
         <dt>Cost</dt>
         <dd data-fact="cost">{costText(r)}</dd>
         <dt>Latency</dt>
-        <dd data-fact="latency">{r.latency_ms} ms</dd>
+        <dd data-fact="latency">
+          {r.latency_ms} ms{r.ttft_ms !== null && `, first token after ${r.ttft_ms} ms (streamed)`}
+        </dd>
         {r.price !== null && (
           <>
             <dt>Price used</dt>

@@ -22,7 +22,7 @@ export function FilterForm({
     { key: 'experiment_id', label: 'Experiment', kind: 'text' },
     { key: 'variant', label: 'Variant', kind: 'text' },
     { key: 'external_user_id', label: 'User (external_user_id)', kind: 'text' },
-    { key: 'status', label: 'Status', kind: 'select', options: [{ value: 'ok' }, { value: 'error' }] },
+    { key: 'status', label: 'Status', kind: 'select', options: [{ value: 'ok' }, { value: 'error' }, { value: 'cancelled' }] },
     { key: 'since', label: 'Since (UTC)', kind: 'time' },
     { key: 'until', label: 'Until (UTC, not included)', kind: 'time' },
   ];
