@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
-import { timeBound, toPage } from '../../db/pagination.js';
+import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -51,6 +51,14 @@ const itemView = (row: repo.ItemRow): ItemView => ({
 
 const newItems = (items: readonly ItemInputValue[]): repo.NewItem[] =>
   items.map((item) => ({ item_id: newId('itm'), inputs: item.inputs, expected: item.expected ?? null, metadata: item.metadata ?? {}, source_run_id: null }));
+
+/** `since`/`until` of from_runs, as runs store times (ISO-8601 UTC with milliseconds); anything else is a 422. */
+function bodyTime(field: 'since' | 'until', value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw invalid('body', [field], `${field} must be an ISO-8601 date-time`);
+  return new Date(ms).toISOString();
+}
 
 interface VersionChange {
   source: repo.VersionRow['source'];
@@ -162,8 +170,8 @@ export function createDatasetService(store: Store, changeLog: ChangeLog, runs: R
      */
     async fromRuns(projectId: string, datasetId: string, input: FromRunsInput, actor: Actor = SYSTEM_ACTOR): Promise<DatasetVersionView> {
       await require(store.sql, projectId, datasetId);
-      const since = timeBound('since', input.since);
-      const until = timeBound('until', input.until);
+      const since = bodyTime('since', input.since);
+      const until = bodyTime('until', input.until);
       const status = input.status ?? 'ok';
       const sample = input.sample ?? false;
       const ids = await runs.matchingRunIds(store.sql, projectId, {
