@@ -12,10 +12,11 @@ export interface SchemaProblem {
   message: string;
 }
 
-// Strict mode refuses unknown keywords and formats, so a typo in a schema is a 422 at creation instead
-// of a keyword silently ignored while scoring. An instance per schema: Ajv keeps every schema it
-// compiled, and schemas come from users.
-const newAjv = () => new Ajv({ strict: true, allErrors: false });
+// strictSchema refuses unknown keywords and formats, so a typo in a schema is a 422 at creation
+// instead of a keyword silently ignored while scoring; the stricter checks of style (a `required`
+// property left out of `properties`, types not spelled out) stay off: those schemas are valid. An
+// instance per schema: Ajv keeps every schema it compiled, and schemas come from users.
+const newAjv = () => new Ajv({ strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, allErrors: false, logger: false });
 
 const pointerPath = (pointer: string): string[] =>
   pointer === '' ? [] : pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
