@@ -1,0 +1,176 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { parse } from 'csv-parse';
+import { stringify } from 'csv-stringify/sync';
+
+/**
+ * Dataset items in files (docs/evaluations.md, "Files"): JSONL, one item per line
+ * (`{"inputs": {…}, "expected": …, "metadata": {…}}`), or CSV with a header row naming
+ * `inputs.<name>`, `expected` (text), `expected_json` (a JSON value) and `metadata.<name>` columns.
+ * Files are read as streams, line by line or record by record, and every problem is reported as
+ * `file:line: message`; a command stores nothing unless the whole file reads cleanly.
+ */
+export type ItemFormat = 'csv' | 'jsonl';
+
+export interface FileItem {
+  inputs: Record<string, unknown>;
+  expected?: unknown;
+  metadata: Record<string, unknown>;
+}
+
+/** The problems reported before giving up on a file: enough to fix a batch of them at once. */
+const MAX_PROBLEMS = 20;
+
+export class ItemFileError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ItemFileError';
+  }
+}
+
+/** The format a file name says (`.csv`, `.jsonl` or `.ndjson`), or undefined. */
+export function formatOf(file: string): ItemFormat | undefined {
+  if (/\.csv$/i.test(file)) return 'csv';
+  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
+  return undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const JSONL_KEYS = new Set(['inputs', 'expected', 'metadata']);
+
+/** One JSONL line as an item, or why it is not one. */
+function jsonlItem(line: string): FileItem | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (!isObject(value)) return 'each line must be a JSON object';
+  const unknown = Object.keys(value).filter((k) => !JSONL_KEYS.has(k));
+  if (unknown.length > 0) return `unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}: an item has inputs, expected and metadata`;
+  if (!isObject(value.inputs)) return '"inputs" must be an object of the prompt\'s variables';
+  if (value.metadata !== undefined && !isObject(value.metadata)) return '"metadata" must be an object';
+  return { inputs: value.inputs, ...(value.expected === undefined || value.expected === null ? {} : { expected: value.expected }), metadata: value.metadata ?? {} };
+}
+
+async function readJsonl(file: string, problems: string[], items: FileItem[]): Promise<void> {
+  const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  for await (const line of lines) {
+    n += 1;
+    if (line.trim() === '') continue;
+    const item = jsonlItem(line);
+    if (typeof item === 'string') problems.push(`${file}:${n}: ${item}`);
+    else items.push(item);
+    if (problems.length >= MAX_PROBLEMS) break;
+  }
+  lines.close();
+}
+
+/** What a CSV header names: each column's place in an item. */
+type Column = { to: 'inputs' | 'metadata'; name: string } | { to: 'expected' | 'expected_json' };
+
+function columnsOf(header: readonly string[]): Column[] | string {
+  const columns: Column[] = [];
+  const seen = new Set<string>();
+  for (const raw of header) {
+    const name = raw.trim();
+    if (seen.has(name)) return `column ${JSON.stringify(name)} appears twice`;
+    seen.add(name);
+    const m = /^(inputs|metadata)\.(.+)$/.exec(name);
+    if (m !== null) columns.push({ to: m[1] as 'inputs' | 'metadata', name: m[2]! });
+    else if (name === 'expected' || name === 'expected_json') columns.push({ to: name });
+    else return `column ${JSON.stringify(name)}: columns are inputs.<name>, expected, expected_json and metadata.<name>`;
+  }
+  if (seen.has('expected') && seen.has('expected_json')) return 'give expected or expected_json, not both';
+  if (!columns.some((c) => c.to === 'inputs')) return 'no inputs.<name> column';
+  return columns;
+}
+
+/** One CSV record as an item: cells are text; an empty expected cell means none. */
+function csvItem(columns: readonly Column[], record: readonly string[]): FileItem | string {
+  if (record.length !== columns.length) return `${record.length} cells, the header has ${columns.length}`;
+  const item: FileItem = { inputs: {}, metadata: {} };
+  for (const [i, column] of columns.entries()) {
+    const cell = record[i]!;
+    if (column.to === 'inputs' || column.to === 'metadata') item[column.to][column.name] = cell;
+    else if (cell === '') continue;
+    else if (column.to === 'expected') item.expected = cell;
+    else {
+      try {
+        item.expected = JSON.parse(cell) as unknown;
+      } catch (error) {
+        return `expected_json is not JSON: ${(error as Error).message}`;
+      }
+    }
+  }
+  return item;
+}
+
+async function readCsv(file: string, problems: string[], items: FileItem[]): Promise<void> {
+  // relax_column_count: a short or long row is reported with its line, not thrown as the file's error.
+  const parser = fs.createReadStream(file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  let columns: Column[] | undefined;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (columns === undefined) {
+        const found = columnsOf(record);
+        if (typeof found === 'string') {
+          problems.push(`${file}:${info.lines}: ${found}`);
+          break;
+        }
+        columns = found;
+        continue;
+      }
+      const item = csvItem(columns, record);
+      if (typeof item === 'string') problems.push(`${file}:${info.lines}: ${item}`);
+      else items.push(item);
+      if (problems.length >= MAX_PROBLEMS) break;
+    }
+  } catch (error) {
+    // The parser's own errors (an unclosed quote) carry the line where it stopped.
+    const line = (error as { lines?: number }).lines;
+    problems.push(`${file}:${line ?? '?'}: ${(error as Error).message.replace(/^Invalid [^:]*: /, '')}`);
+  } finally {
+    parser.destroy();
+  }
+  if (columns === undefined && problems.length === 0) problems.push(`${file}:1: no header row`);
+}
+
+/** Every item of the file, or an ItemFileError listing the problems (at most MAX_PROBLEMS) by line. */
+export async function readItemFile(file: string, format: ItemFormat): Promise<FileItem[]> {
+  if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ItemFileError([`${file}: no such file`]);
+  const problems: string[] = [];
+  const items: FileItem[] = [];
+  await (format === 'csv' ? readCsv(file, problems, items) : readJsonl(file, problems, items));
+  if (problems.length === 0 && items.length === 0) problems.push(`${file}: no items`);
+  if (problems.length > 0) throw new ItemFileError(problems);
+  return items;
+}
+
+/** An item as a JSONL line (what import reads back). */
+export function jsonlLine(item: FileItem): string {
+  return `${JSON.stringify({ inputs: item.inputs, ...(item.expected === undefined || item.expected === null ? {} : { expected: item.expected }), metadata: item.metadata })}\n`;
+}
+
+/** The CSV columns of these names: inputs first, then the expected value, then metadata, each sorted. */
+export function csvHeader(inputNames: Iterable<string>, metadataNames: Iterable<string>, jsonExpected: boolean): string[] {
+  return [...[...inputNames].sort().map((n) => `inputs.${n}`), jsonExpected ? 'expected_json' : 'expected', ...[...metadataNames].sort().map((n) => `metadata.${n}`)];
+}
+
+/** CSV holds text: a value that is not a string is written as its JSON. */
+const cellOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF). */
+export function csvRow(header: readonly string[], item: FileItem): string {
+  const cells = header.map((column) => {
+    if (column === 'expected') return cellOf(item.expected);
+    if (column === 'expected_json') return item.expected === undefined || item.expected === null ? '' : JSON.stringify(item.expected);
+    const [to, ...rest] = column.split('.');
+    return cellOf((to === 'inputs' ? item.inputs : item.metadata)[rest.join('.')]);
+  });
+  return stringify([cells], { record_delimiter: '\r\n' });
+}
+
+export const csvHeaderLine = (header: readonly string[]): string => stringify([header], { record_delimiter: '\r\n' });
