@@ -92,7 +92,7 @@ export function addDatasetCommands(program: Command): Command {
     .description('add the items of a CSV or JSONL file as a new version; nothing is stored if any line is wrong')
     .option(...PROJECT_OPTION)
     .addOption(FORMAT_OPTION())
-    .option('--replace', 'the new version holds only the file\'s items')
+    .option('--replace', "the new version holds only the file's items")
     .action((datasetId: string, file: string, opts: { project?: string; format?: string; replace?: boolean }) => {
       const format = formatFor(file, opts.format);
       return withApi(opts, async (api) => {
@@ -106,20 +106,21 @@ export function addDatasetCommands(program: Command): Command {
         }
       });
     });
+  // The version is an argument, not --version: that flag is the program's own, wherever it is written.
   datasets
-    .command('export <dataset_id>')
+    .command('export <dataset_id> [version]')
     .description('write the items of a version (default: the latest) as CSV or JSONL, to a file or standard output')
     .option(...PROJECT_OPTION)
-    .option('--version <n>', 'the version to export', parseVersion)
     .option('--out <file>', 'the file to write (default: standard output)')
     .addOption(FORMAT_OPTION())
-    .action((datasetId: string, opts: { project?: string; version?: number; out?: string; format?: string }) => {
+    .action((datasetId: string, version: string | undefined, opts: { project?: string; out?: string; format?: string }) => {
       const format = formatFor(opts.out, opts.format);
+      const chosen = version === undefined ? undefined : parseVersion(version);
       return withApi(opts, async (api) => {
         const out = writerTo(opts.out);
-        const version = await exportItems(api, datasetId, opts.version, format, out.write);
+        const written = await exportItems(api, datasetId, chosen, format, out.write);
         await out.end();
-        if (opts.out !== undefined) process.stderr.write(`${datasetId}: version ${version} written to ${opts.out}\n`);
+        if (opts.out !== undefined) process.stderr.write(`${datasetId}: version ${written} written to ${opts.out}\n`);
       });
     });
   return datasets;

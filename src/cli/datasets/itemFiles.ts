@@ -51,7 +51,11 @@ function jsonlItem(line: string): FileItem | string {
   if (unknown.length > 0) return `unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}: an item has inputs, expected and metadata`;
   if (!isObject(value.inputs)) return '"inputs" must be an object of the prompt\'s variables';
   if (value.metadata !== undefined && !isObject(value.metadata)) return '"metadata" must be an object';
-  return { inputs: value.inputs, ...(value.expected === undefined || value.expected === null ? {} : { expected: value.expected }), metadata: value.metadata ?? {} };
+  return {
+    inputs: value.inputs,
+    ...(value.expected === undefined || value.expected === null ? {} : { expected: value.expected }),
+    metadata: value.metadata ?? {},
+  };
 }
 
 async function readJsonl(file: string, problems: string[], items: FileItem[]): Promise<void> {
@@ -156,8 +160,15 @@ export function jsonlLine(item: FileItem): string {
 
 /** The CSV columns of these names: inputs first, then the expected value, then metadata, each sorted. */
 export function csvHeader(inputNames: Iterable<string>, metadataNames: Iterable<string>, jsonExpected: boolean): string[] {
-  return [...[...inputNames].sort().map((n) => `inputs.${n}`), jsonExpected ? 'expected_json' : 'expected', ...[...metadataNames].sort().map((n) => `metadata.${n}`)];
+  return [
+    ...[...inputNames].sort().map((n) => `inputs.${n}`),
+    jsonExpected ? 'expected_json' : 'expected',
+    ...[...metadataNames].sort().map((n) => `metadata.${n}`),
+  ];
 }
+
+// Records end in CRLF (RFC 4180); a cell holding a line break of either kind is quoted, as a comma or a quote is.
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as const;
 
 /** CSV holds text: a value that is not a string is written as its JSON. */
 const cellOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
@@ -170,7 +181,7 @@ export function csvRow(header: readonly string[], item: FileItem): string {
     const [to, ...rest] = column.split('.');
     return cellOf((to === 'inputs' ? item.inputs : item.metadata)[rest.join('.')]);
   });
-  return stringify([cells], { record_delimiter: '\r\n' });
+  return stringify([cells], CSV_OPTIONS);
 }
 
-export const csvHeaderLine = (header: readonly string[]): string => stringify([header], { record_delimiter: '\r\n' });
+export const csvHeaderLine = (header: readonly string[]): string => stringify([header], CSV_OPTIONS);

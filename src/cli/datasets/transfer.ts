@@ -61,7 +61,13 @@ const fileItem = (item: ItemView): FileItem => ({ inputs: item.inputs, expected:
  * Writes a version's items as `import` reads them, page by page. CSV needs its header first, so it
  * reads the version twice: once for the column names, once for the rows. The version written.
  */
-export async function exportItems(api: ApiClient, datasetId: string, version: number | undefined, format: ItemFormat, write: (chunk: string) => Promise<void>): Promise<number> {
+export async function exportItems(
+  api: ApiClient,
+  datasetId: string,
+  version: number | undefined,
+  format: ItemFormat,
+  write: (chunk: string) => Promise<void>,
+): Promise<number> {
   // The version is fixed by the first page, so both passes (and every page) read the same items.
   let fixed = version;
   if (format === 'jsonl') {

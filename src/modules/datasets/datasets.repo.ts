@@ -98,10 +98,17 @@ export async function listVersions(db: Sql, projectId: string, datasetId: string
 }
 
 export async function insertVersion(db: Sql, projectId: string, datasetId: string, row: VersionRow): Promise<void> {
-  await db.run(
-    `INSERT INTO dataset_versions (project_id, dataset_id, ${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [projectId, datasetId, row.version, row.source, row.item_count, row.added, row.removed, row.details === null ? null : JSON.stringify(row.details), row.created_at],
-  );
+  await db.run(`INSERT INTO dataset_versions (project_id, dataset_id, ${VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    projectId,
+    datasetId,
+    row.version,
+    row.source,
+    row.item_count,
+    row.added,
+    row.removed,
+    row.details === null ? null : JSON.stringify(row.details),
+    row.created_at,
+  ]);
 }
 
 /**
@@ -159,8 +166,9 @@ export async function insertItems(db: Sql, projectId: string, datasetId: string,
 
 /** Removes from `version` on every item still present (a replace); answers how many. */
 export async function removeAllItems(db: Sql, projectId: string, datasetId: string, version: number): Promise<number> {
-  return (await db.run('UPDATE dataset_items SET removed_in = ? WHERE project_id = ? AND dataset_id = ? AND removed_in IS NULL', [version, projectId, datasetId]))
-    .changes;
+  return (
+    await db.run('UPDATE dataset_items SET removed_in = ? WHERE project_id = ? AND dataset_id = ? AND removed_in IS NULL', [version, projectId, datasetId])
+  ).changes;
 }
 
 /** Removes one present item from `version`; false when it is not in the latest version. */

@@ -97,10 +97,12 @@ export const ItemPageSchema = Type.Object({
 
 export const FromRunsBody = Type.Object({
   prompt_id: Type.String({ maxLength: 128 }),
-  version: Type.Optional(VersionNumber({ description: "only runs of this version of the prompt" })),
+  version: Type.Optional(VersionNumber({ description: 'only runs of this version of the prompt' })),
   since: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
   until: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
-  status: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')], { default: 'ok', description: 'error runs have no output: their items have no expected value' })),
+  status: Type.Optional(
+    Type.Union([Type.Literal('ok'), Type.Literal('error')], { default: 'ok', description: 'error runs have no output: their items have no expected value' }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: MAX_ITEMS_FROM_RUNS, description: 'items to take' }),
   sample: Type.Optional(
     Type.Boolean({ default: false, description: 'false: the newest matching runs; true: a uniform random sample of the newest 100 000 matching runs' }),

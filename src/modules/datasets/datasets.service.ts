@@ -6,14 +6,7 @@ import { conflict, invalid, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 import * as repo from './datasets.repo.js';
-import type {
-  CreateDatasetInput,
-  DatasetVersionView,
-  DatasetView,
-  FromRunsInput,
-  ItemInputValue,
-  ItemView,
-} from './datasets.schemas.js';
+import type { CreateDatasetInput, DatasetVersionView, DatasetView, FromRunsInput, ItemInputValue, ItemView } from './datasets.schemas.js';
 import { samplePositions } from './sample.js';
 
 /** The runs a dataset is made from: the runs module's, handed over by services.ts. */
@@ -92,7 +85,8 @@ export function createDatasetService(store: Store, changeLog: ChangeLog, runs: R
       let removed = 0;
       if (change.replace) removed = await repo.removeAllItems(db, projectId, datasetId, version);
       if (change.removeItem !== undefined) {
-        if (!(await repo.removeItem(db, projectId, datasetId, change.removeItem, version))) throw notFound(`Item '${change.removeItem}' is not in the latest version`);
+        if (!(await repo.removeItem(db, projectId, datasetId, change.removeItem, version)))
+          throw notFound(`Item '${change.removeItem}' is not in the latest version`);
         removed = 1;
       }
       await repo.insertItems(db, projectId, datasetId, version, change.add);
@@ -117,13 +111,22 @@ export function createDatasetService(store: Store, changeLog: ChangeLog, runs: R
       await store.writer.write(async (db) => {
         if ((await repo.findDataset(db, projectId, input.dataset_id)) !== undefined) throw conflict(`Dataset '${input.dataset_id}' already exists`);
         await repo.insertDataset(db, projectId, row);
-        await changeLog.record(db, projectId, actor, { action: 'dataset.created', targetType: 'dataset', targetId: row.dataset_id, after: datasetView(row, undefined) });
+        await changeLog.record(db, projectId, actor, {
+          action: 'dataset.created',
+          targetType: 'dataset',
+          targetId: row.dataset_id,
+          after: datasetView(row, undefined),
+        });
       });
       return datasetView(row, undefined);
     },
 
     async list(projectId: string, query: { include_archived?: boolean; cursor?: string; limit?: number }) {
-      const page = await repo.listDatasets(store.sql, projectId, { includeArchived: query.include_archived ?? false, cursor: query.cursor, limit: query.limit ?? 50 });
+      const page = await repo.listDatasets(store.sql, projectId, {
+        includeArchived: query.include_archived ?? false,
+        cursor: query.cursor,
+        limit: query.limit ?? 50,
+      });
       const latest = await repo.latestVersions(
         store.sql,
         projectId,
@@ -223,7 +226,8 @@ export function createDatasetService(store: Store, changeLog: ChangeLog, runs: R
       await require(store.sql, projectId, datasetId);
       let version = query.version;
       if (version === undefined) version = (await repo.latestVersion(store.sql, projectId, datasetId))?.version ?? 0;
-      else if ((await repo.findVersion(store.sql, projectId, datasetId, version)) === undefined) throw notFound(`Dataset '${datasetId}' has no version ${version}`);
+      else if ((await repo.findVersion(store.sql, projectId, datasetId, version)) === undefined)
+        throw notFound(`Dataset '${datasetId}' has no version ${version}`);
       const after = query.cursor === undefined ? 0 : Number(query.cursor);
       if (!Number.isSafeInteger(after) || after < 0) throw invalid('query', ['cursor'], 'invalid cursor');
       const limit = query.limit ?? 100;

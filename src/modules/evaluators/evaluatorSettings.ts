@@ -29,7 +29,13 @@ export function checkSettings(kind: EvaluatorKind, body: Record<string, unknown>
   const { takes, requires } = KIND_FIELDS[kind];
   for (const name of Object.keys(body)) {
     if (!SETTING_NAMES.has(name as keyof SettingsInput) || takes.includes(name as keyof SettingsInput) || body[name] === undefined) continue;
-    issues.push({ part: 'body', path: [name], kind: 'constraint', type: 'extra_forbidden', reason: `Extra inputs are not permitted: not a setting of kind ${kind}` });
+    issues.push({
+      part: 'body',
+      path: [name],
+      kind: 'constraint',
+      type: 'extra_forbidden',
+      reason: `Extra inputs are not permitted: not a setting of kind ${kind}`,
+    });
   }
   for (const name of requires) if (body[name] === undefined) issues.push({ part: 'body', path: [name], kind: 'missing', reason: `required by kind ${kind}` });
   const problem = (path: (string | number)[], reason: string) => issues.push({ part: 'body', path, kind: 'invalid', reason });
@@ -60,7 +66,8 @@ export function checkSettings(kind: EvaluatorKind, body: Record<string, unknown>
       settings = { tolerance: s.tolerance, relative: s.relative ?? false };
       break;
     case 'length':
-      if (s.min_chars === undefined && s.max_chars === undefined) issues.push({ part: 'body', path: ['max_chars'], kind: 'missing', reason: 'give min_chars, max_chars or both' });
+      if (s.min_chars === undefined && s.max_chars === undefined)
+        issues.push({ part: 'body', path: ['max_chars'], kind: 'missing', reason: 'give min_chars, max_chars or both' });
       if (s.min_chars !== undefined && s.max_chars !== undefined && s.min_chars > s.max_chars) problem(['max_chars'], 'max_chars is below min_chars');
       settings = { ...(s.min_chars === undefined ? {} : { min_chars: s.min_chars }), ...(s.max_chars === undefined ? {} : { max_chars: s.max_chars }) };
       break;
@@ -74,4 +81,5 @@ export function checkSettings(kind: EvaluatorKind, body: Record<string, unknown>
 }
 
 /** How an evaluator's items are scored: 1 or 0 (pass/fail), or a judge's 1 to 5. */
-export const scaleOf = (kind: EvaluatorKind, settings: Settings): 'pass_fail' | '1-5' => (kind === 'llm_judge' && settings.scale === '1-5' ? '1-5' : 'pass_fail');
+export const scaleOf = (kind: EvaluatorKind, settings: Settings): 'pass_fail' | '1-5' =>
+  kind === 'llm_judge' && settings.scale === '1-5' ? '1-5' : 'pass_fail';

@@ -73,11 +73,10 @@ export async function insertVersion(db: Sql, projectId: string, evaluatorId: str
 }
 
 export async function findVersion(db: Sql, projectId: string, evaluatorId: string, version: number): Promise<EvaluatorVersionRow | undefined> {
-  const row = await db.get<StoredVersionRow>('SELECT version, settings, created_at FROM evaluator_versions WHERE project_id = ? AND evaluator_id = ? AND version = ?', [
-    projectId,
-    evaluatorId,
-    version,
-  ]);
+  const row = await db.get<StoredVersionRow>(
+    'SELECT version, settings, created_at FROM evaluator_versions WHERE project_id = ? AND evaluator_id = ? AND version = ?',
+    [projectId, evaluatorId, version],
+  );
   return row === undefined ? undefined : decode(row);
 }
 
@@ -92,9 +91,9 @@ export async function latestVersion(db: Sql, projectId: string, evaluatorId: str
 
 export async function listVersions(db: Sql, projectId: string, evaluatorId: string): Promise<EvaluatorVersionRow[]> {
   return (
-    await db.all<StoredVersionRow>('SELECT version, settings, created_at FROM evaluator_versions WHERE project_id = ? AND evaluator_id = ? ORDER BY version DESC', [
-      projectId,
-      evaluatorId,
-    ])
+    await db.all<StoredVersionRow>(
+      'SELECT version, settings, created_at FROM evaluator_versions WHERE project_id = ? AND evaluator_id = ? ORDER BY version DESC',
+      [projectId, evaluatorId],
+    )
   ).map(decode);
 }

@@ -20,9 +20,13 @@ export const settingsFields = {
   case_sensitive: Type.Optional(Type.Boolean({ description: 'exact_match, contains: default true' })),
   normalize_whitespace: Type.Optional(Type.Boolean({ description: 'exact_match: trim and collapse whitespace runs first; default false' })),
   value: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: "contains: the text to find; default: the item's expected text" })),
-  pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'regex: searched in the output (anchor with ^ and $ for the whole of it)' })),
+  pattern: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1000, description: 'regex: searched in the output (anchor with ^ and $ for the whole of it)' }),
+  ),
   flags: Type.Optional(Type.String({ maxLength: 3, description: 'regex: any of i, m, s' })),
-  schema: Type.Optional(Type.Record(Type.String(), Type.Any(), { description: 'json_schema: a JSON Schema (draft-07) the output must match; absent: valid JSON is enough' })),
+  schema: Type.Optional(
+    Type.Record(Type.String(), Type.Any(), { description: 'json_schema: a JSON Schema (draft-07) the output must match; absent: valid JSON is enough' }),
+  ),
   tolerance: Type.Optional(Type.Number({ minimum: 0, description: 'numeric: the largest difference that passes' })),
   relative: Type.Optional(Type.Boolean({ description: 'numeric: tolerance is a share of |expected|; default false' })),
   min_chars: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'length: fewest characters (code points)' })),

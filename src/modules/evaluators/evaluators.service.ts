@@ -59,7 +59,13 @@ export function createEvaluatorService(store: Store, changeLog: ChangeLog, promp
     async create(projectId: string, input: CreateEvaluatorInput, actor: Actor = SYSTEM_ACTOR): Promise<EvaluatorView> {
       const settings = checkSettings(input.kind, settingsOf(input));
       const now = isoNow(store.clock);
-      const row: repo.EvaluatorRow = { evaluator_id: input.evaluator_id, kind: input.kind, description: input.description ?? null, created_at: now, archived_at: null };
+      const row: repo.EvaluatorRow = {
+        evaluator_id: input.evaluator_id,
+        kind: input.kind,
+        description: input.description ?? null,
+        created_at: now,
+        archived_at: null,
+      };
       const version: repo.EvaluatorVersionRow = { version: 1, settings, created_at: now };
       await store.writer.write(async (db) => {
         if (input.kind === 'llm_judge') await checkJudge(db, projectId, settings);
@@ -103,7 +109,11 @@ export function createEvaluatorService(store: Store, changeLog: ChangeLog, promp
     },
 
     async list(projectId: string, query: { include_archived?: boolean; cursor?: string; limit?: number }) {
-      const page = await repo.listEvaluators(store.sql, projectId, { includeArchived: query.include_archived ?? false, cursor: query.cursor, limit: query.limit ?? 50 });
+      const page = await repo.listEvaluators(store.sql, projectId, {
+        includeArchived: query.include_archived ?? false,
+        cursor: query.cursor,
+        limit: query.limit ?? 50,
+      });
       const latest = await Promise.all(page.rows.map((row) => repo.latestVersion(store.sql, projectId, row.evaluator_id)));
       const byId = new Map(page.rows.map((row, i) => [row.evaluator_id, latest[i]!]));
       return toPage(page, (row) => evaluatorView(row, byId.get(row.evaluator_id)!));
@@ -133,7 +143,12 @@ export function createEvaluatorService(store: Store, changeLog: ChangeLog, promp
         if (before.archived_at !== null) return;
         const at = isoNow(store.clock);
         await repo.archiveEvaluator(db, projectId, evaluatorId, at);
-        await changeLog.record(db, projectId, actor, { action: 'evaluator.archived', targetType: 'evaluator', targetId: evaluatorId, after: { archived_at: at } });
+        await changeLog.record(db, projectId, actor, {
+          action: 'evaluator.archived',
+          targetType: 'evaluator',
+          targetId: evaluatorId,
+          after: { archived_at: at },
+        });
       });
     },
   };

@@ -36,7 +36,10 @@ export async function matchingRunIds(db: Sql, projectId: string, q: RunSampleQue
   optional('created_at < @until', 'until', q.until);
   // An ok run without output has lost its text; an error run never had output, so its inputs decide.
   clauses.push(q.status === 'ok' ? 'output IS NOT NULL' : "inputs <> '{}'");
-  return db.column<string>(`SELECT id FROM runs INDEXED BY runs_prompt_list WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`, params);
+  return db.column<string>(
+    `SELECT id FROM runs INDEXED BY runs_prompt_list WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    params,
+  );
 }
 
 /** The text of these runs, in the order of the ids given. */

@@ -58,7 +58,15 @@ describe('datasets import', () => {
   it('JSONL: every bad line reported as file:line, and nothing stored', async () => {
     const p = file(
       'bad.jsonl',
-      ['{"inputs": {"q": "fine"}}', '', '{"inputs": {"q": "x"}, "expeted": "typo"}', 'not json', '["array"]', '{"inputs": "text"}', '{"inputs": {}, "metadata": 3}'].join('\n'),
+      [
+        '{"inputs": {"q": "fine"}}',
+        '',
+        '{"inputs": {"q": "x"}, "expeted": "typo"}',
+        'not json',
+        '["array"]',
+        '{"inputs": "text"}',
+        '{"inputs": {}, "metadata": 3}',
+      ].join('\n'),
     );
     expect(await problemsOf(importItems(api, 'cli', p, 'jsonl', false))).toEqual([
       `${p}:3: unknown field(s) "expeted": an item has inputs, expected and metadata`,
@@ -96,31 +104,45 @@ describe('datasets import', () => {
         '{"inputs": {"q": "refund?", "lang": "en"}, "expected": "Within 30 days.", "metadata": {"topic": "billing"}}',
         '{"inputs": {"q": "order 7?"}, "expected": {"status": "shipped"}}',
         '{"inputs": {"q": "hi, \\"there\\"\\nsecond line"}}',
+        '{"inputs": {"q": "two\\nlines"}, "expected": "a\\r\\nb"}',
       ].join('\r\n'),
     );
     const made = await importItems(api, 'cli', jsonl, 'jsonl', false);
-    expect(made.map((v) => [v.version, v.added, v.item_count])).toEqual([[1, 3, 3]]);
+    expect(made.map((v) => [v.version, v.added, v.item_count])).toEqual([[1, 4, 4]]);
 
     const asJsonl = await exported('cli', 'jsonl');
-    expect(asJsonl.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      asJsonl
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { inputs: { q: 'refund?', lang: 'en' }, expected: 'Within 30 days.', metadata: { topic: 'billing' } },
       { inputs: { q: 'order 7?' }, expected: { status: 'shipped' }, metadata: {} },
       { inputs: { q: 'hi, "there"\nsecond line' }, metadata: {} },
+      { inputs: { q: 'two\nlines' }, expected: 'a\r\nb', metadata: {} },
     ]);
     const asCsv = await exported('cli', 'csv');
     expect(asCsv).toBe(
       'inputs.lang,inputs.q,expected_json,metadata.topic\r\n' +
         'en,refund?,"""Within 30 days.""",billing\r\n' +
         ',order 7?,"{""status"":""shipped""}",\r\n' +
-        ',"hi, ""there""\nsecond line",,\r\n',
+        ',"hi, ""there""\nsecond line",,\r\n' +
+        ',"two\nlines","""a\\r\\nb""",\r\n', // a line break alone is quoted too
     );
     // The CSV read back (with --replace) holds the same items, but that CSV cells are text: an empty cell is "".
     const back = await importItems(api, 'cli', file('back.csv', asCsv), 'csv', true);
-    expect(back.map((v) => [v.version, v.source, v.item_count])).toEqual([[2, 'replace', 3]]);
-    expect((await exported('cli', 'jsonl')).trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(back.map((v) => [v.version, v.source, v.item_count])).toEqual([[2, 'replace', 4]]);
+    expect(
+      (await exported('cli', 'jsonl'))
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { inputs: { lang: 'en', q: 'refund?' }, expected: 'Within 30 days.', metadata: { topic: 'billing' } },
       { inputs: { lang: '', q: 'order 7?' }, expected: { status: 'shipped' }, metadata: { topic: '' } },
       { inputs: { lang: '', q: 'hi, "there"\nsecond line' }, metadata: { topic: '' } },
+      { inputs: { lang: '', q: 'two\nlines' }, expected: 'a\r\nb', metadata: { topic: '' } },
     ]);
     expect(await exported('cli', 'jsonl', 1)).toBe(asJsonl);
   });
@@ -139,7 +161,7 @@ describe('datasets import', () => {
     expect(text.split('\r\n')[2500]).toBe('2499,answer 2499');
   });
 
-  it('the API refuses what the file cannot say (an unknown dataset): the error is the API\'s', async () => {
+  it("the API refuses what the file cannot say (an unknown dataset): the error is the API's", async () => {
     await expect(importItems(api, 'nope', file('one.jsonl', '{"inputs": {}}'), 'jsonl', false)).rejects.toThrow("Dataset 'nope' not found");
   });
 });

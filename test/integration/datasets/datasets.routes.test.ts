@@ -34,10 +34,26 @@ describe('datasets and their versions', () => {
       body: { items: [{ inputs: { q: 'refund?' }, expected: 'Within 30 days.', metadata: { topic: 'billing' } }, { inputs: { q: 'hours?' } }] },
     });
     expect(v1.status).toBe(201);
-    expect(v1.json).toEqual({ dataset_id: 'qa', version: 1, source: 'append', item_count: 2, added: 2, removed: 0, details: null, created_at: expect.any(String) });
+    expect(v1.json).toEqual({
+      dataset_id: 'qa',
+      version: 1,
+      source: 'append',
+      item_count: 2,
+      added: 2,
+      removed: 0,
+      details: null,
+      created_at: expect.any(String),
+    });
     const first = await items('qa');
     expect(first.data).toEqual([
-      { item_id: expect.stringMatching(/^itm_/), inputs: { q: 'refund?' }, expected: 'Within 30 days.', metadata: { topic: 'billing' }, source_run_id: null, added_in: 1 },
+      {
+        item_id: expect.stringMatching(/^itm_/),
+        inputs: { q: 'refund?' },
+        expected: 'Within 30 days.',
+        metadata: { topic: 'billing' },
+        source_run_id: null,
+        added_in: 1,
+      },
       { item_id: expect.stringMatching(/^itm_/), inputs: { q: 'hours?' }, expected: null, metadata: {}, source_run_id: null, added_in: 1 },
     ]);
 
@@ -115,7 +131,16 @@ describe('datasets and their versions', () => {
       ['POST', '/datasets', { dataset_id: 'x', extra: 1 }, 422, [['body', 'extra']]],
       ['POST', '/datasets', { dataset_id: 'qa' }, 409],
       ['POST', '/datasets/qa/items', { items: [] }, 422, [['body', 'items']]],
-      ['POST', '/datasets/qa/items', { items: [{ expected: 'x' }, { inputs: 'text' }] }, 422, [['body', 'items', 0, 'inputs'], ['body', 'items', 1, 'inputs']]],
+      [
+        'POST',
+        '/datasets/qa/items',
+        { items: [{ expected: 'x' }, { inputs: 'text' }] },
+        422,
+        [
+          ['body', 'items', 0, 'inputs'],
+          ['body', 'items', 1, 'inputs'],
+        ],
+      ],
       ['POST', '/datasets/qa/items', { items: [{ inputs: {}, metadata: [1] }] }, 422, [['body', 'items', 0, 'metadata']]],
       ['POST', '/datasets/nope/items', { items: [{ inputs: {} }] }, 404],
       ['PUT', '/datasets/nope/items', { items: [{ inputs: {} }] }, 404],

@@ -28,7 +28,11 @@ describe('evaluators', () => {
         { prompt_id: 'judge', label: null, version: null, scale: '1-5', rubric: 'Is it polite?' },
         '1-5',
       ],
-      [{ kind: 'llm_judge', prompt_id: 'judge', version: 1, rubric: 'Cites a source' }, { prompt_id: 'judge', label: null, version: 1, scale: 'pass_fail', rubric: 'Cites a source' }, 'pass_fail'],
+      [
+        { kind: 'llm_judge', prompt_id: 'judge', version: 1, rubric: 'Cites a source' },
+        { prompt_id: 'judge', label: null, version: 1, scale: 'pass_fail', rubric: 'Cites a source' },
+        'pass_fail',
+      ],
     ];
     for (const [i, [body, settings, scale]] of cases.entries()) {
       const res = await create({ evaluator_id: `e${i}`, ...body });
@@ -73,13 +77,22 @@ describe('evaluators', () => {
       [{ kind: 'regex', pattern: '(unclosed' }, [[['body', 'pattern'], /not a valid regular expression/]]],
       [{ kind: 'regex', pattern: 'a', flags: 'g' }, [[['body', 'flags'], /flags may be any of i, m and s/]]],
       [{ kind: 'regex' }, [[['body', 'pattern'], 'Field required']]],
-      [{ kind: 'json_schema', schema: { type: 'object', properties: { age: { type: 'integr' } } } }, [[['body', 'schema', 'properties', 'age', 'type'], /not a valid JSON Schema/]]],
+      [
+        { kind: 'json_schema', schema: { type: 'object', properties: { age: { type: 'integr' } } } },
+        [[['body', 'schema', 'properties', 'age', 'type'], /not a valid JSON Schema/]],
+      ],
       [{ kind: 'json_schema', schema: { typo_keyword: true } }, [[['body', 'schema'], /unknown keyword: "typo_keyword"/]]],
       [{ kind: 'numeric' }, [[['body', 'tolerance'], 'Field required']]],
       [{ kind: 'numeric', tolerance: -1 }, [[['body', 'tolerance'], /greater than or equal to 0/]]],
       [{ kind: 'length' }, [[['body', 'max_chars'], 'Field required']]],
       [{ kind: 'length', min_chars: 10, max_chars: 5 }, [[['body', 'max_chars'], /max_chars is below min_chars/]]],
-      [{ kind: 'exact_match', pattern: 'x', tolerance: 1 }, [[['body', 'pattern'], /not a setting of kind exact_match/], [['body', 'tolerance'], /not a setting of kind exact_match/]]],
+      [
+        { kind: 'exact_match', pattern: 'x', tolerance: 1 },
+        [
+          [['body', 'pattern'], /not a setting of kind exact_match/],
+          [['body', 'tolerance'], /not a setting of kind exact_match/],
+        ],
+      ],
       [{ kind: 'llm_judge', prompt_id: 'judge' }, [[['body', 'rubric'], 'Field required']]],
       [{ kind: 'llm_judge', prompt_id: 'nope', rubric: 'r' }, [[['body', 'prompt_id'], /no prompt 'nope' in this project/]]],
       [{ kind: 'llm_judge', prompt_id: 'judge', version: 9, rubric: 'r' }, [[['body', 'version'], /has no version 9/]]],
@@ -91,7 +104,7 @@ describe('evaluators', () => {
       const res = await create({ evaluator_id: 'bad', ...body });
       expect([body, res.status]).toEqual([body, 422]);
       expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(expected.map(([loc]) => loc));
-      res.json.detail.forEach((d: { msg: string }, i: number) => expect(d.msg).toMatch(expected[i]![1]));
+      for (const [i, d] of (res.json.detail as Array<{ msg: string }>).entries()) expect(d.msg).toMatch(expected[i]![1]);
     }
     expect((await create({ evaluator_id: 'e0', kind: 'exact_match' })).status).toBe(409);
     expect((await t.request('GET', '/evaluators/nope')).status).toBe(404);

@@ -16,10 +16,16 @@ export interface SchemaProblem {
 // instead of a keyword silently ignored while scoring; the stricter checks of style (a `required`
 // property left out of `properties`, types not spelled out) stay off: those schemas are valid. An
 // instance per schema: Ajv keeps every schema it compiled, and schemas come from users.
-const newAjv = () => new Ajv({ strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, allErrors: false, logger: false });
+const newAjv = () =>
+  new Ajv({ strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, allErrors: false, logger: false });
 
 const pointerPath = (pointer: string): string[] =>
-  pointer === '' ? [] : pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  pointer === ''
+    ? []
+    : pointer
+        .split('/')
+        .slice(1)
+        .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
 
 /** The path of a schema problem below `schema`, for the 422's loc. */
 export const problemPath = (p: SchemaProblem): string[] => pointerPath(p.pointer);

@@ -12,7 +12,8 @@ export interface Scored {
   expected?: unknown;
 }
 
-export const pass = (ok: boolean, reason?: string): Score => (reason === undefined ? { score: ok ? 1 : 0, passed: ok } : { score: ok ? 1 : 0, passed: ok, reason });
+export const pass = (ok: boolean, reason?: string): Score =>
+  reason === undefined ? { score: ok ? 1 : 0, passed: ok } : { score: ok ? 1 : 0, passed: ok, reason };
 
 /** Code points, as Python's len (what a person counts as characters, emoji included). */
 export const charCount = (s: string): number => {
