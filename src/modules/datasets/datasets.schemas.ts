@@ -3,9 +3,9 @@ import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 
 const DATASET_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 /** Items one request may carry (the request's size limit, 1 MiB by default, may stop it sooner). */
-export const MAX_ITEMS_PER_REQUEST = 10_000;
+const MAX_ITEMS_PER_REQUEST = 10_000;
 /** Items one from_runs call may take. */
-export const MAX_ITEMS_FROM_RUNS = 10_000;
+const MAX_ITEMS_FROM_RUNS = 10_000;
 
 export const DatasetIdParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }) });
 export const DatasetItemParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }), item_id: Type.String({ maxLength: 128 }) });
@@ -36,7 +36,7 @@ export const ListDatasetsQuery = Type.Object({
   ...PageQuery,
 });
 
-export const ItemInput = Type.Object(
+const ItemInput = Type.Object(
   {
     inputs: Type.Record(Type.String({ maxLength: 256 }), Type.Any(), { maxProperties: 256, description: "the prompt's variables" }),
     expected: Type.Optional(Type.Any({ description: 'what a good output is: text, or any JSON value; null or absent: none' })),
@@ -70,7 +70,7 @@ export const DatasetVersionListSchema = Type.Object({ data: Type.Array(DatasetVe
 
 export const ListVersionsQuery = Type.Object({ ...PageQuery });
 
-export const ItemSchema = Type.Object(
+const ItemSchema = Type.Object(
   {
     item_id: Type.String({ description: 'the same in every version the item is in' }),
     inputs: Type.Record(Type.String(), Type.Unknown()),

@@ -20,7 +20,7 @@ export interface RunSamples {
 }
 
 /** The newest matching runs a random sample is drawn from (a bound on what one call reads). */
-export const SAMPLE_SCAN_LIMIT = 100_000;
+const SAMPLE_SCAN_LIMIT = 100_000;
 
 const datasetView = (row: repo.DatasetRow, latest: repo.VersionRow | undefined): DatasetView => ({
   dataset_id: row.dataset_id,

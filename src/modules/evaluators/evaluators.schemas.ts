@@ -4,7 +4,7 @@ import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 const EVALUATOR_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
 
-export const EVALUATOR_KINDS = ['exact_match', 'contains', 'regex', 'json_schema', 'numeric', 'length', 'llm_judge'] as const;
+const EVALUATOR_KINDS = ['exact_match', 'contains', 'regex', 'json_schema', 'numeric', 'length', 'llm_judge'] as const;
 export type EvaluatorKind = (typeof EVALUATOR_KINDS)[number];
 const Kind = Type.Union(
   EVALUATOR_KINDS.map((k) => Type.Literal(k)),
@@ -16,7 +16,7 @@ const Scale = Type.Union([Type.Literal('pass_fail'), Type.Literal('1-5')]);
  * Every kind's settings, each optional here: which belong to the kind given, and which it
  * requires, is checked by the service (evaluatorSettings.ts), which names the field in its 422.
  */
-export const settingsFields = {
+const settingsFields = {
   case_sensitive: Type.Optional(Type.Boolean({ description: 'exact_match, contains: default true' })),
   normalize_whitespace: Type.Optional(Type.Boolean({ description: 'exact_match: trim and collapse whitespace runs first; default false' })),
   value: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: "contains: the text to find; default: the item's expected text" })),

@@ -7,7 +7,7 @@ export interface RegexSettings {
   flags?: string;
 }
 
-export const MAX_PATTERN_LENGTH = 1000;
+const MAX_PATTERN_LENGTH = 1000;
 
 /**
  * The pattern as every scoring runs it (JavaScript's engine, the `u` flag, search semantics: anchor
