@@ -105,7 +105,7 @@ export const FromRunsBody = Type.Object({
   ),
   limit: Type.Integer({ minimum: 1, maximum: MAX_ITEMS_FROM_RUNS, description: 'items to take' }),
   sample: Type.Optional(
-    Type.Boolean({ default: false, description: 'false: the newest matching runs; true: a uniform random sample of the newest 100 000 matching runs' }),
+    Type.Boolean({ default: false, description: 'false: the newest matching runs; true: a uniform random sample of the newest 20 000 matching runs' }),
   ),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_294_967_295, description: 'makes a sample repeatable' })),
   replace: Type.Optional(Type.Boolean({ default: false, description: 'true: the new version holds only these items' })),

@@ -19,8 +19,8 @@ export interface RunSamples {
   runTexts(db: Sql, projectId: string, ids: readonly string[]): Promise<Array<{ id: string; inputs: Record<string, unknown>; output: string | null }>>;
 }
 
-/** The newest matching runs a random sample is drawn from (a bound on what one call reads). */
-const SAMPLE_SCAN_LIMIT = 100_000;
+/** The newest matching runs a random sample is drawn from: a bound on what one call reads (each candidate is a row read, on SQLite in one synchronous statement). */
+const SAMPLE_SCAN_LIMIT = 20_000;
 
 const datasetView = (row: repo.DatasetRow, latest: repo.VersionRow | undefined): DatasetView => ({
   dataset_id: row.dataset_id,
