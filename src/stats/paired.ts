@@ -101,9 +101,19 @@ export interface ScoredPair {
   candidate: number;
 }
 
+/** One item as the two versions' scoring left it: null where a version could not score it (a judge error). */
+export interface ItemScores {
+  item_id: string;
+  baseline: number | null;
+  candidate: number | null;
+}
+
 export interface PairedComparison {
   scale: 'pass_fail' | 'score';
+  /** Items both versions scored: the comparison is over these. */
   n: number;
+  /** Items left out because a version could not score them, counted apart (never as a fail). */
+  unscored: { baseline: number; candidate: number; both: number };
   baseline_mean: number | null;
   candidate_mean: number | null;
   win_tie_loss: WinTieLoss;
@@ -115,11 +125,20 @@ export interface PairedComparison {
 }
 
 /**
- * The comparison of one evaluator: pairs whose two scores exist (an item either version could not
- * score is left out by the caller and counted apart). Pass/fail scores are 1 and 0: McNemar on the
- * discordant pairs, and the paired t on the 0/1 differences (the difference of pass rates).
+ * The comparison of one evaluator over the items both versions scored; an item either could not
+ * score is left out of every statistic and counted in `unscored`. Pass/fail scores are 1 and 0:
+ * McNemar on the discordant pairs, and the paired t on the 0/1 differences (the difference of
+ * pass rates).
  */
-export function comparePaired(pairs: readonly ScoredPair[], scale: 'pass_fail' | 'score', level = 0.95): PairedComparison {
+export function comparePaired(scored: readonly ItemScores[], scale: 'pass_fail' | 'score', level = 0.95): PairedComparison {
+  const unscored = { baseline: 0, candidate: 0, both: 0 };
+  const pairs: ScoredPair[] = [];
+  for (const { item_id, baseline, candidate } of scored) {
+    if (baseline !== null && candidate !== null) pairs.push({ item_id, baseline, candidate });
+    else if (baseline === null && candidate === null) unscored.both++;
+    else if (baseline === null) unscored.baseline++;
+    else unscored.candidate++;
+  }
   const baseline = pairs.map((p) => p.baseline);
   const candidate = pairs.map((p) => p.candidate);
   const wtl = winTieLoss(baseline, candidate);
@@ -131,6 +150,7 @@ export function comparePaired(pairs: readonly ScoredPair[], scale: 'pass_fail' |
   return {
     scale,
     n: pairs.length,
+    unscored,
     baseline_mean: mean(baseline),
     candidate_mean: mean(candidate),
     win_tie_loss: wtl,

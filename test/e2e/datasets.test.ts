@@ -42,6 +42,9 @@ describe('promptline datasets', () => {
     expect(fs.readFileSync(out, 'utf8')).toBe(
       '{"inputs":{"q":"refund?"},"expected":"30 days","metadata":{"topic":"billing"}}\n{"inputs":{"q":"hours?"},"metadata":{}}\n',
     );
+    const missing = path.join(dataDir, 'v9.csv');
+    const unknown = await cliAsync(['datasets', 'export', 'qa', '9', '--out', missing], env);
+    expect([unknown.status, unknown.stderr, fs.existsSync(missing)]).toEqual([1, "promptline: Dataset 'qa' has no version 9\n", false]);
     const noFormat = await cliAsync(['datasets', 'export', 'qa'], env);
     expect([noFormat.status, noFormat.stderr]).toEqual([1, 'promptline: give --format csv or jsonl: standard output has no name\n']);
   }, 60_000);

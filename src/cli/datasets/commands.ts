@@ -23,8 +23,12 @@ function formatFor(file: string | undefined, given: string | undefined): ItemFor
   return format;
 }
 
-/** Writes to a file, or standard output, waiting whenever the stream asks to (a large export stays in bounded memory). */
-function writerTo(file: string | undefined): { write: (chunk: string) => Promise<void>; end: () => Promise<void> } {
+/**
+ * Writes to a file, or standard output, waiting whenever the stream asks to (a large export stays
+ * in bounded memory). A file whose export fails half-way is removed, so no truncated file is left
+ * looking like a whole version.
+ */
+function writerTo(file: string | undefined): { write: (chunk: string) => Promise<void>; end: () => Promise<void>; abandon: () => void } {
   const stream = file === undefined ? process.stdout : fs.createWriteStream(file);
   return {
     async write(chunk) {
@@ -34,6 +38,11 @@ function writerTo(file: string | undefined): { write: (chunk: string) => Promise
       if (stream === process.stdout) return;
       stream.end();
       await once(stream, 'finish');
+    },
+    abandon() {
+      if (file === undefined) return;
+      stream.destroy();
+      fs.rmSync(file, { force: true });
     },
   };
 }
@@ -118,8 +127,14 @@ export function addDatasetCommands(program: Command): Command {
       const chosen = version === undefined ? undefined : parseVersion(version);
       return withApi(opts, async (api) => {
         const out = writerTo(opts.out);
-        const written = await exportItems(api, datasetId, chosen, format, out.write);
-        await out.end();
+        let written: number;
+        try {
+          written = await exportItems(api, datasetId, chosen, format, out.write);
+          await out.end();
+        } catch (error) {
+          out.abandon();
+          throw error;
+        }
         if (opts.out !== undefined) process.stderr.write(`${datasetId}: version ${written} written to ${opts.out}\n`);
       });
     });

@@ -75,6 +75,23 @@ describe('winTieLoss and comparePaired', () => {
     expect(c).toMatchObject({ n: 5, baseline_mean: 3, candidate_mean: 2.6, mcnemar: null, win_tie_loss: { wins: 2, ties: 2, losses: 1 } });
   });
 
+  it('leaves out the items a version could not score (a judge error), counted apart, never as a fail', () => {
+    const c = comparePaired(
+      [
+        { item_id: 'a', baseline: 1, candidate: 0 },
+        { item_id: 'b', baseline: null, candidate: 1 },
+        { item_id: 'c', baseline: 1, candidate: null },
+        { item_id: 'd', baseline: null, candidate: null },
+        { item_id: 'e', baseline: 0, candidate: 1 },
+        { item_id: 'f', baseline: 1, candidate: 1 },
+      ],
+      'pass_fail',
+    );
+    expect(c).toMatchObject({ n: 3, unscored: { baseline: 1, candidate: 1, both: 1 }, win_tie_loss: { wins: 1, ties: 1, losses: 1 } });
+    expect(c.items.map((i) => i.item_id)).toEqual(['a', 'e', 'f']);
+    expect(c.mcnemar).toEqual({ losses: 1, wins: 1, p_value: 1 });
+  });
+
   it('pass/fail: McNemar on the discordant pairs, the t test on the 0/1 differences', () => {
     const baseline = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1];
     const candidate = [1, 1, 1, 0, 1, 0, 1, 1, 1, 1];
