@@ -95,7 +95,7 @@ export function winTieLoss(baseline: readonly number[], candidate: readonly numb
 }
 
 /** One item scored by both versions. */
-export interface ScoredPair {
+interface ScoredPair {
   item_id: string;
   baseline: number;
   candidate: number;
