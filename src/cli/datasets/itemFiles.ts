@@ -18,6 +18,23 @@ export interface FileItem {
   metadata: Record<string, unknown>;
 }
 
+/** A file's items and the line each starts on (what the API's refusal of item i is reported at). */
+export interface ReadItems {
+  items: FileItem[];
+  lines: number[];
+}
+
+/** What the API takes of an object's names (datasets.schemas.ts): checked here so a file is refused before anything is sent. */
+const MAX_NAMES = 256;
+const MAX_NAME_LENGTH = 256;
+
+function namesProblem(field: 'inputs' | 'metadata', value: Record<string, unknown>): string | null {
+  const names = Object.keys(value);
+  if (names.length > MAX_NAMES) return `"${field}" has ${names.length} names, at most ${MAX_NAMES}`;
+  const long = names.find((n) => n.length > MAX_NAME_LENGTH);
+  return long === undefined ? null : `"${field}" has a name longer than ${MAX_NAME_LENGTH} characters`;
+}
+
 /** The problems reported before giving up on a file: enough to fix a batch of them at once. */
 const MAX_PROBLEMS = 20;
 
@@ -38,6 +55,16 @@ export function formatOf(file: string): ItemFormat | undefined {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const JSONL_KEYS = new Set(['inputs', 'expected', 'metadata']);
 
+const NUL_PROBLEM = 'holds the NUL character (U+0000), which the API refuses';
+
+/** Whether a JSON value holds a NUL in any string or key (the API refuses those, on both backends). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (isObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v));
+  return false;
+}
+
 /** One JSONL line as an item, or why it is not one. */
 function jsonlItem(line: string): FileItem | string {
   let value: unknown;
@@ -51,6 +78,9 @@ function jsonlItem(line: string): FileItem | string {
   if (unknown.length > 0) return `unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}: an item has inputs, expected and metadata`;
   if (!isObject(value.inputs)) return '"inputs" must be an object of the prompt\'s variables';
   if (value.metadata !== undefined && !isObject(value.metadata)) return '"metadata" must be an object';
+  const names = namesProblem('inputs', value.inputs) ?? (value.metadata === undefined ? null : namesProblem('metadata', value.metadata));
+  if (names !== null) return names;
+  if (holdsNul(value)) return `the item ${NUL_PROBLEM}`;
   return {
     inputs: value.inputs,
     ...(value.expected === undefined || value.expected === null ? {} : { expected: value.expected }),
@@ -58,7 +88,7 @@ function jsonlItem(line: string): FileItem | string {
   };
 }
 
-async function readJsonl(file: string, problems: string[], items: FileItem[]): Promise<void> {
+async function readJsonl(file: string, problems: string[], read: ReadItems): Promise<void> {
   const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   for await (const line of lines) {
@@ -66,7 +96,10 @@ async function readJsonl(file: string, problems: string[], items: FileItem[]): P
     if (line.trim() === '') continue;
     const item = jsonlItem(line);
     if (typeof item === 'string') problems.push(`${file}:${n}: ${item}`);
-    else items.push(item);
+    else {
+      read.items.push(item);
+      read.lines.push(n);
+    }
     if (problems.length >= MAX_PROBLEMS) break;
   }
   lines.close();
@@ -80,15 +113,21 @@ function columnsOf(header: readonly string[]): Column[] | string {
   const seen = new Set<string>();
   for (const raw of header) {
     const name = raw.trim();
+    if (name.includes('\u0000')) return `a column name ${NUL_PROBLEM}`;
     if (seen.has(name)) return `column ${JSON.stringify(name)} appears twice`;
     seen.add(name);
     const m = /^(inputs|metadata)\.(.+)$/.exec(name);
+    if (m !== null && m[2]!.length > MAX_NAME_LENGTH) return `column ${JSON.stringify(name)}: a name may have at most ${MAX_NAME_LENGTH} characters`;
     if (m !== null) columns.push({ to: m[1] as 'inputs' | 'metadata', name: m[2]! });
     else if (name === 'expected' || name === 'expected_json') columns.push({ to: name });
     else return `column ${JSON.stringify(name)}: columns are inputs.<name>, expected, expected_json and metadata.<name>`;
   }
   if (seen.has('expected') && seen.has('expected_json')) return 'give expected or expected_json, not both';
   if (!columns.some((c) => c.to === 'inputs')) return 'no inputs.<name> column';
+  for (const to of ['inputs', 'metadata'] as const) {
+    const n = columns.filter((c) => c.to === to).length;
+    if (n > MAX_NAMES) return `${n} ${to}.<name> columns, at most ${MAX_NAMES}`;
+  }
   return columns;
 }
 
@@ -98,6 +137,7 @@ function csvItem(columns: readonly Column[], record: readonly string[]): FileIte
   const item: FileItem = { inputs: {}, metadata: {} };
   for (const [i, column] of columns.entries()) {
     const cell = record[i]!;
+    if (cell.includes('\u0000')) return `a cell ${NUL_PROBLEM}`;
     if (column.to === 'inputs' || column.to === 'metadata') item[column.to][column.name] = cell;
     else if (cell === '') continue;
     else if (column.to === 'expected') item.expected = cell;
@@ -112,7 +152,7 @@ function csvItem(columns: readonly Column[], record: readonly string[]): FileIte
   return item;
 }
 
-async function readCsv(file: string, problems: string[], items: FileItem[]): Promise<void> {
+async function readCsv(file: string, problems: string[], read: ReadItems): Promise<void> {
   // relax_column_count: a short or long row is reported with its line, not thrown as the file's error.
   const parser = fs.createReadStream(file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
   let columns: Column[] | undefined;
@@ -129,7 +169,10 @@ async function readCsv(file: string, problems: string[], items: FileItem[]): Pro
       }
       const item = csvItem(columns, record);
       if (typeof item === 'string') problems.push(`${file}:${info.lines}: ${item}`);
-      else items.push(item);
+      else {
+        read.items.push(item);
+        read.lines.push(info.lines);
+      }
       if (problems.length >= MAX_PROBLEMS) break;
     }
   } catch (error) {
@@ -142,15 +185,15 @@ async function readCsv(file: string, problems: string[], items: FileItem[]): Pro
   if (columns === undefined && problems.length === 0) problems.push(`${file}:1: no header row`);
 }
 
-/** Every item of the file, or an ItemFileError listing the problems (at most MAX_PROBLEMS) by line. */
-export async function readItemFile(file: string, format: ItemFormat): Promise<FileItem[]> {
+/** Every item of the file with its line, or an ItemFileError listing the problems (at most MAX_PROBLEMS) by line. */
+export async function readItemFile(file: string, format: ItemFormat): Promise<ReadItems> {
   if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ItemFileError([`${file}: no such file`]);
   const problems: string[] = [];
-  const items: FileItem[] = [];
-  await (format === 'csv' ? readCsv(file, problems, items) : readJsonl(file, problems, items));
-  if (problems.length === 0 && items.length === 0) problems.push(`${file}: no items`);
+  const read: ReadItems = { items: [], lines: [] };
+  await (format === 'csv' ? readCsv(file, problems, read) : readJsonl(file, problems, read));
+  if (problems.length === 0 && read.items.length === 0) problems.push(`${file}: no items`);
   if (problems.length > 0) throw new ItemFileError(problems);
-  return items;
+  return read;
 }
 
 /** An item as a JSONL line (what import reads back). */

@@ -1,6 +1,6 @@
 import type { DatasetVersionView, ItemView } from '../../modules/datasets/datasets.schemas.js';
-import type { ApiClient } from '../api/client.js';
-import { csvHeader, csvHeaderLine, csvRow, jsonlLine, readItemFile, type FileItem, type ItemFormat } from './itemFiles.js';
+import { ApiError, type ApiClient } from '../api/client.js';
+import { csvHeader, csvHeaderLine, csvRow, ItemFileError, jsonlLine, readItemFile, type FileItem, type ItemFormat } from './itemFiles.js';
 
 /** Items per request, and the JSON a request may reach: under the server's default 1 MiB body limit. */
 const BATCH_ITEMS = 1000;
@@ -8,23 +8,42 @@ const BATCH_CHARS = 768 * 1024;
 
 export const datasetPath = (id: string) => `/datasets/${encodeURIComponent(id)}`;
 
-/** Items cut into requests of at most BATCH_ITEMS and about BATCH_CHARS of JSON each. */
-function batches(items: readonly FileItem[]): FileItem[][] {
-  const out: FileItem[][] = [];
+/** Items cut into requests of at most BATCH_ITEMS and about BATCH_CHARS of JSON each, with the index of each batch's first item. */
+function batches(items: readonly FileItem[]): Array<{ start: number; items: FileItem[] }> {
+  const out: Array<{ start: number; items: FileItem[] }> = [];
   let current: FileItem[] = [];
+  let start = 0;
   let chars = 0;
-  for (const item of items) {
+  for (const [i, item] of items.entries()) {
     const size = JSON.stringify(item).length + 1;
     if (current.length > 0 && (current.length >= BATCH_ITEMS || chars + size > BATCH_CHARS)) {
-      out.push(current);
+      out.push({ start, items: current });
       current = [];
+      start = i;
       chars = 0;
     }
     current.push(item);
     chars += size;
   }
-  if (current.length > 0) out.push(current);
+  if (current.length > 0) out.push({ start, items: current });
   return out;
+}
+
+/**
+ * The API's 422 for a batch, each item it names reported at its line of the file
+ * (`["body", "items", 3, "inputs", "q"]` → `file:LINE: inputs.q: message`), and what was already
+ * stored when it was not the first batch.
+ */
+export function refusedAt(error: ApiError, file: string, lines: readonly number[], start: number, made: readonly DatasetVersionView[]): ItemFileError {
+  const detail = Array.isArray(error.detail) ? (error.detail as Array<{ loc?: unknown[]; msg?: string }>) : [];
+  const problems = detail.map(({ loc = [], msg = '' }) => {
+    const [part, field, index, ...rest] = loc;
+    if (part !== 'body' || field !== 'items' || typeof index !== 'number') return `${file}: ${loc.join('.')}: ${msg}`;
+    return `${file}:${lines[start + index] ?? '?'}: ${rest.length === 0 ? '' : `${rest.join('.')}: `}${msg}`;
+  });
+  if (problems.length === 0) problems.push(`${file}: ${error.message}`);
+  if (made.length > 0) problems.push(`(the items before line ${lines[start]} were stored as version ${made.at(-1)!.version})`);
+  return new ItemFileError(problems);
 }
 
 /**
@@ -34,11 +53,16 @@ function batches(items: readonly FileItem[]): FileItem[][] {
  * version holds the file's items after (or instead of) what the dataset had. The versions made.
  */
 export async function importItems(api: ApiClient, datasetId: string, file: string, format: ItemFormat, replace: boolean): Promise<DatasetVersionView[]> {
-  const items = await readItemFile(file, format);
+  const { items, lines } = await readItemFile(file, format);
   const made: DatasetVersionView[] = [];
   for (const [i, batch] of batches(items).entries()) {
     const method = i === 0 && replace ? 'PUT' : 'POST';
-    made.push(await api.request<DatasetVersionView>(method, `${datasetPath(datasetId)}/items`, { body: { items: batch } }));
+    try {
+      made.push(await api.request<DatasetVersionView>(method, `${datasetPath(datasetId)}/items`, { body: { items: batch.items } }));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 422) throw refusedAt(error, file, lines, batch.start, made);
+      throw error;
+    }
   }
   return made;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type ApiClient } from '../../../src/cli/api/client.js';
 import { ItemFileError } from '../../../src/cli/datasets/itemFiles.js';
-import { exportItems, importItems } from '../../../src/cli/datasets/transfer.js';
+import { exportItems, importItems, refusedAt } from '../../../src/cli/datasets/transfer.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 
 /** `promptline datasets import|export` against the real API: files read whole before anything is sent, line numbers in errors, round trips. */
@@ -66,6 +66,8 @@ describe('datasets import', () => {
         '["array"]',
         '{"inputs": "text"}',
         '{"inputs": {}, "metadata": 3}',
+        '{"inputs": {"q": "a\\u0000b"}}',
+        JSON.stringify({ inputs: { ['n'.repeat(257)]: 'x' } }),
       ].join('\n'),
     );
     expect(await problemsOf(importItems(api, 'cli', p, 'jsonl', false))).toEqual([
@@ -74,6 +76,8 @@ describe('datasets import', () => {
       `${p}:5: each line must be a JSON object`,
       `${p}:6: "inputs" must be an object of the prompt's variables`,
       `${p}:7: "metadata" must be an object`,
+      `${p}:8: the item holds the NUL character (U+0000), which the API refuses`,
+      `${p}:9: "inputs" has a name longer than 256 characters`,
     ]);
     expect([await count('dataset_versions'), await count('dataset_items')]).toEqual([0, 0]);
   });
@@ -82,6 +86,10 @@ describe('datasets import', () => {
     const header = file('header.csv', 'inputs.q,answer\nx,y\n');
     expect(await problemsOf(importItems(api, 'cli', header, 'csv', false))).toEqual([
       `${header}:1: column "answer": columns are inputs.<name>, expected, expected_json and metadata.<name>`,
+    ]);
+    const long = file('long.csv', `inputs.${'n'.repeat(257)}\nx\n`);
+    expect(await problemsOf(importItems(api, 'cli', long, 'csv', false))).toEqual([
+      `${long}:1: column "inputs.${'n'.repeat(257)}": a name may have at most 256 characters`,
     ]);
     const rows = file('rows.csv', 'inputs.q,expected_json,metadata.tag\n"multi\nline","{""a"":1}",t\nshort\nok,{bad,t\n');
     expect(await problemsOf(importItems(api, 'cli', rows, 'csv', false))).toEqual([
@@ -159,6 +167,19 @@ describe('datasets import', () => {
     const text = await exported('big', 'csv');
     expect(text.split('\r\n')).toHaveLength(2502); // header, 2500 rows, the empty string after the last CRLF
     expect(text.split('\r\n')[2500]).toBe('2499,answer 2499');
+  });
+
+  it('a batch the API refuses is reported at the lines of the items it names, with what earlier batches stored', () => {
+    const detail = [
+      { type: 'value_error', loc: ['body', 'items', 2, 'inputs', 'q'], msg: 'Value error, too long', input: 'x' },
+      { type: 'missing', loc: ['body', 'items', 0, 'inputs'], msg: 'Field required', input: {} },
+    ];
+    const error = refusedAt(new ApiError(422, detail), 'f.jsonl', [1, 2, 4, 5, 9], 2, [{ version: 3 } as never]);
+    expect(error.problems).toEqual([
+      'f.jsonl:9: inputs.q: Value error, too long',
+      'f.jsonl:4: inputs: Field required',
+      '(the items before line 4 were stored as version 3)',
+    ]);
   });
 
   it("the API refuses what the file cannot say (an unknown dataset): the error is the API's", async () => {
