@@ -33,6 +33,8 @@ import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerUserRoutes } from './modules/users/users.routes.js';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
+import { registerDatasetRoutes } from './modules/datasets/datasets.routes.js';
+import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
@@ -128,6 +130,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     webhooks,
     sdk,
     impact,
+    datasets,
+    evaluators,
   } = createServices(store, {
     telemetry,
     cachesTrusted,
@@ -164,7 +168,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         router.clear(); // an erased user's sticky assignments
         return;
       case 'webhook':
-        return; // nothing of webhooks is cached
+      case 'dataset':
+      case 'evaluator':
+        return; // nothing of these is cached
     }
     keys.invalidate();
     promptCache.clear();
@@ -255,6 +261,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerUserRoutes(app, access, users);
   registerAuditRoutes(app, access, audit);
   registerWebhookRoutes(app, access, webhooks);
+  registerDatasetRoutes(app, access, datasets);
+  registerEvaluatorRoutes(app, access, evaluators);
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   if (deps.operatorToken === undefined) await registerConsole(app);

@@ -29,6 +29,9 @@ import { createImpactService } from './modules/inputs/impact.service.js';
 import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
+import { createDatasetService } from './modules/datasets/datasets.service.js';
+import { createEvaluatorService } from './modules/evaluators/evaluators.service.js';
+import { matchingRunIds, runTexts } from './modules/runs/runSamples.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
 export interface ServiceOptions {
@@ -87,6 +90,10 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     /** Which recent callers a version would break (GET …/impact, and the CLI's start). */
     impact: createImpactService(store, { ...promptRequirements, runningExperimentOn }),
     webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
+    /** Datasets read a prompt's stored runs for from_runs. */
+    datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }),
+    /** A judge evaluator names a prompt of the project. */
+    evaluators: createEvaluatorService(store, changeLog, promptFacts),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

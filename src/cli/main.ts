@@ -16,6 +16,7 @@ import { addLabelCommands } from './labelCommands.js';
 import { addDbCommands } from './dbCommands.js';
 import { addPromptCommands } from './prompts/commands.js';
 import { addImportCommand } from './import/command.js';
+import { addDatasetCommands } from './datasets/commands.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
@@ -250,6 +251,7 @@ function buildCli(): Command {
   addDbCommands(program, configOrExit).hook('preAction', (_program, command) => refuseOverHttp(command));
   addPromptCommands(program);
   addImportCommand(program);
+  addDatasetCommands(program);
   return program;
 }
 

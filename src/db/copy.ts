@@ -31,6 +31,11 @@ export const COPY_TABLES = [
   'experiment_signals',
   'storage_probe',
   'input_shapes',
+  'datasets',
+  'dataset_versions',
+  'dataset_items',
+  'evaluators',
+  'evaluator_versions',
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */

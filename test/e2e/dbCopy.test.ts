@@ -86,6 +86,11 @@ beforeAll(async () => {
         body: { prompt_id: 'greet', prompt_run_id: run.json.run_id, event_type: 'note', value: `n°${i}` },
       });
     }
+    // A dataset with two versions (one made from the runs) and an evaluator with its version.
+    await t.request('POST', '/datasets', { body: { dataset_id: 'ds', description: 'qüestions' } });
+    await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'x ✓' }, expected: { a: 1 }, metadata: { m: true } }] } });
+    expect((await t.request('POST', '/datasets/ds/from_runs', { body: { prompt_id: 'greet', limit: 5 } })).status).toBe(201);
+    expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'regex', pattern: '^Hi' } })).status).toBe(201);
     await t.inputShapes.flush(); // the summary of the calls' input names (input_shapes), written as its timer would
     expect((await t.request('POST', '/session')).status).toBe(201); // a console session (console_sessions)
     source = tempFile();

@@ -4,7 +4,8 @@ import type { TestApp } from './harness.js';
 /**
  * One of each resource a route of the route table can name, made through the API, keyed by the
  * path parameter that names it: a prompt `p` (version 1, labelled production), a draft experiment
- * `exp` on it, a run, a read key and a disabled webhook (the tests that use these make changes,
+ * `exp` on it, a run, a read key, a dataset `ds` (version 1: one item), an evaluator `ev` (version 1)
+ * and a disabled webhook (the tests that use these make changes,
  * and nothing should be queued to a real address). Tests generated from the route table
  * (the authorization matrix, the unstorable-value cases) fill every path with these.
  */
@@ -21,5 +22,11 @@ export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unk
   fixtures.webhook_id = (
     await t.request('POST', '/webhooks', { body: { url: 'https://8.8.8.8/hook', events: ['prompt.label_moved'], enabled: false } })
   ).json.webhook_id;
+  await t.request('POST', '/datasets', { body: { dataset_id: 'ds' } });
+  await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'A' }, expected: 'Hi A' }] } });
+  fixtures.dataset_id = 'ds';
+  fixtures.item_id = (await t.request('GET', '/datasets/ds/items')).json.data[0].item_id;
+  await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'exact_match' } });
+  fixtures.evaluator_id = 'ev';
   return fixtures;
 }

@@ -4,7 +4,15 @@ import { Nullable, PageQuery } from '../../lib/schemas.js';
 export const ListAuditQuery = Type.Object({
   action: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. prompt.label_moved, experiment.stopped, key.revoked' })),
   target_type: Type.Optional(
-    Type.Union([Type.Literal('prompt'), Type.Literal('experiment'), Type.Literal('key'), Type.Literal('user'), Type.Literal('webhook')]),
+    Type.Union([
+      Type.Literal('prompt'),
+      Type.Literal('experiment'),
+      Type.Literal('key'),
+      Type.Literal('user'),
+      Type.Literal('webhook'),
+      Type.Literal('dataset'),
+      Type.Literal('evaluator'),
+    ]),
   ),
   target_id: Type.Optional(Type.String({ maxLength: 1024 })),
   key_id: Type.Optional(Type.String({ maxLength: 128, description: 'changes made with this API key' })),

@@ -16,7 +16,7 @@ export const actorOf = (auth: { keyId: string | null; keyName: string }): Actor 
 
 interface Change {
   action: string;
-  targetType: 'prompt' | 'experiment' | 'key' | 'user' | 'webhook';
+  targetType: 'prompt' | 'experiment' | 'key' | 'user' | 'webhook' | 'dataset' | 'evaluator';
   targetId: string;
   /** The prompt an experiment change concerns, so other replicas drop only that prompt's cached experiment. */
   promptId?: string;

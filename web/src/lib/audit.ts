@@ -14,7 +14,7 @@ export interface AuditEntry {
 }
 
 /** The kinds of target `GET /audit?target_type=` takes, as its schema lists them. */
-export const AUDIT_TARGET_TYPES = ['prompt', 'experiment', 'key', 'user', 'webhook'] as const;
+export const AUDIT_TARGET_TYPES = ['prompt', 'experiment', 'key', 'user', 'webhook', 'dataset', 'evaluator'] as const;
 
 /** The audit list's filters, under `GET /audit`'s own names. */
 export const AUDIT_FILTERS = urlFilters(['action', 'target_type', 'target_id', 'key_id', 'since', 'until'] as const);
@@ -22,7 +22,7 @@ export type AuditFilterKey = (typeof AUDIT_FILTERS.keys)[number];
 
 /**
  * The console page of an entry's target, where there is one: a prompt, an experiment, a webhook;
- * a key is a row of the Keys page. Users (erased ones) have no page. null: no link.
+ * a key is a row of the Keys page. Users (erased ones), datasets and evaluators have no page. null: no link.
  */
 export function targetHref(entry: Pick<AuditEntry, 'target_type' | 'target_id' | 'action'>): string | null {
   const id = encodeURIComponent(entry.target_id);

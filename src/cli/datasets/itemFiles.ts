@@ -1,0 +1,230 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { parse } from 'csv-parse';
+import { stringify } from 'csv-stringify/sync';
+
+/**
+ * Dataset items in files (docs/evaluations.md, "Files"): JSONL, one item per line
+ * (`{"inputs": {…}, "expected": …, "metadata": {…}}`), or CSV with a header row naming
+ * `inputs.<name>`, `expected` (text), `expected_json` (a JSON value) and `metadata.<name>` columns.
+ * Files are read as streams, line by line or record by record, and every problem is reported as
+ * `file:line: message`; a command stores nothing unless the whole file reads cleanly.
+ */
+export type ItemFormat = 'csv' | 'jsonl';
+
+export interface FileItem {
+  inputs: Record<string, unknown>;
+  expected?: unknown;
+  metadata: Record<string, unknown>;
+}
+
+/** A file's items and the line each starts on (what the API's refusal of item i is reported at). */
+export interface ReadItems {
+  items: FileItem[];
+  lines: number[];
+}
+
+/** What the API takes of an object's names (datasets.schemas.ts): checked here so a file is refused before anything is sent. */
+const MAX_NAMES = 256;
+const MAX_NAME_LENGTH = 256;
+
+function namesProblem(field: 'inputs' | 'metadata', value: Record<string, unknown>): string | null {
+  const names = Object.keys(value);
+  if (names.length > MAX_NAMES) return `"${field}" has ${names.length} names, at most ${MAX_NAMES}`;
+  const long = names.find((n) => n.length > MAX_NAME_LENGTH);
+  return long === undefined ? null : `"${field}" has a name longer than ${MAX_NAME_LENGTH} characters`;
+}
+
+/** The problems reported before giving up on a file: enough to fix a batch of them at once. */
+const MAX_PROBLEMS = 20;
+
+export class ItemFileError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ItemFileError';
+  }
+}
+
+/** The format a file name says (`.csv`, `.jsonl` or `.ndjson`), or undefined. */
+export function formatOf(file: string): ItemFormat | undefined {
+  if (/\.csv$/i.test(file)) return 'csv';
+  if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
+  return undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const JSONL_KEYS = new Set(['inputs', 'expected', 'metadata']);
+
+const NUL_PROBLEM = 'holds the NUL character (U+0000), which the API refuses';
+
+/** Whether a JSON value holds a NUL in any string or key (the API refuses those, on both backends). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (isObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v));
+  return false;
+}
+
+/** One JSONL line as an item, or why it is not one. */
+function jsonlItem(line: string): FileItem | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (!isObject(value)) return 'each line must be a JSON object';
+  const unknown = Object.keys(value).filter((k) => !JSONL_KEYS.has(k));
+  if (unknown.length > 0) return `unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}: an item has inputs, expected and metadata`;
+  if (!isObject(value.inputs)) return '"inputs" must be an object of the prompt\'s variables';
+  if (value.metadata !== undefined && !isObject(value.metadata)) return '"metadata" must be an object';
+  const names = namesProblem('inputs', value.inputs) ?? (value.metadata === undefined ? null : namesProblem('metadata', value.metadata));
+  if (names !== null) return names;
+  if (holdsNul(value)) return `the item ${NUL_PROBLEM}`;
+  return {
+    inputs: value.inputs,
+    ...(value.expected === undefined || value.expected === null ? {} : { expected: value.expected }),
+    metadata: value.metadata ?? {},
+  };
+}
+
+async function readJsonl(file: string, problems: string[], read: ReadItems): Promise<void> {
+  const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  for await (const line of lines) {
+    n += 1;
+    if (line.trim() === '') continue;
+    const item = jsonlItem(line);
+    if (typeof item === 'string') problems.push(`${file}:${n}: ${item}`);
+    else {
+      read.items.push(item);
+      read.lines.push(n);
+    }
+    if (problems.length >= MAX_PROBLEMS) break;
+  }
+  lines.close();
+}
+
+/** What a CSV header names: each column's place in an item. */
+type Column = { to: 'inputs' | 'metadata'; name: string } | { to: 'expected' | 'expected_json' };
+
+function columnsOf(header: readonly string[]): Column[] | string {
+  const columns: Column[] = [];
+  const seen = new Set<string>();
+  for (const raw of header) {
+    const name = raw.trim();
+    if (name.includes('\u0000')) return `a column name ${NUL_PROBLEM}`;
+    if (seen.has(name)) return `column ${JSON.stringify(name)} appears twice`;
+    seen.add(name);
+    const m = /^(inputs|metadata)\.(.+)$/.exec(name);
+    if (m !== null && m[2]!.length > MAX_NAME_LENGTH) return `column ${JSON.stringify(name)}: a name may have at most ${MAX_NAME_LENGTH} characters`;
+    if (m !== null) columns.push({ to: m[1] as 'inputs' | 'metadata', name: m[2]! });
+    else if (name === 'expected' || name === 'expected_json') columns.push({ to: name });
+    else return `column ${JSON.stringify(name)}: columns are inputs.<name>, expected, expected_json and metadata.<name>`;
+  }
+  if (seen.has('expected') && seen.has('expected_json')) return 'give expected or expected_json, not both';
+  if (!columns.some((c) => c.to === 'inputs')) return 'no inputs.<name> column';
+  for (const to of ['inputs', 'metadata'] as const) {
+    const n = columns.filter((c) => c.to === to).length;
+    if (n > MAX_NAMES) return `${n} ${to}.<name> columns, at most ${MAX_NAMES}`;
+  }
+  return columns;
+}
+
+/** One CSV record as an item: cells are text; an empty expected cell means none. */
+function csvItem(columns: readonly Column[], record: readonly string[]): FileItem | string {
+  if (record.length !== columns.length) return `${record.length} cells, the header has ${columns.length}`;
+  const item: FileItem = { inputs: {}, metadata: {} };
+  for (const [i, column] of columns.entries()) {
+    const cell = record[i]!;
+    if (cell.includes('\u0000')) return `a cell ${NUL_PROBLEM}`;
+    if (column.to === 'inputs' || column.to === 'metadata') item[column.to][column.name] = cell;
+    else if (cell === '') continue;
+    else if (column.to === 'expected') item.expected = cell;
+    else {
+      try {
+        item.expected = JSON.parse(cell) as unknown;
+      } catch (error) {
+        return `expected_json is not JSON: ${(error as Error).message}`;
+      }
+    }
+  }
+  return item;
+}
+
+async function readCsv(file: string, problems: string[], read: ReadItems): Promise<void> {
+  // relax_column_count: a short or long row is reported with its line, not thrown as the file's error.
+  const parser = fs.createReadStream(file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  let columns: Column[] | undefined;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (columns === undefined) {
+        const found = columnsOf(record);
+        if (typeof found === 'string') {
+          problems.push(`${file}:${info.lines}: ${found}`);
+          break;
+        }
+        columns = found;
+        continue;
+      }
+      const item = csvItem(columns, record);
+      if (typeof item === 'string') problems.push(`${file}:${info.lines}: ${item}`);
+      else {
+        read.items.push(item);
+        read.lines.push(info.lines);
+      }
+      if (problems.length >= MAX_PROBLEMS) break;
+    }
+  } catch (error) {
+    // The parser's own errors (an unclosed quote) carry the line where it stopped.
+    const line = (error as { lines?: number }).lines;
+    problems.push(`${file}:${line ?? '?'}: ${(error as Error).message.replace(/^Invalid [^:]*: /, '')}`);
+  } finally {
+    parser.destroy();
+  }
+  if (columns === undefined && problems.length === 0) problems.push(`${file}:1: no header row`);
+}
+
+/** Every item of the file with its line, or an ItemFileError listing the problems (at most MAX_PROBLEMS) by line. */
+export async function readItemFile(file: string, format: ItemFormat): Promise<ReadItems> {
+  if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ItemFileError([`${file}: no such file`]);
+  const problems: string[] = [];
+  const read: ReadItems = { items: [], lines: [] };
+  await (format === 'csv' ? readCsv(file, problems, read) : readJsonl(file, problems, read));
+  if (problems.length === 0 && read.items.length === 0) problems.push(`${file}: no items`);
+  if (problems.length > 0) throw new ItemFileError(problems);
+  return read;
+}
+
+/** An item as a JSONL line (what import reads back). */
+export function jsonlLine(item: FileItem): string {
+  return `${JSON.stringify({ inputs: item.inputs, ...(item.expected === undefined || item.expected === null ? {} : { expected: item.expected }), metadata: item.metadata })}\n`;
+}
+
+/** The CSV columns of these names: inputs first, then the expected value, then metadata, each sorted. */
+export function csvHeader(inputNames: Iterable<string>, metadataNames: Iterable<string>, jsonExpected: boolean): string[] {
+  return [
+    ...[...inputNames].sort().map((n) => `inputs.${n}`),
+    jsonExpected ? 'expected_json' : 'expected',
+    ...[...metadataNames].sort().map((n) => `metadata.${n}`),
+  ];
+}
+
+// Records end in CRLF (RFC 4180); a cell holding a line break of either kind is quoted, as a comma or a quote is.
+const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as const;
+
+/** CSV holds text: a value that is not a string is written as its JSON. */
+const cellOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF). */
+export function csvRow(header: readonly string[], item: FileItem): string {
+  const cells = header.map((column) => {
+    if (column === 'expected') return cellOf(item.expected);
+    if (column === 'expected_json') return item.expected === undefined || item.expected === null ? '' : JSON.stringify(item.expected);
+    const [to, ...rest] = column.split('.');
+    return cellOf((to === 'inputs' ? item.inputs : item.metadata)[rest.join('.')]);
+  });
+  return stringify([cells], CSV_OPTIONS);
+}
+
+export const csvHeaderLine = (header: readonly string[]): string => stringify([header], CSV_OPTIONS);

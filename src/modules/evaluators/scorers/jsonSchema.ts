@@ -1,0 +1,58 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { pass, type Score, type Scored } from './types.js';
+
+export interface JsonSchemaSettings {
+  /** Absent: the output need only be valid JSON. */
+  schema?: Record<string, unknown>;
+}
+
+/** Why a schema does not compile, and where in it (a JSON pointer such as /properties/age/type). */
+export interface SchemaProblem {
+  pointer: string;
+  message: string;
+}
+
+// strictSchema refuses unknown keywords and formats, so a typo in a schema is a 422 at creation
+// instead of a keyword silently ignored while scoring; the stricter checks of style (a `required`
+// property left out of `properties`, types not spelled out) stay off: those schemas are valid. An
+// instance per schema: Ajv keeps every schema it compiled, and schemas come from users.
+const newAjv = () =>
+  new Ajv({ strictSchema: true, strictNumbers: true, strictTypes: false, strictTuples: false, strictRequired: false, allErrors: false, logger: false });
+
+const pointerPath = (pointer: string): string[] =>
+  pointer === ''
+    ? []
+    : pointer
+        .split('/')
+        .slice(1)
+        .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+
+/** The path of a schema problem below `schema`, for the 422's loc. */
+export const problemPath = (p: SchemaProblem): string[] => pointerPath(p.pointer);
+
+/** The validator of a schema, or the first problem found in it. */
+export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction | SchemaProblem {
+  const ajv = newAjv();
+  if (!ajv.validateSchema(schema)) {
+    const first = (ajv.errors ?? [])[0] as ErrorObject | undefined;
+    return { pointer: first?.instancePath ?? '', message: first === undefined ? 'not a valid JSON Schema' : `${first.message ?? 'invalid'}` };
+  }
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    return { pointer: '', message: (error as Error).message };
+  }
+}
+
+/** The output parsed as JSON and, with a schema, checked against it (the first failure is the reason). */
+export function matchesJsonSchema(validate: ValidateFunction | null, item: Scored): Score {
+  let value: unknown;
+  try {
+    value = JSON.parse(item.output);
+  } catch {
+    return pass(false, 'the output is not valid JSON');
+  }
+  if (validate === null || validate(value)) return pass(true);
+  const first = validate.errors?.[0];
+  return pass(false, first === undefined ? 'does not match the schema' : `${first.instancePath || '/'} ${first.message ?? 'is invalid'}`);
+}
