@@ -140,17 +140,17 @@ describe('a safe rollout', () => {
   });
 
   it('whose candidate has three times the errors rolls back before its second step; production stays where it was', async () => {
-    await rollout('bad', 'risky', [{ percent: 20, min_users: 2000, min_minutes: 60 }, { percent: 60 }, { percent: 100 }]);
+    await rollout('bad', 'risky', [{ percent: 40, min_users: 2000, min_minutes: 60 }, { percent: 70 }, { percent: 100 }]);
     let hours = 0;
     while ((await experiment('bad')).status === 'running' && hours < 12) {
-      await hourOfTraffic('risky', 200, hours++);
+      await hourOfTraffic('risky', 100, hours++);
       now += HOUR;
       await t.scheduler.runDue();
     }
     const ended = await experiment('bad');
-    expect(ended).toMatchObject({ status: 'rolled_back', rollout: { step: 0, current_percent: 20 }, shipped_version: null });
+    expect(ended).toMatchObject({ status: 'rolled_back', rollout: { step: 0, current_percent: 40 }, shipped_version: null });
     expect(ended.reason).toMatch(
-      /^Rolled back at step 1 of 3 \(20%\): on the guardrail runs:error_rate the candidate measured 0\.[4-8]\d* against production's 0\.[0-3]/,
+      /^Rolled back at step 1 of 3 \(40%\): on the guardrail runs:error_rate the candidate measured 0\.[4-8]\d* against production's 0\.[0-3]/,
     );
     expect(await production('risky')).toBe(1);
     // Everyone is served production again, and nothing is checked any more.
@@ -160,7 +160,7 @@ describe('a safe rollout', () => {
     expect(await t.scheduler.runDue()).toBe(0);
 
     const { data: checks } = (await t.request('GET', '/experiments/bad/checks')).json;
-    expect(checks.at(-1)).toMatchObject({ action: 'rollback', trigger: 'scheduled', step: 0, percent: 20, reason: ended.reason });
+    expect(checks.at(-1)).toMatchObject({ action: 'rollback', trigger: 'scheduled', step: 0, percent: 40, reason: ended.reason });
     expect(checks.slice(0, -1).every((c: { action: string }) => c.action === 'hold')).toBe(true);
     const errorRate = checks.at(-1).figures.guardrails.find((g: { name: string }) => g.name === 'runs:error_rate');
     expect(errorRate).toMatchObject({ worse: true, direction: 'lower' });
@@ -173,21 +173,21 @@ describe('a safe rollout', () => {
 
   it('whose candidate does no harm advances step by step, keeps every user in their variant, and ships', async () => {
     await rollout('good', 'harmless', [
-      { percent: 20, min_users: 40, min_minutes: 60 },
-      { percent: 50, min_users: 100, min_minutes: 60 },
-      { percent: 100, min_users: 150, min_minutes: 60 },
+      { percent: 20, min_users: 20, min_minutes: 60 },
+      { percent: 50, min_users: 50, min_minutes: 60 },
+      { percent: 100, min_users: 80, min_minutes: 60 },
     ]);
     // A check asked for before any traffic: it holds, and says why.
     const first = await t.request('POST', '/experiments/good/check');
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ type: 'rollout', status: 'running', trigger: 'manual', scheduled_at: null, action: 'hold', step: 0, percent: 20 });
-    expect(first.json.reason).toBe('Holding at step 1 of 3 (20%): 0 of 40 users, 0 of 60 minutes so far; no guardrail got worse.');
+    expect(first.json.reason).toBe('Holding at step 1 of 3 (20%): 0 of 20 users, 0 of 60 minutes so far; no guardrail got worse.');
 
     const candidates = new Set<string>();
     const bundleRanges: Array<[number, number]> = [];
     let hours = 0;
     while ((await experiment('good')).status === 'running' && hours < 12) {
-      for (const [user, variant] of await hourOfTraffic('harmless', 100, hours++)) if (variant === 'candidate') candidates.add(user);
+      for (const [user, variant] of await hourOfTraffic('harmless', 60, hours++)) if (variant === 'candidate') candidates.add(user);
       const bundle = (await t.request('GET', '/sdk/bundle', { key: runtime })).json;
       const running = bundle.experiments.find((e: { experiment_id: string }) => e.experiment_id === 'good');
       if (running !== undefined) {
@@ -210,7 +210,7 @@ describe('a safe rollout', () => {
     expect(ended).toMatchObject({ status: 'shipped', winner: 'candidate', shipped_version: 2, rollout: { step: 2, current_percent: 100 } });
     expect(ended.reason).toMatch(/^Shipped: the last step \(100%\) met its minimums and no guardrail got worse/);
     expect(await production('harmless')).toBe(2);
-    expect(candidates.size).toBeGreaterThan(20);
+    expect(candidates.size).toBeGreaterThan(10);
     // The candidate's range only grew: [0.5, 0.6) → [0.5, 0.75) → [0.5, 1).
     for (let i = 1; i < bundleRanges.length; i++) {
       expect(bundleRanges[i]![0]).toBe(bundleRanges[i - 1]![0]);
