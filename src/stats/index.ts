@@ -26,3 +26,4 @@ export type { CupedResult, CupedSuff } from './cuped.js';
 export { usersNeeded } from './sampleSize.js';
 export type { ArmShares } from './sampleSize.js';
 export { percentileCap } from './capping.js';
+export { sequentialDifference } from './sequential.js';

@@ -43,7 +43,8 @@ export interface Experiment {
   experiment_id: string;
   prompt_id: string;
   name: string | null;
-  status: 'draft' | 'running' | 'paused' | 'stopped';
+  /** rolled_back and shipped: a rollout that ended on its own. */
+  status: 'draft' | 'running' | 'paused' | 'stopped' | 'rolled_back' | 'shipped';
 }
 
 export interface Page<T> {
@@ -67,7 +68,41 @@ interface MetricDef {
   cap: number | { percentile: number } | null;
 }
 
+interface RolloutStep {
+  percent: number;
+  min_users: number;
+  min_minutes: number;
+}
+
+interface Rollout {
+  candidate: string;
+  steps: RolloutStep[];
+  auto_ship: boolean;
+  step: number;
+  step_started_at: string | null;
+  awaiting_approval: boolean;
+  current_percent: number;
+}
+
+/** One check of a rollout (GET /experiments/{id}/checks): what it did, why, and the figures it read. */
+export interface ExperimentCheck {
+  id: string;
+  checked_at: string;
+  scheduled_at: string | null;
+  trigger: 'scheduled' | 'manual';
+  action: string;
+  reason: string;
+  step: number | null;
+  percent: number | null;
+  /** For a rollout: {users, guardrails: [...]}; read defensively (the schema says unknown). */
+  figures: unknown;
+}
+
 export interface ExperimentDetail extends Experiment {
+  type: 'ab' | 'rollout' | 'bandit';
+  /** Why a rollout rolled back or shipped on its own. */
+  reason: string | null;
+  rollout: Rollout | null;
   hypothesis: string | null;
   variants: Array<{ key: string; version: number; weight: number }>;
   control: string;

@@ -7,6 +7,7 @@ import { parseToggles, resultsPath } from '../lib/results';
 import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
 import { Results } from './experiment/Results';
+import { RolloutTimeline } from './experiment/RolloutTimeline';
 import { useFocusWhen } from './experiment/focus';
 import { ErrorNote, TableScroll } from './parts';
 import './experiments.css';
@@ -40,6 +41,8 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
       <dl className="facts">
         <dt>Id</dt>
         <dd>{e.experiment_id}</dd>
+        <dt>Type</dt>
+        <dd>{e.type === 'ab' ? 'A/B test' : e.type}</dd>
         <dt>Prompt</dt>
         <dd>
           <Link href={promptPath}>{e.prompt_id}</Link>
@@ -109,6 +112,7 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
           ))}
         </ul>
       )}
+      {e.rollout !== null && <RolloutTimeline experiment={e} />}
       {role === 'admin' && <Actions experiment={e} />}
       <Results experiment={e} results={results} />
     </section>
