@@ -98,7 +98,7 @@ describe('thompsonWeights', () => {
   ])('%s', (_name, pBest, active, floor, expected) => {
     const w = thompsonWeights(pBest, active, floor);
     expect(w).toHaveLength(expected.length);
-    w.forEach((x, i) => close(x, expected[i]!, 1e-12));
+    for (const [i, x] of w.entries()) close(x, expected[i]!, 1e-12);
   });
 });
 
