@@ -29,6 +29,7 @@ export const COPY_TABLES = [
   'webhooks',
   'webhook_deliveries',
   'experiment_signals',
+  'bandit_allocations',
   'storage_probe',
   'input_shapes',
 ] as const;

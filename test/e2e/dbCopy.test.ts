@@ -93,10 +93,13 @@ beforeAll(async () => {
   } finally {
     await t.cleanup();
   }
-  // The two tables the app fills only from timers or while storage fails, written as it would.
+  // The tables the app fills only from timers or while storage fails, written as it would.
   const db = new Database(source);
   db.prepare('INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, ?)').run('2026-01-01T00:00:00.000Z', Buffer.from([0, 1, 254, 255]));
   db.prepare('INSERT INTO experiment_signals SELECT project_id, id, 1, \'{"b":"ship"}\', created_at FROM experiments').run();
+  db.prepare(
+    'INSERT INTO bandit_allocations SELECT project_id, id, 0, created_at, \'{"a":0.5,"b":0.5}\', NULL, \'[]\' FROM experiments',
+  ).run();
   // Doubles that only survive exactly, and an outcome with every optional field empty.
   db.prepare("UPDATE outcomes SET numeric_value = 0.1 + 0.2 WHERE rowid = (SELECT min(rowid) FROM outcomes WHERE event_type = 'rate')").run();
   db.prepare("UPDATE outcomes SET numeric_value = 1e-300 WHERE rowid = (SELECT max(rowid) FROM outcomes WHERE event_type = 'rate')").run();
