@@ -1,4 +1,4 @@
-import type { AllocationPeriod } from './types';
+import type { AllocationPeriod } from './types.js';
 
 /** A bandit's allocation history as chart series: one x per period (its start, epoch seconds), one series per arm. */
 export interface BanditSeries {
