@@ -17,3 +17,7 @@ CREATE TABLE bandit_allocations (
 );
 -- Finds a user's period from their first_seen: the last period started at or before it.
 CREATE INDEX bandit_allocations_start ON bandit_allocations (project_id, experiment_id, started_at, period);
+
+-- A bandit's settings, JSON {floor, stop_threshold, stop_after_minutes} with defaults filled in; NULL
+-- for other types.
+ALTER TABLE experiments ADD COLUMN bandit TEXT;

@@ -13,3 +13,6 @@ CREATE TABLE bandit_allocations (
   FOREIGN KEY (project_id, experiment_id) REFERENCES experiments(project_id, id)
 );
 CREATE INDEX bandit_allocations_start ON bandit_allocations (project_id, experiment_id, started_at, period);
+
+-- A bandit's settings, JSON {floor, stop_threshold, stop_after_minutes}; NULL for other types.
+ALTER TABLE experiments ADD COLUMN bandit TEXT COLLATE "C";
