@@ -20,7 +20,9 @@ import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { registerSyncRoutes } from './modules/prompts/sync.routes.js';
 import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
-import { runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
+import { readExperiment, runningCheckedExperiments, runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
+import { createScheduler, type Scheduler } from './modules/scheduler/scheduler.js';
+import { registerSchedulerRoutes } from './modules/scheduler/scheduler.routes.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { registerResultsRoutes } from './modules/results/results.routes.js';
@@ -46,6 +48,8 @@ const RETENTION_INTERVAL_MS = 60_000;
 const WEBHOOK_POLL_MS = 1_000;
 /** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
 const SIGNAL_INTERVAL_MS = 60_000;
+/** How often the scheduler looks for a rollout or bandit check that fell due (each is due hourly). */
+const SCHEDULER_POLL_MS = 30_000;
 
 export interface AppDeps {
   clock?: Clock;
@@ -57,6 +61,8 @@ export interface AppDeps {
    * by hand use it, so a slow machine cannot have a timer's pass race theirs.
    */
   webhookTimers?: boolean;
+  /** false: no timer runs the scheduler's passes; the caller does (`scheduler.runDue()`), as tests that drive the clock. */
+  schedulerTimers?: boolean;
   /**
    * The CLI's own app on the local database (src/cli/api/local.ts), called in-process, never listening:
    * requests with this token are the operator's (http/operator.ts). It also leaves out what only a
@@ -79,6 +85,8 @@ export interface PromptlineApp {
   inputShapes: InputShapeRecorder;
   /** The webhook queue's sender and the experiment watcher (both also run on timers). */
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
+  /** Checks running rollouts and bandits (also on a timer, unless schedulerTimers is false). */
+  scheduler: Scheduler;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
@@ -128,6 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     webhooks,
     sdk,
     impact,
+    checkers,
   } = createServices(store, {
     telemetry,
     cachesTrusted,
@@ -234,6 +243,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
         ];
   for (const timer of webhookTimers) timer.unref();
 
+  const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log);
+  const schedulerTimer =
+    deps.schedulerTimers === false || deps.operatorToken !== undefined
+      ? null
+      : setInterval(() => scheduler.runDue().catch((error: unknown) => app.log.warn({ err: error }, 'scheduler pass failed')), SCHEDULER_POLL_MS);
+  schedulerTimer?.unref();
+
   const keyAccess = createAccessControl(keys, config.limits, sessions);
   const access: AccessCheck =
     deps.operatorToken === undefined
@@ -250,6 +266,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerOutcomeRoutes(app, access, outcomes);
   registerExperimentRoutes(app, access, experiments);
   registerResultsRoutes(app, access, results);
+  registerSchedulerRoutes(app, access, scheduler);
   registerKeyRoutes(app, access, keys);
   registerSessionRoutes(app, access, sessions);
   registerUserRoutes(app, access, users);
@@ -269,6 +286,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     retention,
     inputShapes,
     webhooks: { dispatcher, signals },
+    scheduler,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -297,6 +315,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('finishing the retention sweep', () => sweeping);
       for (const timer of webhookTimers) clearInterval(timer);
       await step('stopping webhook deliveries', () => dispatcher.close());
+      if (schedulerTimer !== null) clearInterval(schedulerTimer);
+      await step('stopping the scheduler', () => scheduler.close());
       await step('closing the server', () => app.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());

@@ -6,6 +6,8 @@ import { createAuditService } from './modules/audit/audit.service.js';
 import { createExperimentRouter } from './modules/experiments/experimentRouter.js';
 import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
 import type { ShipCheck } from './modules/experiments/shipGuard.js';
+import { createRolloutCheck, type RolloutFactsSource } from './modules/experiments/rolloutCheck.js';
+import { checkersByType } from './checks.js';
 import { createKeyService } from './modules/keys/keys.service.js';
 import { findKey } from './modules/keys/keys.repo.js';
 import { createSessionService } from './modules/sessions/sessions.service.js';
@@ -65,22 +67,21 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
   // One change log, with all its subscribers, for every service that records changes.
   const changeLog = changeLogFor(store);
   const results = createReportServices(store).results;
+  const experimentChanged = (projectId: string, promptId: string) => {
+    runtime?.router.invalidate(projectId, promptId);
+    runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship (or a rollout's ship) moved production
+  };
   return {
     changeLog,
     projects: createProjectService(store),
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
     // Console sessions read their key on every request: a revoked key ends them at once.
     sessions: createSessionService(store, findKey),
-    experiments: createExperimentService(
-      store,
-      changeLog,
-      promptFacts,
-      (projectId, promptId) => {
-        runtime?.router.invalidate(projectId, promptId);
-        runtime?.promptCache.invalidate(projectId, promptId); // a stop-and-ship moved production
-      },
-      shipFactsFrom(options.reports ?? results),
-    ),
+    experiments: createExperimentService(store, changeLog, promptFacts, experimentChanged, shipFactsFrom(options.reports ?? results)),
+    /** What the scheduler runs for each experiment type (src/checks.ts). */
+    checkers: checkersByType({
+      rollout: createRolloutCheck(store, changeLog, promptFacts, rolloutFactsFrom(options.reports ?? results), experimentChanged),
+    }),
     // A forgotten user's id must not linger in the sticky assignments held in memory.
     users: createUserService(store, changeLog, () => runtime?.router.clear()),
     audit: createAuditService(store),
@@ -99,6 +100,22 @@ function shipFactsFrom(reports: Pick<ReportServices['results'], 'results'>): Shi
     return {
       exposedUsers: report.variants.reduce((n, v) => n + v.users, 0),
       decisions: report.decisions.map(({ variant, decision, reason }) => ({ variant, decision, reason })),
+    };
+  };
+}
+
+/** The rollout check's port: exposed users and each guardrail's sums per variant, from the results with default options. */
+function rolloutFactsFrom(reports: Pick<ReportServices['results'], 'results'>): RolloutFactsSource {
+  return async (projectId, experimentId) => {
+    const report = await reports.results(projectId, experimentId, {});
+    const sums = (m: (typeof report.guardrails)[number], key: string) => {
+      const v = m.variants.find((x) => x.key === key);
+      return { n: v?.n ?? 0, sum: v?.sum ?? 0, sumSquares: v?.sum_squares ?? 0 };
+    };
+    const candidate = report.variants.find((v) => v.key !== report.control)?.key ?? '';
+    return {
+      users: report.variants.reduce((n, v) => n + v.users, 0),
+      guardrails: report.guardrails.map((m) => ({ name: m.name, direction: m.direction, control: sums(m, report.control), candidate: sums(m, candidate) })),
     };
   };
 }

@@ -29,6 +29,8 @@ export const COPY_TABLES = [
   'webhooks',
   'webhook_deliveries',
   'experiment_signals',
+  'experiment_schedule',
+  'experiment_checks',
   'bandit_allocations',
   'storage_probe',
   'input_shapes',

@@ -32,3 +32,4 @@ export { armPosterior, periodSampleRatioMismatch, periodWeightedEstimates } from
 export type { ArmEstimate, BanditKind, PeriodSrm, PeriodTraffic } from './banditEstimate.js';
 export { armToShip, leaderAboveThreshold } from './banditStop.js';
 export type { CheckPoint } from './banditStop.js';
+export { sequentialDifference } from './sequential.js';

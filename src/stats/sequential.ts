@@ -39,3 +39,32 @@ export function sequentialTest(lift: number, se: number, n: number, alpha: numbe
   const half = sequentialHalfWidth(se, n, alpha, rho);
   return { ci: [lift - half, lift + half], pValue: sequentialPValue(lift, se, n, rho) };
 }
+
+/** The always-valid interval of a difference of means (treatment − control), or null without enough data to say anything. */
+export interface SequentialDifference {
+  control: number;
+  treatment: number;
+  difference: number;
+  ci: [number, number];
+}
+
+/**
+ * The always-valid (1 − α) interval of the absolute difference of two means, from each arm's mean
+ * and per-user variance: the same confidence sequence as `sequentialTest`, on Δ = μT − μC with
+ * SE² = σC²/nC + σT²/nT and N = nC + nT. Absolute, not relative, so that a control whose rate is 0
+ * (no errors at all) still lets a candidate with errors be seen as worse. Null when either arm has
+ * fewer than 2 users or neither varies (the interval would be a point).
+ */
+export function sequentialDifference(
+  control: { n: number; mean: number; variance: number },
+  treatment: { n: number; mean: number; variance: number },
+  alpha: number,
+  tuning: number,
+): SequentialDifference | null {
+  if (control.n < 2 || treatment.n < 2) return null;
+  const se = Math.sqrt(control.variance / control.n + treatment.variance / treatment.n);
+  if (!(se > 0) || !Number.isFinite(se)) return null;
+  const difference = treatment.mean - control.mean;
+  const half = sequentialHalfWidth(se, control.n + treatment.n, alpha, sequentialRho(alpha, tuning));
+  return { control: control.mean, treatment: treatment.mean, difference, ci: [difference - half, difference + half] };
+}

@@ -93,10 +93,15 @@ beforeAll(async () => {
   } finally {
     await t.cleanup();
   }
-  // The tables the app fills only from timers or while storage fails, written as it would.
+  // The tables the app fills only from timers, checks or while storage fails, written as it would.
   const db = new Database(source);
   db.prepare('INSERT INTO storage_probe (id, checked_at, room) VALUES (1, ?, ?)').run('2026-01-01T00:00:00.000Z', Buffer.from([0, 1, 254, 255]));
   db.prepare('INSERT INTO experiment_signals SELECT project_id, id, 1, \'{"b":"ship"}\', created_at FROM experiments').run();
+  // The scheduler's tables (a rollout's lease and its timeline), as a check writes them.
+  db.prepare("INSERT INTO experiment_schedule SELECT project_id, id, created_at, 'lse_1', created_at FROM experiments").run();
+  db.prepare(
+    `INSERT INTO experiment_checks SELECT project_id, id, 'chk_1', created_at, NULL, 'manual', 'hold', 'Holding at step 1 of 4 (5%)', 0, 5.5, '{"users":3,"guardrails":[]}' FROM experiments`,
+  ).run();
   db.prepare(
     'INSERT INTO bandit_allocations SELECT project_id, id, 0, created_at, \'{"a":0.5,"b":0.5}\', NULL, \'[]\' FROM experiments',
   ).run();

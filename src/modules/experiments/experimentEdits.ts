@@ -5,6 +5,7 @@ import { normaliseWeights } from './experimentModel.js';
 import { bucketRanges } from './assignment.js';
 import { normaliseMetrics, withLegacyPrimary, type MetricDef } from './metrics.js';
 import type { CreateExperimentInput, PatchExperimentInput } from './experiments.schemas.js';
+import type { TypedShape } from './experimentTypes.js';
 
 /**
  * What a create or an update checks and the record it writes, apart from the service's transaction
@@ -39,6 +40,11 @@ export async function checkVariants(
   return errors;
 }
 
+/** A rollout's candidate must be a version of its prompt. */
+export async function checkCandidate(db: Sql, prompts: PromptVersions, projectId: string, promptId: string, version: number): Promise<Issue[]> {
+  return (await prompts.versionExists(db, projectId, promptId, version)) ? [] : [item(['candidate_version'], `prompt '${promptId}' has no version ${version}`)];
+}
+
 /** Sticky assignments must keep their variant: a key with assigned users cannot disappear. */
 export async function checkAssignedVariantsKept(db: Sql, projectId: string, id: string, variants: ReadonlyArray<{ key: string }>): Promise<Issue[]> {
   const errors: Issue[] = [];
@@ -61,19 +67,19 @@ export function declaredMetrics(input: PatchExperimentInput, current: readonly M
   return { metrics: [...current], issues: [] };
 }
 
-/** A new experiment's record: a draft, every setting the input leaves out at its default. */
-export function newExperimentRecord(input: CreateExperimentInput, id: string, metrics: MetricDef[], now: string): repo.ExperimentRecord {
+/** A new experiment's record: a draft, every setting the input leaves out at its default (`shape`: what its type set). */
+export function newExperimentRecord(input: CreateExperimentInput, shape: TypedShape, id: string, now: string): repo.ExperimentRecord {
   return {
     id,
     prompt_id: input.prompt_id,
     name: input.name ?? null,
     hypothesis: input.hypothesis ?? null,
     status: 'draft',
-    variants: normaliseWeights(input.variants),
-    control: input.control ?? input.variants[0]!.key,
-    coverage: input.coverage ?? 1,
+    variants: normaliseWeights(shape.variants),
+    control: shape.control ?? shape.variants[0]!.key,
+    coverage: shape.coverage ?? 1,
     seed: input.seed ?? id,
-    metrics,
+    metrics: shape.metrics,
     target_mde: input.target_mde ?? 0.1,
     cuped: input.cuped ?? false,
     cuped_days: input.cuped_days ?? 14,
@@ -84,6 +90,10 @@ export function newExperimentRecord(input: CreateExperimentInput, id: string, me
     updated_at: now,
     started_at: null,
     stopped_at: null,
+    type: input.type ?? 'ab',
+    rollout: shape.rollout,
+    ended_as: null,
+    end_reason: null,
   };
 }
 

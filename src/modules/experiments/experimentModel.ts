@@ -1,11 +1,18 @@
 import type { ExperimentRecord } from './experiments.repo.js';
 import { legacyPrimary } from './metrics.js';
-import type { ExperimentStatus, ExperimentView, VariantDef } from './experiments.schemas.js';
+import type { ExperimentView, StoredStatus, VariantDef } from './experiments.schemas.js';
 
 export function toView(record: ExperimentRecord): ExperimentView {
   // assignments_diverge is for the SDK bundle (remote_only), not part of the experiment as shown.
-  const { id, assignments_diverge: _, ...rest } = record;
-  return { experiment_id: id, ...rest, primary_metric: legacyPrimary(record.metrics) };
+  const { id, assignments_diverge: _, ended_as, end_reason, rollout, ...rest } = record;
+  return {
+    experiment_id: id,
+    ...rest,
+    status: ended_as ?? record.status,
+    reason: end_reason,
+    rollout: rollout === null ? null : { ...rollout, current_percent: rollout.steps[rollout.step]?.percent ?? 0 },
+    primary_metric: legacyPrimary(record.metrics),
+  };
 }
 
 /** Weights are stored normalised to sum to 1, so every GrowthBook SDK reproduces the split. */
@@ -15,7 +22,7 @@ export function normaliseWeights(variants: ReadonlyArray<{ key: string; version:
 }
 
 /** Which transitions are allowed (docs/management-api.md, "Experiments"): draft → running ⇄ paused → stopped; stop is final. */
-export const TRANSITIONS: Record<'start' | 'pause' | 'stop', { from: ExperimentStatus[]; to: ExperimentStatus }> = {
+export const TRANSITIONS: Record<'start' | 'pause' | 'stop', { from: StoredStatus[]; to: StoredStatus }> = {
   start: { from: ['draft', 'paused', 'running'], to: 'running' },
   pause: { from: ['running', 'paused'], to: 'paused' },
   stop: { from: ['draft', 'running', 'paused'], to: 'stopped' },
@@ -40,5 +47,7 @@ export function transitioned(
     stopped_at: action === 'stop' ? now : row.stopped_at,
     winner: action === 'stop' ? winner : row.winner,
     shipped_version: shipped ?? row.shipped_version,
+    // A rollout's first step begins at its first start.
+    rollout: row.rollout !== null && action === 'start' && row.rollout.step_started_at === null ? { ...row.rollout, step_started_at: now } : row.rollout,
   };
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
-import type { ExperimentStatus, VariantDef } from './experiments.schemas.js';
+import type { EndedAs, ExperimentStatus, ExperimentType, RolloutState, StoredStatus, VariantDef } from './experiments.schemas.js';
 import type { MetricDef } from './metrics.js';
 import { covariateParams, covariateSql, type Covariate } from './covariate.js';
 
@@ -10,7 +10,7 @@ export interface ExperimentRecord {
   prompt_id: string;
   name: string | null;
   hypothesis: string | null;
-  status: ExperimentStatus;
+  status: StoredStatus;
   /** Weights normalised to sum to 1. */
   variants: VariantDef[];
   control: string;
@@ -28,13 +28,21 @@ export interface ExperimentRecord {
   updated_at: string;
   started_at: string | null;
   stopped_at: string | null;
+  /** ab (a person decides), rollout or bandit (the scheduler checks them: migrations/0022). */
+  type: ExperimentType;
+  /** A rollout's plan and progress; null for other types. */
+  rollout: RolloutState | null;
+  /** How a checked experiment ended on its own (status is then 'stopped'), and why. */
+  ended_as: EndedAs | null;
+  end_reason: string | null;
 }
 
-interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped' | 'assignments_diverge'> {
+interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped' | 'assignments_diverge' | 'rollout'> {
   variants: string;
   metrics: string;
   cuped: number;
   assignments_diverge: number;
+  rollout: string | null;
 }
 
 function encode(record: ExperimentRecord): ExperimentRow {
@@ -44,6 +52,7 @@ function encode(record: ExperimentRecord): ExperimentRow {
     metrics: JSON.stringify(record.metrics),
     cuped: record.cuped ? 1 : 0,
     assignments_diverge: record.assignments_diverge ? 1 : 0,
+    rollout: record.rollout === null ? null : JSON.stringify(record.rollout),
   };
 }
 
@@ -54,6 +63,7 @@ function decode(row: ExperimentRow): ExperimentRecord {
     metrics: JSON.parse(row.metrics) as MetricDef[],
     cuped: row.cuped === 1,
     assignments_diverge: row.assignments_diverge === 1,
+    rollout: row.rollout === null ? null : (JSON.parse(row.rollout) as RolloutState),
   };
 }
 
@@ -80,6 +90,10 @@ const COLUMNS = [
   'updated_at',
   'started_at',
   'stopped_at',
+  'type',
+  'rollout',
+  'ended_as',
+  'end_reason',
 ];
 const SELECT = COLUMNS.join(', ');
 
@@ -106,6 +120,16 @@ export interface ExperimentListQuery extends PageBounds {
   status?: ExperimentStatus | undefined;
 }
 
+/** The stored status a shown one is filed under: a rolled-back or shipped experiment is stopped, with ended_as saying how. */
+function statusFilters(status: ExperimentStatus | undefined) {
+  if (status === 'rolled_back' || status === 'shipped')
+    return [
+      { column: 'status', value: 'stopped' },
+      { column: 'ended_as', value: status },
+    ];
+  return [{ column: 'status', value: status }];
+}
+
 export async function listExperiments(db: Sql, projectId: string, q: ExperimentListQuery): Promise<ListPage<ExperimentRecord>> {
   return mapPage(await listNewestFirst<ExperimentRow>(db, experimentListRequest(projectId, q)), decode);
 }
@@ -118,11 +142,13 @@ export function experimentListRequest(projectId: string, q: ExperimentListQuery)
     projectId,
     cursor: q.cursor,
     limit: q.limit,
-    filters: [
-      { column: 'prompt_id', value: q.prompt_id, index: 'experiments_prompt_list' },
-      { column: 'status', value: q.status },
-    ],
+    filters: [{ column: 'prompt_id', value: q.prompt_id, index: 'experiments_prompt_list' }, ...statusFilters(q.status)],
   };
+}
+
+/** Every running experiment the scheduler checks (its type is not ab), across projects. */
+export async function runningCheckedExperiments(db: Sql): Promise<Array<{ project_id: string; id: string; type: ExperimentType }>> {
+  return db.all("SELECT project_id, id, type FROM experiments WHERE status = 'running' AND type <> 'ab' ORDER BY project_id, id");
 }
 
 export async function runningExperimentIds(db: Sql, projectId: string): Promise<string[]> {

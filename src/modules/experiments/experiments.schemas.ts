@@ -47,12 +47,63 @@ const editable = {
   cuped_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, description: 'how many days before first exposure CUPED looks back (default 14)' })),
 };
 
+const EXPERIMENT_TYPES = ['ab', 'rollout', 'bandit'] as const;
+const ExperimentTypeSchema = Type.Union(
+  EXPERIMENT_TYPES.map((t) => Type.Literal(t)),
+  {
+    description:
+      'ab (default): an A/B test a person decides from its results; rollout: a candidate version ramped up step by step against production, rolled back by its guardrails, shipped at the end; bandit: traffic re-weighted towards the better variants',
+  },
+);
+export type ExperimentType = Static<typeof ExperimentTypeSchema>;
+
+const RolloutStepInput = Type.Object({
+  percent: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 100,
+    description: "share of users in the rollout at this step (the experiment's coverage); half of them are served the candidate, half production",
+  }),
+  min_users: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'exposed users (both variants, since the start) before the step may advance; default 100' }),
+  ),
+  min_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 525_600, description: 'minutes the step lasts at least before it may advance; default 60' })),
+});
+
+const RolloutStepSchema = Type.Object({ percent: Type.Number(), min_users: Type.Integer(), min_minutes: Type.Integer() });
+export type RolloutStep = Static<typeof RolloutStepSchema>;
+
+/** A rollout's plan and where it is: stored as is (experiments.rollout) and shown under `rollout`. */
+const RolloutStateSchema = Type.Object({
+  candidate: Type.String({ description: "the candidate's variant key (the other variant, control, serves production's version)" }),
+  steps: Type.Array(RolloutStepSchema),
+  auto_ship: Type.Boolean({ description: "whether the last step's success moves the production label by itself (false: it waits for a person's approval)" }),
+  step: Type.Integer({ description: 'the index of the current step in steps' }),
+  step_started_at: Nullable(Type.String({ description: 'when the current step began (null before the start)' })),
+  awaiting_approval: Type.Boolean({ description: 'the last step succeeded and auto_ship is false: stop with ship to ship the candidate' }),
+});
+export type RolloutState = Static<typeof RolloutStateSchema>;
+
+const EndedAsSchema = Type.Union([Type.Literal('rolled_back'), Type.Literal('shipped')]);
+export type EndedAs = Static<typeof EndedAsSchema>;
+
 export const CreateExperimentBody = Type.Object({
   experiment_id: Type.Optional(Type.String({ pattern: EXPERIMENT_ID_PATTERN })),
   prompt_id: Type.String({ maxLength: 128 }),
+  type: Type.Optional(ExperimentTypeSchema),
   name: editable.name,
   hypothesis: editable.hypothesis,
-  variants: Type.Array(Variant, { minItems: 2, maxItems: 20 }),
+  variants: Type.Optional(
+    Type.Array(Variant, { minItems: 2, maxItems: 20, description: 'required for ab; a rollout builds its two from production and candidate_version' }),
+  ),
+  candidate_version: Type.Optional(VersionNumber({ description: "rollout only: the version ramped up against the one production's label serves" })),
+  steps: Type.Optional(
+    Type.Array(RolloutStepInput, {
+      minItems: 1,
+      maxItems: 20,
+      description: 'rollout only: the ramp, percents strictly increasing (default 5, 25, 50, 100)',
+    }),
+  ),
+  auto_ship: Type.Optional(Type.Boolean({ description: "rollout only: ship when the last step succeeds (default true); false waits for a person's approval" })),
   control: editable.control,
   coverage: editable.coverage,
   seed: editable.seed,
@@ -88,8 +139,13 @@ export type StopInput = Static<typeof StopExperimentBody>;
 
 export const ExperimentIdParams = Type.Object({ experiment_id: Type.String({ maxLength: 128 }) });
 
-export const StatusSchema = Type.Union([Type.Literal('draft'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('stopped')]);
+export const StatusSchema = Type.Union(
+  [Type.Literal('draft'), Type.Literal('running'), Type.Literal('paused'), Type.Literal('stopped'), Type.Literal('rolled_back'), Type.Literal('shipped')],
+  { description: 'rolled_back and shipped: a rollout that ended on its own (a stopped experiment, with the reason)' },
+);
+/** A status as shown; the stored one is never rolled_back or shipped (ended_as says that). */
 export type ExperimentStatus = Static<typeof StatusSchema>;
+export type StoredStatus = Exclude<ExperimentStatus, 'rolled_back' | 'shipped'>;
 
 export const ListExperimentsQuery = Type.Object({
   prompt_id: Type.Optional(Type.String({ maxLength: 128 })),
@@ -101,9 +157,16 @@ export type ListExperimentsInput = Static<typeof ListExperimentsQuery>;
 export const ExperimentSchema = Type.Object({
   experiment_id: Type.String(),
   prompt_id: Type.String(),
+  type: ExperimentTypeSchema,
   name: Nullable(Type.String()),
   hypothesis: Nullable(Type.String()),
   status: StatusSchema,
+  reason: Nullable(Type.String({ description: 'why a rollout rolled back or shipped on its own (null otherwise)' })),
+  rollout: Nullable(
+    Type.Composite([RolloutStateSchema, Type.Object({ current_percent: Type.Number({ description: "the current step's percent" }) })], {
+      description: "a rollout's ramp and where it is; null for other types",
+    }),
+  ),
   variants: Type.Array(VariantDefSchema),
   control: Type.String(),
   coverage: Type.Number(),

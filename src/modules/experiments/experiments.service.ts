@@ -2,12 +2,14 @@ import type { Store } from '../../db/store.js';
 import type { Sql } from '../../db/sql.js';
 import { toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
-import { conflict, Invalid, invalid, notFound } from '../../lib/errors.js';
+import { conflict, Invalid, invalid, invalidIssue, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { toView, transitioned, TRANSITIONS } from './experimentModel.js';
+import { typedShape } from './experimentTypes.js';
 import {
   assignmentsMayMove,
+  checkCandidate,
   checkAssignedVariantsKept,
   checkVariants,
   declaredMetrics,
@@ -24,6 +26,8 @@ import { checkOverride, checkShip, type ShipCheck } from './shipGuard.js';
 export interface PromptFacts {
   promptIsLive(db: Sql, projectId: string, promptId: string): Promise<boolean>;
   versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean>;
+  /** The version a label points at, or null (a rollout's control serves production's). */
+  labelVersion(db: Sql, projectId: string, promptId: string, label: string): Promise<number | null>;
   /** Points a label at a version (stop-and-ship moves `production`); answers the version it pointed at before. */
   moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null>;
 }
@@ -33,6 +37,9 @@ export async function readExperiment(db: Sql, projectId: string, id: string): Pr
   const record = await repo.findExperiment(db, projectId, id);
   return record === undefined ? undefined : toView(record);
 }
+
+/** The running experiments of every project that the scheduler checks (their type is not ab). */
+export const runningCheckedExperiments = (db: Sql): Promise<Array<{ project_id: string; id: string; type: string }>> => repo.runningCheckedExperiments(db);
 
 /** The ids of a project's running experiments (for whoever watches them, like the webhook signals). */
 export const runningExperimentIds = (db: Sql, projectId: string): Promise<string[]> => repo.runningExperimentIds(db, projectId);
@@ -78,11 +85,17 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
       return commit(projectId, async (db) => {
         if (!(await prompts.promptIsLive(db, projectId, input.prompt_id))) throw notFound(`Prompt '${input.prompt_id}' not found`);
         const { metrics, issues } = declaredMetrics(input, []);
-        const errors = [...(await checkVariants(db, prompts, projectId, input.prompt_id, input.variants, input.control)), ...issues];
+        const label = (db: Sql, name: string) => prompts.labelVersion(db, projectId, input.prompt_id, name);
+        const shape = await typedShape(db, label, input, metrics, issues);
+        const errors = [...issues];
+        if (input.type !== 'rollout' && errors.length === 0)
+          errors.push(...(await checkVariants(db, prompts, projectId, input.prompt_id, shape.variants, shape.control)));
+        if (input.type === 'rollout' && input.candidate_version !== undefined)
+          errors.push(...(await checkCandidate(db, prompts, projectId, input.prompt_id, input.candidate_version)));
         if (errors.length > 0) throw new Invalid(errors);
         const id = input.experiment_id ?? newId('exp');
         if (await repo.findExperiment(db, projectId, id)) throw conflict(`Experiment '${id}' already exists`);
-        const row = newExperimentRecord(input, id, metrics, isoNow(store.clock));
+        const row = newExperimentRecord(input, shape, id, isoNow(store.clock));
         await repo.insertExperiment(db, projectId, row);
         await changeLog.record(db, projectId, actor, {
           action: 'experiment.created',
@@ -117,6 +130,10 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
         const row = await require(db, projectId, id);
         if (row.status !== 'draft' && row.status !== 'paused')
           throw conflict(`Experiment '${id}' is ${row.status}: only draft or paused experiments can change`);
+        if (row.type !== 'ab') {
+          const fixed = (['variants', 'control', 'coverage'] as const).filter((f) => input[f] !== undefined);
+          if (fixed.length > 0) throw new Invalid(fixed.map((f) => invalidIssue('body', [f], `a ${row.type} sets its own ${f}`)));
+        }
         const control = patchedControl(row, input);
         const { metrics, issues } = declaredMetrics(input, row.metrics);
         const errors = [...(await checkVariants(db, prompts, projectId, row.prompt_id, input.variants ?? row.variants, control)), ...issues];
@@ -184,6 +201,13 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
             before: { label: 'production', version: before },
             after: { label: 'production', version: shipped, experiment_id: id, ...overridden },
           });
+        }
+        if (action === 'start' && row.rollout !== null && row.started_at === null) {
+          // Control is production's version: a label moved since the create would make it a comparison with the wrong version.
+          const production = await prompts.labelVersion(db, projectId, row.prompt_id, 'production');
+          const control = row.variants.find((v) => v.key === row.control)!.version;
+          if (production !== control)
+            throw conflict(`Rollout '${id}' compares with version ${control}, but production now serves ${production ?? 'nothing'}: create the rollout again`);
         }
         const updated = transitioned(row, action, winner, shipped, now);
         await repo.updateExperiment(db, projectId, updated);

@@ -19,6 +19,10 @@ export const promptFacts = {
     return prompt !== undefined && prompt.archived_at === null;
   },
   versionExists: (db: Sql, projectId: string, promptId: string, version: number): Promise<boolean> => repo.versionExists(db, projectId, promptId, version),
+  /** The version a label points at, or null (a rollout's control serves production's). */
+  async labelVersion(db: Sql, projectId: string, promptId: string, label: string): Promise<number | null> {
+    return (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version ?? null;
+  },
   /** Points a label at a version; answers the version it pointed at before (null: a new label). */
   async moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null> {
     const before = (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version ?? null;

@@ -10,6 +10,10 @@ export const EVENT_TYPES = [
   'experiment.stopped',
   'experiment.srm_detected',
   'experiment.decision_changed',
+  'experiment.advanced',
+  'experiment.rolled_back',
+  'experiment.shipped',
+  'experiment.reweighted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent by `POST /webhooks/{id}/test` to that endpoint only; nobody subscribes to it. */

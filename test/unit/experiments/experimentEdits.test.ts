@@ -28,6 +28,10 @@ const record = (over: Partial<ExperimentRecord>): ExperimentRecord => ({
   updated_at: 'T0',
   started_at: null,
   stopped_at: null,
+  type: 'ab',
+  rollout: null,
+  ended_as: null,
+  end_reason: null,
   ...over,
 });
 

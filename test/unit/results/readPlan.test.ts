@@ -35,6 +35,9 @@ const experiment = (metrics: MetricDef[]): ExperimentView => ({
   updated_at: '2026-01-01T00:00:00Z',
   started_at: '2026-01-01T00:00:00Z',
   stopped_at: null,
+  type: 'ab',
+  reason: null,
+  rollout: null,
 });
 const options = (over: Partial<ResultsOptions>): ResultsOptions => ({ sequential: false, prior: 'flat', explore: false, cuped: false, ...over });
 

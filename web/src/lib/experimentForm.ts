@@ -41,7 +41,7 @@ export interface ExperimentForm {
 export const OUTCOME_KINDS: readonly MetricKind[] = ['success_rate', 'mean'];
 export const RUN_KINDS: readonly MetricKind[] = ['latency_ms', 'cost_usd', 'error_rate', 'total_tokens'];
 export const ROLES = ['primary', 'secondary', 'guardrail'] as const;
-export const STATUSES: readonly ExperimentStatus[] = ['running', 'paused', 'draft', 'stopped'];
+export const STATUSES: readonly ExperimentStatus[] = ['running', 'paused', 'draft', 'stopped', 'rolled_back', 'shipped'];
 
 export const newMetricRow = (role: MetricRow['role'] = 'secondary'): MetricRow => ({
   source: 'outcomes',

@@ -43,7 +43,8 @@ export interface Experiment {
   experiment_id: string;
   prompt_id: string;
   name: string | null;
-  status: 'draft' | 'running' | 'paused' | 'stopped';
+  /** rolled_back and shipped: a rollout that ended on its own. */
+  status: 'draft' | 'running' | 'paused' | 'stopped' | 'rolled_back' | 'shipped';
 }
 
 export interface Page<T> {
@@ -67,7 +68,27 @@ interface MetricDef {
   cap: number | { percentile: number } | null;
 }
 
+interface RolloutStep {
+  percent: number;
+  min_users: number;
+  min_minutes: number;
+}
+
+interface Rollout {
+  candidate: string;
+  steps: RolloutStep[];
+  auto_ship: boolean;
+  step: number;
+  step_started_at: string | null;
+  awaiting_approval: boolean;
+  current_percent: number;
+}
+
 export interface ExperimentDetail extends Experiment {
+  type: 'ab' | 'rollout' | 'bandit';
+  /** Why a rollout rolled back or shipped on its own. */
+  reason: string | null;
+  rollout: Rollout | null;
   hypothesis: string | null;
   variants: Array<{ key: string; version: number; weight: number }>;
   control: string;

@@ -42,6 +42,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'experiment.stopped',
   'experiment.srm_detected',
   'experiment.decision_changed',
+  'experiment.advanced',
+  'experiment.rolled_back',
+  'experiment.shipped',
+  'experiment.reweighted',
 ] as const;
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];

@@ -73,7 +73,7 @@ export function Actions({ experiment }: { experiment: ExperimentDetail }) {
       </p>
     );
   // Once stopped, only the outcome stays: in the same place of the same section, so it keeps the focus.
-  const stopped = experiment.status === 'stopped';
+  const stopped = experiment.status === 'stopped' || experiment.status === 'rolled_back' || experiment.status === 'shipped';
   if (stopped && outcome === null) return null;
   const allowed: Action[] =
     experiment.status === 'running' ? ['pause', 'stop', 'ship'] : experiment.status === 'paused' ? ['start', 'stop', 'ship'] : ['start'];
