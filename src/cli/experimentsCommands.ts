@@ -6,6 +6,7 @@ import { decodePythonJson } from '../http/fastapi/pythonJson.js';
 import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from '../modules/experiments/experiments.schemas.js';
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
+import { allocationTable, banditSummary } from './banditOutput.js';
 import { addResultsCommand } from './resultsCommand.js';
 import { startWarnings } from './startWarnings.js';
 import { withApi } from './api/connect.js';
@@ -115,6 +116,14 @@ export function addExperimentCommands(program: Command): Command {
           );
         }
         console.log(`\ntarget effect ${e.target_mde * 100}%; CUPED ${e.cuped ? `on (${e.cuped_days} days before exposure)` : 'off'}`);
+        if (e.bandit !== null) console.log(`\n${banditSummary(e.bandit)}`);
+        if (e.allocation_history !== undefined)
+          console.log(
+            `\n${allocationTable(
+              e.variants.map((v) => v.key),
+              e.allocation_history,
+            )}`,
+          );
       }),
     );
   for (const action of ['start', 'pause'] as const) {

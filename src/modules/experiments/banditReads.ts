@@ -2,7 +2,7 @@ import type { Sql } from '../../db/sql.js';
 import { listAllocations, periodCells } from './bandit.repo.js';
 import type { BanditReport } from './bandit.schemas.js';
 import { banditState, type BanditInputs } from './banditState.js';
-import type { VariantDef } from './experiments.schemas.js';
+import type { ExperimentView, VariantDef } from './experiments.schemas.js';
 import type { MetricDef } from './metrics.js';
 
 /** What a bandit's state is computed from, as the experiment shows it or as it is stored. */
@@ -35,4 +35,10 @@ export async function readBanditInputs(db: Sql, projectId: string, e: BanditExpe
 export async function readBanditReport(db: Sql, projectId: string, e: BanditExperiment): Promise<BanditReport | null> {
   const inputs = await readBanditInputs(db, projectId, e);
   return inputs === null ? null : banditState(inputs).report;
+}
+
+/** The results' port: a bandit's own report inside the results' snapshot, null for other types. */
+export async function banditReportFor(db: Sql, projectId: string, e: ExperimentView): Promise<BanditReport | null> {
+  if (e.type !== 'bandit') return null;
+  return readBanditReport(db, projectId, { ...e, id: e.experiment_id });
 }
