@@ -108,7 +108,12 @@ export function createBanditCheck(
   return async (projectId: string, experimentId: string, settle: (db: Sql, outcome: Outcome) => Promise<void>): Promise<Outcome> => {
     const read = await repo.findExperiment(store.sql, projectId, experimentId);
     const running = read?.status === 'running' && read.type === 'bandit';
-    const failing = running ? failingArms(await guardrails(projectId, experimentId), read.variants.map((v) => v.key)) : [];
+    const failing = running
+      ? failingArms(
+          await guardrails(projectId, experimentId),
+          read.variants.map((v) => v.key),
+        )
+      : [];
     const inputs = running ? await readBanditInputs(store.sql, projectId, read) : null;
     const result = await store.writer.write(async (db) => {
       const row = await repo.findExperiment(db, projectId, experimentId);

@@ -169,9 +169,7 @@ export const ExperimentSchema = Type.Object({
       description: "a rollout's ramp and where it is; null for other types",
     }),
   ),
-  bandit: Nullable(
-    Type.Composite([BanditSettingsSchema], { description: "a bandit's floor share and stop rule, defaults filled in; null for other types" }),
-  ),
+  bandit: Nullable(Type.Composite([BanditSettingsSchema], { description: "a bandit's floor share and stop rule, defaults filled in; null for other types" })),
   allocation_history: Type.Optional(
     Type.Array(AllocationSchema, {
       description: "bandits only, in GET /experiments/{experiment_id}: each period's weights (period 0: the starting ones), oldest first",

@@ -41,7 +41,12 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
   const guardrailViews = guardrails.map((g) => metricView(g, ctx));
 
   // A bandit's weights move: its exposures are checked period by period against the weights then in force.
-  const srm = data.bandit?.srm ?? sampleRatioMismatchOf(keys.map(usersOf), e.variants.map((v) => v.weight));
+  const srm =
+    data.bandit?.srm ??
+    sampleRatioMismatchOf(
+      keys.map(usersOf),
+      e.variants.map((v) => v.weight),
+    );
   const health = {
     srm,
     users_in_multiple_variants: countMismatchedUsers([...data.joined.values()].flatMap((perVariant) => [...perVariant.values()])),
