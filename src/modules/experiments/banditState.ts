@@ -82,13 +82,15 @@ export function banditState(inputs: BanditInputs): BanditState {
   const activeIdx = keys.map((_, i) => i).filter((i) => active[i]);
   const posteriors = activeIdx.map((i) => armPosterior(kind, estimates[i]!));
   const pBest = keys.map(() => 0);
-  if (posteriors.every((p): p is ArmPosterior => p !== null)) {
+  const same = posteriors.every((p) => JSON.stringify(p) === JSON.stringify(posteriors[0]));
+  if (!same && posteriors.every((p): p is ArmPosterior => p !== null)) {
     const p = probabilityBest(posteriors, { seed: monteCarloSeed(inputs.seed, history.length), direction: inputs.metric.direction });
     activeIdx.forEach((i, j) => {
       pBest[i] = p[j]!;
     });
   } else {
-    // A mean arm with fewer than 2 users says nothing yet: every arm in play is as likely to be best.
+    // Arms that look the same (no data yet), or a mean arm with fewer than 2 users, say nothing yet:
+    // every arm in play is as likely to be best (exactly, without Monte Carlo noise).
     for (const i of activeIdx) pBest[i] = 1 / activeIdx.length;
   }
 
