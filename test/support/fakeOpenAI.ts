@@ -60,6 +60,7 @@ export class FakeOpenAI {
   readonly requests: RecordedRequest[] = [];
   private queue: Behaviour[] = [];
   private fallback: Behaviour = behave.ok();
+  private picker: ((body: unknown) => Behaviour) | null = null;
   private active = 0;
   /** Highest number of requests being answered at the same time. */
   maxInFlight = 0;
@@ -74,6 +75,15 @@ export class FakeOpenAI {
 
   setDefault(behaviour: Behaviour): this {
     this.fallback = behaviour;
+    return this;
+  }
+
+  /**
+   * Picks the behaviour from the request itself when the queue is empty (before the default): a
+   * provider that fails more often for one prompt than another. Null: back to the default.
+   */
+  respondBy(pick: ((body: unknown) => Behaviour) | null): this {
+    this.picker = pick;
     return this;
   }
 
@@ -118,7 +128,7 @@ export class FakeOpenAI {
     res.on('close', () => {
       if (!res.writableFinished) record.clientClosed = true;
     });
-    const behaviour = this.queue.shift() ?? this.fallback;
+    const behaviour = this.queue.shift() ?? this.picker?.(body) ?? this.fallback;
     this.active += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.active);
     res.on('close', () => {

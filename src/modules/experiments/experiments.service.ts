@@ -186,7 +186,9 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
       if (action === 'stop' && stop.ship && winner !== null && override === null) {
         // The results are read outside the write (a report can take a while); the status is checked again inside it.
         const before = await require(store.sql, projectId, id);
-        if (TRANSITIONS.stop.from.includes(before.status) && before.variants.some((v) => v.key === winner)) {
+        // A rollout waiting for approval has passed its checks: the approval is the person's ship.
+        const approved = before.rollout?.awaiting_approval === true && winner === before.rollout.candidate;
+        if (!approved && TRANSITIONS.stop.from.includes(before.status) && before.variants.some((v) => v.key === winner)) {
           checkShip(id, winner, before.control, await shipCheck(projectId, id));
         }
       }
@@ -221,10 +223,18 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
           if (production !== control)
             throw conflict(`Rollout '${id}' compares with version ${control}, but production now serves ${production ?? 'nothing'}: create the rollout again`);
         }
-        const updated = transitioned(row, action, winner, shipped, now);
+        const approval = shipped !== null && row.rollout?.awaiting_approval === true && winner === row.rollout.candidate;
+        const stopped = transitioned(row, action, winner, shipped, now);
+        const updated: repo.ExperimentRecord = approval
+          ? {
+              ...stopped,
+              ended_as: 'shipped',
+              end_reason: `Shipped on approval (by ${actor.keyName}): the last step had met its minimums with no guardrail worse.`,
+            }
+          : stopped;
         await repo.updateExperiment(db, projectId, updated);
         await changeLog.record(db, projectId, actor, {
-          action: `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
+          action: approval ? 'experiment.shipped' : `experiment.${rule.to === 'running' ? 'started' : rule.to}`,
           targetType: 'experiment',
           targetId: id,
           promptId: row.prompt_id,
