@@ -17,7 +17,7 @@ let b: TestApp;
 beforeAll(async () => {
   database = testBackend() === 'postgres' ? await createTestDatabase() : null;
   a = await startTestApp(database === null ? {} : { PROMPTLINE_DATABASE_URL: database.url }, { clock, schedulerTimers: false });
-  const shared = database === null ? { PROMPTLINE_DATA_DIR: a.dataDir } : { PROMPTLINE_DATABASE_URL: database.url };
+  const shared: Record<string, string> = database === null ? { PROMPTLINE_DATA_DIR: a.dataDir } : { PROMPTLINE_DATABASE_URL: database.url };
   b = await startTestApp(shared, { clock, schedulerTimers: false });
 });
 afterAll(async () => {
