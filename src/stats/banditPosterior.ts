@@ -54,7 +54,7 @@ export function probabilityBest(arms: readonly ArmPosterior[], options: { seed: 
 }
 
 /** The default floor share: 1/(10·k) for k arms still in play. */
-export function defaultFloor(activeArms: number): number {
+function defaultFloor(activeArms: number): number {
   return activeArms > 0 ? 1 / (10 * activeArms) : 0;
 }
 

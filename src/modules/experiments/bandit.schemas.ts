@@ -30,7 +30,6 @@ export const BanditSettingsInput = Type.Object(
   },
   { description: 'bandits only: the floor share and the stop rule' },
 );
-export type BanditSettingsInputType = Static<typeof BanditSettingsInput>;
 
 export const BanditSettingsSchema = Type.Object({
   floor: Nullable(Type.Number()),

@@ -12,7 +12,7 @@ import { DEFAULT_ALPHA, moments, sequentialDifference, type Suff } from '../../s
 const TUNING = 5000;
 
 /** One guardrail as the check reads it from the results: each variant's sums, and which way is better. */
-export interface BanditGuardrailSums {
+interface BanditGuardrailSums {
   name: string;
   direction: 'higher' | 'lower';
   variants: Readonly<Record<string, Suff>>;

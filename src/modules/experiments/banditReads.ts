@@ -32,7 +32,7 @@ export async function readBanditInputs(db: Sql, projectId: string, e: BanditExpe
 }
 
 /** The `bandit` section of the results (read inside the results' snapshot). */
-export async function readBanditReport(db: Sql, projectId: string, e: BanditExperiment): Promise<BanditReport | null> {
+async function readBanditReport(db: Sql, projectId: string, e: BanditExperiment): Promise<BanditReport | null> {
   const inputs = await readBanditInputs(db, projectId, e);
   return inputs === null ? null : banditState(inputs).report;
 }

@@ -3,7 +3,7 @@ import { invalidIssue, type Issue } from '../../lib/errors.js';
 import type { MetricDef } from './metrics.js';
 import type { BanditSettings } from './bandit.schemas.js';
 import { banditSettings } from './banditShape.js';
-import type { CreateExperimentInput, ExperimentType, RolloutState, RolloutStep } from './experiments.schemas.js';
+import type { CreateExperimentInput, RolloutState, RolloutStep } from './experiments.schemas.js';
 
 /**
  * What each experiment type asks of a create (docs/rollouts-and-bandits.md): an A/B test names its
