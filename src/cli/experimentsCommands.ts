@@ -7,6 +7,7 @@ import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
 import { allocationTable, banditSummary } from './banditOutput.js';
+import { type CheckRow, rolloutTimeline } from './rolloutTimeline.js';
 import { addResultsCommand } from './resultsCommand.js';
 import { startWarnings } from './startWarnings.js';
 import { withApi } from './api/connect.js';
@@ -76,7 +77,7 @@ export function addExperimentCommands(program: Command): Command {
     .description('list experiments')
     .option(...projectOption)
     .option('--prompt <prompt_id>', 'only this prompt')
-    .addOption(new Option('--status <status>', 'only experiments in this state').choices(['draft', 'running', 'paused', 'stopped']))
+    .addOption(new Option('--status <status>', 'only experiments in this state').choices(['draft', 'running', 'paused', 'stopped', 'rolled_back', 'shipped']))
     .action((opts: { project?: string; prompt?: string; status?: ExperimentStatus }) =>
       withApi(opts, async (api) => {
         const all: ExperimentView[] = [];
@@ -116,6 +117,10 @@ export function addExperimentCommands(program: Command): Command {
           );
         }
         console.log(`\ntarget effect ${e.target_mde * 100}%; CUPED ${e.cuped ? `on (${e.cuped_days} days before exposure)` : 'off'}`);
+        if (e.rollout !== null) {
+          const { data } = await api.request<{ data: CheckRow[] }>('GET', at(id, '/checks'));
+          console.log(`\n${rolloutTimeline(e, data)}`);
+        }
         if (e.bandit !== null) console.log(`\n${banditSummary(e.bandit)}`);
         if (e.allocation_history !== undefined)
           console.log(
@@ -124,6 +129,17 @@ export function addExperimentCommands(program: Command): Command {
               e.allocation_history,
             )}`,
           );
+      }),
+    );
+  experiments
+    .command('check <experiment_id>')
+    .description('run one check of a rollout or a bandit now (what the scheduler does every hour) and print what it did')
+    .option(...projectOption)
+    .action((id: string, opts: { project?: string }) =>
+      withApi(opts, async (api) => {
+        const check = await api.request<CheckRow & { status: string }>('POST', at(id, '/check'));
+        if (jsonOutput()) console.log(JSON.stringify(check, null, 2));
+        else console.log(`${check.action}: ${check.reason} (status ${check.status})`);
       }),
     );
   for (const action of ['start', 'pause'] as const) {

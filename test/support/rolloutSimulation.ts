@@ -28,7 +28,7 @@ function gaussian(random: () => number): number {
 }
 
 /** One version as the simulated users see it. */
-export interface SimVersion {
+interface SimVersion {
   errorRate: number;
   /** Median latency in ms (log-normal with σ = 0.5). */
   latencyMs: number;

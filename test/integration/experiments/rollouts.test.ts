@@ -4,6 +4,7 @@ import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenPrompt } from '../../support/fixtures.js';
 import { rng } from '../../support/rolloutSimulation.js';
+import { rolloutTimeline } from '../../../src/cli/rolloutTimeline.js';
 
 /**
  * Safe rollouts end to end, through the API, with the app clock and the traffic driven by the test:
@@ -165,6 +166,11 @@ describe('a safe rollout', () => {
     const errorRate = checks.at(-1).figures.guardrails.find((g: { name: string }) => g.name === 'runs:error_rate');
     expect(errorRate).toMatchObject({ worse: true, direction: 'lower' });
     expect(errorRate.interval[0]).toBeGreaterThan(0);
+    // What `promptline experiments show bad` prints of it.
+    const printed = rolloutTimeline(ended, checks);
+    expect(printed).toMatch(/^rollout: step 1 of 3 \(40% of users, half of them on the candidate\); ships by itself/);
+    expect(printed).toContain(`\nROLLED BACK: ${ended.reason}\n`);
+    expect(printed).toMatch(/\n\S+\s+scheduled\s+rollback\s+1 \(40%\)\s+\d+\s+runs:error_rate 0\.\d+ vs 0\.\d+ \[\+[\d.]+, \+[\d.]+\] WORSE; runs:latency_ms /);
     const audit = (await t.request('GET', '/audit?target_id=bad&limit=1')).json.data[0];
     expect(audit).toMatchObject({ action: 'experiment.rolled_back', key_name: 'scheduler', after: { status: 'rolled_back', reason: ended.reason } });
     expect(await events()).toContainEqual({ type: 'experiment.rolled_back', target: 'bad' });
@@ -217,6 +223,11 @@ describe('a safe rollout', () => {
       expect(bundleRanges[i]![1]).toBeGreaterThanOrEqual(bundleRanges[i - 1]![1]);
     }
     const { data: checks } = (await t.request('GET', '/experiments/good/checks')).json;
+    const steps = rolloutTimeline(ended, checks).split('\n\n')[1]!.split('\n');
+    expect(steps.slice(1).map((line) => line.split(/\s+/)[4])).toEqual([
+      ended.started_at,
+      ...checks.filter((c: { action: string }) => c.action === 'advance').map((c: { checked_at: string }) => c.checked_at),
+    ]);
     expect(checks.map((c: { action: string }) => c.action).filter((a: string) => a !== 'hold')).toEqual(['advance', 'advance', 'ship']);
     expect(await events()).toEqual(
       expect.arrayContaining([

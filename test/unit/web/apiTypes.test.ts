@@ -9,7 +9,8 @@ import type { ImpactSchema } from '../../../src/modules/inputs/impact.schemas.js
 import type { Impact } from '../../../web/src/pages/prompt/impact.js';
 import type { ApiKey, CreatedKey } from '../../../web/src/lib/keys.js';
 import type { Run } from '../../../web/src/lib/runView.js';
-import type { ExperimentDetail, ExperimentResults, Prompt, Version } from '../../../web/src/lib/types.js';
+import type { ExperimentCheck, ExperimentDetail, ExperimentResults, Prompt, Version } from '../../../web/src/lib/types.js';
+import type { CheckListSchema } from '../../../src/modules/scheduler/scheduler.schemas.js';
 
 /**
  * The console restates the API's shapes in web/src/lib (it must not bundle server code). These
@@ -25,6 +26,7 @@ describe("the console's types fit the API's schemas", () => {
   it('experiments and their results', () => {
     expectTypeOf<Static<typeof ExperimentSchema>>().toExtend<ExperimentDetail>();
     expectTypeOf<Static<typeof ExperimentResultsSchema>>().toExtend<ExperimentResults>();
+    expectTypeOf<Static<typeof CheckListSchema>['data'][number]>().toExtend<ExperimentCheck>();
   });
   it("a version's impact", () => {
     expectTypeOf<Static<typeof ImpactSchema>>().toExtend<Impact>();

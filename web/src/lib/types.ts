@@ -84,6 +84,20 @@ interface Rollout {
   current_percent: number;
 }
 
+/** One check of a rollout (GET /experiments/{id}/checks): what it did, why, and the figures it read. */
+export interface ExperimentCheck {
+  id: string;
+  checked_at: string;
+  scheduled_at: string | null;
+  trigger: 'scheduled' | 'manual';
+  action: string;
+  reason: string;
+  step: number | null;
+  percent: number | null;
+  /** For a rollout: {users, guardrails: [...]}; read defensively (the schema says unknown). */
+  figures: unknown;
+}
+
 export interface ExperimentDetail extends Experiment {
   type: 'ab' | 'rollout' | 'bandit';
   /** Why a rollout rolled back or shipped on its own. */

@@ -8,6 +8,7 @@ import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
 import { BanditPanel } from './experiment/BanditPanel';
 import { Results } from './experiment/Results';
+import { RolloutTimeline } from './experiment/RolloutTimeline';
 import { useFocusWhen } from './experiment/focus';
 import { ErrorNote, TableScroll } from './parts';
 import './experiments.css';
@@ -41,6 +42,8 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
       <dl className="facts">
         <dt>Id</dt>
         <dd>{e.experiment_id}</dd>
+        <dt>Type</dt>
+        <dd>{e.type === 'ab' ? 'A/B test' : e.type}</dd>
         <dt>Prompt</dt>
         <dd>
           <Link href={promptPath}>{e.prompt_id}</Link>
@@ -110,6 +113,7 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
           ))}
         </ul>
       )}
+      {e.rollout !== null && <RolloutTimeline experiment={e} />}
       {e.allocation_history !== undefined && <BanditPanel experiment={e} />}
       {role === 'admin' && <Actions experiment={e} />}
       <Results experiment={e} results={results} />
