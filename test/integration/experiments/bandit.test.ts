@@ -17,7 +17,7 @@ const later = (minutes: number) => {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({}, { clock, schedulerTimers: false });
+  t = await startTestApp({}, { clock, schedulerTimers: false, webhookTimers: false });
   await givenPrompt(t, { prompt_id: 'greet', template: 'A: hi {{name}}', labels: ['production'], versions: ['B: hello {{name}}', 'C: hey {{name}}'] });
 });
 afterAll(async () => t.cleanup());
@@ -50,6 +50,8 @@ const BANDIT = {
 
 describe('a bandit through the API', () => {
   it('is created with its settings filled in and period 0 as its history', async () => {
+    const hook = await t.request('POST', '/webhooks', { body: { url: 'https://example.com/hooks', events: ['experiment.reweighted', 'experiment.shipped'] } });
+    expect(hook.status).toBe(201);
     const made = await givenExperiment(t, { experiment_id: 'bb', prompt_id: 'greet', ...BANDIT, bandit: { stop_after_minutes: 60 }, start: true });
     expect(made).toMatchObject({ type: 'bandit', bandit: { floor: null, stop_threshold: 0.95, stop_after_minutes: 60 } });
     const shown = (await t.request('GET', '/experiments/bb')).json;
@@ -77,6 +79,11 @@ describe('a bandit through the API', () => {
     expect(shown.allocation_history[1]).toMatchObject({ period: 1, started_at: now.toISOString(), weights, dropped: [] });
     expect(shown.allocation_history[1].p_best.c).toBeGreaterThan(0.9);
     expect(await count("SELECT count(*) FROM audit_log WHERE action = 'experiment.reweighted'")).toBe(1);
+    // The webhook event announces it, with the new weights and why.
+    const payload = JSON.parse(
+      (await t.store.sql.value<string>("SELECT payload FROM webhook_deliveries WHERE event_type = 'experiment.reweighted'")) ?? 'null',
+    );
+    expect(payload.after).toMatchObject({ check_reason: check.json.reason, p_best: check.json.figures.p_best });
 
     // Sticky: a user assigned before keeps their variant; new users mostly get c now.
     const again = await t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', external_user_id: 'early-0', inputs: { name: 'x' } } });
@@ -108,6 +115,7 @@ describe('a bandit through the API', () => {
     expect(shown).toMatchObject({ status: 'shipped', winner: 'c', shipped_version: 3 });
     expect((await t.request('GET', '/prompts/greet')).json.labels.production).toBe(3);
     expect(await count("SELECT count(*) FROM audit_log WHERE action = 'experiment.shipped'")).toBe(1);
+    expect(await count("SELECT count(*) FROM webhook_deliveries WHERE event_type = 'experiment.shipped'")).toBe(1);
     expect((await t.request('POST', '/experiments/bb/check')).status).toBe(409);
   });
 });
