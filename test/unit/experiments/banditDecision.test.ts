@@ -49,6 +49,31 @@ describe('banditState', () => {
   });
 });
 
+describe('banditState on a mean (Gaussian posteriors)', () => {
+  const MEAN: MetricDef = { ...METRIC, name: 'spend:mean', kind: 'mean' };
+  const meanCell = (variant: string, n: number, mean: number, sd: number): PeriodCellRow => ({
+    variant,
+    period: 0,
+    n,
+    successes: 0,
+    sum: n * mean,
+    sum_squares: (n - 1) * sd * sd + n * mean * mean,
+  });
+  it('estimates each mean with its interval; the higher mean is likely best, or the lower when lower is better', () => {
+    const cells = [meanCell('a', 200, 10, 4), meanCell('b', 200, 10.2, 4), meanCell('c', 200, 12, 4)];
+    const { report, pBest } = banditState({ ...inputs([], cells), metric: MEAN });
+    expect(report.arms[2]!.estimate).toBeCloseTo(12, 9);
+    expect(report.arms[2]!.ci_upper! - report.arms[2]!.estimate!).toBeCloseTo(1.959964 * (4 / Math.sqrt(200)), 4);
+    expect(pBest[2]).toBeGreaterThan(0.99);
+    const lower = banditState({ ...inputs([], cells), metric: { ...MEAN, direction: 'lower' } });
+    expect(lower.pBest[2]).toBeLessThan(0.01);
+  });
+  it('an arm with fewer than 2 users says nothing yet: every arm equally likely', () => {
+    const { pBest } = banditState({ ...inputs([], [meanCell('a', 1, 10, 0), meanCell('b', 50, 12, 4), meanCell('c', 50, 11, 4)]), metric: MEAN });
+    expect(pBest).toEqual([1 / 3, 1 / 3, 1 / 3]);
+  });
+});
+
 describe('decideBandit', () => {
   const cells = [cell('a', 0, 300, 30), cell('b', 0, 300, 36), cell('c', 0, 300, 60)];
   const now = Date.parse(hours(1));
