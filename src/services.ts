@@ -7,6 +7,8 @@ import { createExperimentRouter } from './modules/experiments/experimentRouter.j
 import { createExperimentService, readExperiment } from './modules/experiments/experiments.service.js';
 import type { ShipCheck } from './modules/experiments/shipGuard.js';
 import { createRolloutCheck, type RolloutFactsSource } from './modules/experiments/rolloutCheck.js';
+import { createBanditCheck, type BanditGuardrails } from './modules/experiments/banditCheck.js';
+import { banditReportFor } from './modules/experiments/banditReads.js';
 import { checkersByType } from './checks.js';
 import { createKeyService } from './modules/keys/keys.service.js';
 import { findKey } from './modules/keys/keys.repo.js';
@@ -84,6 +86,7 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     /** What the scheduler runs for each experiment type (src/checks.ts). */
     checkers: checkersByType({
       rollout: createRolloutCheck(store, changeLog, promptFacts, rolloutFactsFrom(options.reports ?? results), experimentChanged),
+      bandit: createBanditCheck(store, changeLog, promptFacts, banditGuardrailsFrom(options.reports ?? results), experimentChanged),
     }),
     // A forgotten user's id must not linger in the sticky assignments held in memory.
     users: createUserService(store, changeLog, () => runtime?.router.clear()),
@@ -107,6 +110,21 @@ function shipFactsFrom(reports: Pick<ReportServices['results'], 'results'>): Shi
     return {
       exposedUsers: report.variants.reduce((n, v) => n + v.users, 0),
       decisions: report.decisions.map(({ variant, decision, reason }) => ({ variant, decision, reason })),
+    };
+  };
+}
+
+/** The bandit check's port: each guardrail's sums per variant, from the results with default options. */
+function banditGuardrailsFrom(reports: Pick<ReportServices['results'], 'results'>): BanditGuardrails {
+  return async (projectId, experimentId) => {
+    const report = await reports.results(projectId, experimentId, {});
+    return {
+      control: report.control,
+      guardrails: report.guardrails.map((m) => ({
+        name: m.name,
+        direction: m.direction,
+        variants: Object.fromEntries(m.variants.map((v) => [v.key, { n: v.n, sum: v.sum ?? 0, sumSquares: v.sum_squares ?? 0 }])),
+      })),
     };
   };
 }
@@ -184,7 +202,7 @@ function createRuntime(store: Store, options: ServiceOptions, runtime: RuntimeOp
  * clock, and no store, writer or change log, so the results service is all it can have.
  */
 export function createReportServices(source: Parameters<typeof createResultsService>[0]) {
-  return { results: createResultsService(source, readExperiment) };
+  return { results: createResultsService(source, readExperiment, banditReportFor) };
 }
 type ReportServices = ReturnType<typeof createReportServices>;
 

@@ -6,6 +6,7 @@ import { decodePythonJson } from '../http/fastapi/pythonJson.js';
 import { CreateExperimentBody, PatchExperimentBody, type ExperimentStatus } from '../modules/experiments/experiments.schemas.js';
 import type { ExperimentView } from '../modules/experiments/experiments.schemas.js';
 import { formatTable } from './table.js';
+import { allocationTable, banditSummary } from './banditOutput.js';
 import { type CheckRow, rolloutTimeline } from './rolloutTimeline.js';
 import { addResultsCommand } from './resultsCommand.js';
 import { startWarnings } from './startWarnings.js';
@@ -120,11 +121,19 @@ export function addExperimentCommands(program: Command): Command {
           const { data } = await api.request<{ data: CheckRow[] }>('GET', at(id, '/checks'));
           console.log(`\n${rolloutTimeline(e, data)}`);
         }
+        if (e.bandit !== null) console.log(`\n${banditSummary(e.bandit)}`);
+        if (e.allocation_history !== undefined)
+          console.log(
+            `\n${allocationTable(
+              e.variants.map((v) => v.key),
+              e.allocation_history,
+            )}`,
+          );
       }),
     );
   experiments
     .command('check <experiment_id>')
-    .description('run one check of a rollout now (what the scheduler does every hour) and print what it did')
+    .description('run one check of a rollout or a bandit now (what the scheduler does every hour) and print what it did')
     .option(...projectOption)
     .action((id: string, opts: { project?: string }) =>
       withApi(opts, async (api) => {

@@ -31,6 +31,7 @@ export const COPY_TABLES = [
   'experiment_signals',
   'experiment_schedule',
   'experiment_checks',
+  'bandit_allocations',
   'storage_probe',
   'input_shapes',
   'datasets',

@@ -107,6 +107,7 @@ beforeAll(async () => {
   db.prepare(
     `INSERT INTO experiment_checks SELECT project_id, id, 'chk_1', created_at, NULL, 'manual', 'hold', 'Holding at step 1 of 4 (5%)', 0, 5.5, '{"users":3,"guardrails":[]}' FROM experiments`,
   ).run();
+  db.prepare('INSERT INTO bandit_allocations SELECT project_id, id, 0, created_at, \'{"a":0.5,"b":0.5}\', NULL, \'[]\' FROM experiments').run();
   // Doubles that only survive exactly, and an outcome with every optional field empty.
   db.prepare("UPDATE outcomes SET numeric_value = 0.1 + 0.2 WHERE rowid = (SELECT min(rowid) FROM outcomes WHERE event_type = 'rate')").run();
   db.prepare("UPDATE outcomes SET numeric_value = 1e-300 WHERE rowid = (SELECT max(rowid) FROM outcomes WHERE event_type = 'rate')").run();

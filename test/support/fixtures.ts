@@ -49,6 +49,9 @@ interface ExperimentSpec {
   primary_metric?: Record<string, unknown>;
   cuped?: boolean;
   target_mde?: number;
+  /** ab (default), rollout or bandit; a bandit's settings. */
+  type?: string;
+  bandit?: Record<string, unknown>;
   /** Started after it is made (default false: a draft). */
   start?: boolean;
   key?: string;

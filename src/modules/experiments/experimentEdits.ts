@@ -92,6 +92,7 @@ export function newExperimentRecord(input: CreateExperimentInput, shape: TypedSh
     stopped_at: null,
     type: input.type ?? 'ab',
     rollout: shape.rollout,
+    bandit: shape.bandit,
     ended_as: null,
     end_reason: null,
   };

@@ -1,7 +1,9 @@
 import type { Sql } from '../../db/sql.js';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
 import type { MetricDef } from './metrics.js';
-import type { CreateExperimentInput, ExperimentType, RolloutState, RolloutStep } from './experiments.schemas.js';
+import type { BanditSettings } from './bandit.schemas.js';
+import { banditSettings } from './banditShape.js';
+import type { CreateExperimentInput, RolloutState, RolloutStep } from './experiments.schemas.js';
 
 /**
  * What each experiment type asks of a create (docs/rollouts-and-bandits.md): an A/B test names its
@@ -30,6 +32,8 @@ export interface TypedShape {
   control: string | undefined;
   coverage: number | undefined;
   rollout: RolloutState | null;
+  /** A bandit's settings (banditShape.ts); null for other types. */
+  bandit: BanditSettings | null;
   metrics: MetricDef[];
 }
 
@@ -38,7 +42,9 @@ const ROLLOUT_ONLY = ['candidate_version', 'steps', 'auto_ship'] as const;
 function abShape(input: CreateExperimentInput, metrics: MetricDef[], issues: Issue[]): TypedShape {
   for (const field of ROLLOUT_ONLY) if (input[field] !== undefined) issues.push(item([field], `${field} is for rollouts (type "rollout") only`));
   if (input.variants === undefined) issues.push(missing(['variants'], 'an A/B experiment needs its variants'));
-  return { variants: input.variants ?? [], control: input.control, coverage: input.coverage, rollout: null, metrics };
+  const bandit = input.type === 'bandit' ? banditSettings(input, metrics, issues) : null;
+  if (bandit === null && input.bandit !== undefined) issues.push(item(['bandit'], 'bandit is for bandits (type "bandit") only'));
+  return { variants: input.variants ?? [], control: input.control, coverage: input.coverage, rollout: null, bandit, metrics };
 }
 
 /** A ramp's rules the schema cannot say: each step reaches further than the one before. */
@@ -78,12 +84,10 @@ async function rolloutShape(
     control: ROLLOUT_CONTROL,
     coverage: steps[0]!.percent / 100,
     rollout: { candidate: ROLLOUT_CANDIDATE, steps, auto_ship: input.auto_ship ?? true, step: 0, step_started_at: null, awaiting_approval: false },
+    bandit: null,
     metrics: [...metrics, ...guardrails],
   };
 }
-
-/** Types whose creation is not wired yet: a create of one is refused, nothing stored. */
-const NOT_YET: ReadonlySet<ExperimentType> = new Set(['bandit']);
 
 export async function typedShape(
   db: Sql,
@@ -93,7 +97,6 @@ export async function typedShape(
   issues: Issue[],
 ): Promise<TypedShape> {
   const type = input.type ?? 'ab';
-  if (NOT_YET.has(type)) issues.push(item(['type'], `${type} experiments are not yet supported`));
   if (type === 'rollout') return rolloutShape(db, labelVersion, input, metrics, issues);
   return abShape(input, metrics, issues);
 }

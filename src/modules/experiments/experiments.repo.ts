@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/sql.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest, type PageBounds } from '../../db/pagination.js';
 import type { EndedAs, ExperimentStatus, ExperimentType, RolloutState, StoredStatus, VariantDef } from './experiments.schemas.js';
+import type { BanditSettings } from './bandit.schemas.js';
 import type { MetricDef } from './metrics.js';
 import { covariateParams, covariateSql, type Covariate } from './covariate.js';
 
@@ -35,14 +36,17 @@ export interface ExperimentRecord {
   /** How a checked experiment ended on its own (status is then 'stopped'), and why. */
   ended_as: EndedAs | null;
   end_reason: string | null;
+  /** A bandit's settings; null for other types (migrations/0023). */
+  bandit: BanditSettings | null;
 }
 
-interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped' | 'assignments_diverge' | 'rollout'> {
+interface ExperimentRow extends Omit<ExperimentRecord, 'variants' | 'metrics' | 'cuped' | 'assignments_diverge' | 'rollout' | 'bandit'> {
   variants: string;
   metrics: string;
   cuped: number;
   assignments_diverge: number;
   rollout: string | null;
+  bandit: string | null;
 }
 
 function encode(record: ExperimentRecord): ExperimentRow {
@@ -53,6 +57,7 @@ function encode(record: ExperimentRecord): ExperimentRow {
     cuped: record.cuped ? 1 : 0,
     assignments_diverge: record.assignments_diverge ? 1 : 0,
     rollout: record.rollout === null ? null : JSON.stringify(record.rollout),
+    bandit: record.bandit === null ? null : JSON.stringify(record.bandit),
   };
 }
 
@@ -64,6 +69,7 @@ function decode(row: ExperimentRow): ExperimentRecord {
     cuped: row.cuped === 1,
     assignments_diverge: row.assignments_diverge === 1,
     rollout: row.rollout === null ? null : (JSON.parse(row.rollout) as RolloutState),
+    bandit: row.bandit === null ? null : (JSON.parse(row.bandit) as BanditSettings),
   };
 }
 
@@ -94,6 +100,7 @@ const COLUMNS = [
   'rollout',
   'ended_as',
   'end_reason',
+  'bandit',
 ];
 const SELECT = COLUMNS.join(', ');
 
@@ -260,14 +267,17 @@ export async function findAttributableAssignment(
  * Exposures per variant of every running experiment, across projects: the operator's gauges
  * (running experiments, sample-ratio mismatches) are about the whole service, not one project.
  */
-export async function runningExposures(db: Sql): Promise<Array<{ project_id: string; id: string; variants: string; variant: string | null; n: number }>> {
+export async function runningExposures(
+  db: Sql,
+): Promise<Array<{ project_id: string; id: string; type: string; variants: string; variant: string | null; n: number }>> {
   return db.all<{
     project_id: string;
     id: string;
+    type: string;
     variants: string;
     variant: string | null;
     n: number;
-  }>(`SELECT e.project_id, e.id, e.variants, a.variant, count(a.external_user_id) AS n
+  }>(`SELECT e.project_id, e.id, e.type, e.variants, a.variant, count(a.external_user_id) AS n
     FROM experiments e LEFT JOIN assignments a ON a.project_id = e.project_id AND a.experiment_id = e.id
     WHERE e.status = 'running'
     GROUP BY e.project_id, e.id, a.variant`);

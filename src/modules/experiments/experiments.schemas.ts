@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
+import { AllocationSchema, BanditSettingsInput, BanditSettingsSchema } from './bandit.schemas.js';
 import { MetricInputSchema, MetricSchema, OUTCOME_KINDS } from './metrics.js';
 
 const EXPERIMENT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
@@ -104,6 +105,7 @@ export const CreateExperimentBody = Type.Object({
     }),
   ),
   auto_ship: Type.Optional(Type.Boolean({ description: "rollout only: ship when the last step succeeds (default true); false waits for a person's approval" })),
+  bandit: Type.Optional(BanditSettingsInput),
   control: editable.control,
   coverage: editable.coverage,
   seed: editable.seed,
@@ -167,7 +169,13 @@ export const ExperimentSchema = Type.Object({
       description: "a rollout's ramp and where it is; null for other types",
     }),
   ),
-  variants: Type.Array(VariantDefSchema),
+  bandit: Nullable(Type.Composite([BanditSettingsSchema], { description: "a bandit's floor share and stop rule, defaults filled in; null for other types" })),
+  allocation_history: Type.Optional(
+    Type.Array(AllocationSchema, {
+      description: "bandits only, in GET /experiments/{experiment_id}: each period's weights (period 0: the starting ones), oldest first",
+    }),
+  ),
+  variants: Type.Array(VariantDefSchema, { description: "a bandit's weights are the current ones: new users follow them" }),
   control: Type.String(),
   coverage: Type.Number(),
   seed: Type.String(),

@@ -7,6 +7,8 @@ import { newId } from '../../lib/ids.js';
 import * as repo from './experiments.repo.js';
 import { toView, transitioned, TRANSITIONS } from './experimentModel.js';
 import { typedShape } from './experimentTypes.js';
+import { listAllocations } from './bandit.repo.js';
+import { historyOf } from './banditState.js';
 import {
   assignmentsMayMove,
   checkCandidate,
@@ -46,15 +48,17 @@ export const runningExperimentIds = (db: Sql, projectId: string): Promise<string
 
 /** How many experiments run now, and how many of them fail the sample-ratio check (for the operator's metrics). */
 export async function runningExperimentsHealth(db: Sql): Promise<{ running: number; srmFlagged: number }> {
-  const byExperiment = new Map<string, { variants: VariantDef[]; counts: Map<string, number> }>();
+  const byExperiment = new Map<string, { type: string; variants: VariantDef[]; counts: Map<string, number> }>();
   for (const row of await repo.runningExposures(db)) {
     const key = `${row.project_id}\u0000${row.id}`;
-    const entry = byExperiment.get(key) ?? { variants: JSON.parse(row.variants) as VariantDef[], counts: new Map() };
+    const entry = byExperiment.get(key) ?? { type: row.type, variants: JSON.parse(row.variants) as VariantDef[], counts: new Map() };
     if (row.variant !== null) entry.counts.set(row.variant, row.n);
     byExperiment.set(key, entry);
   }
   let srmFlagged = 0;
-  for (const { variants, counts } of byExperiment.values()) {
+  for (const { type, variants, counts } of byExperiment.values()) {
+    // A bandit's weights move, so its users cannot be checked against today's: its results check each period.
+    if (type === 'bandit') continue;
     const srm = sampleRatioMismatch(
       variants.map((v) => counts.get(v.key) ?? 0),
       variants.map((v) => v.weight),
@@ -108,8 +112,16 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
       });
     },
 
+    /** One experiment; a bandit's with its allocation history (period 0 from its starting weights until the first check). */
     async get(projectId: string, id: string): Promise<ExperimentView> {
-      return toView(await require(store.sql, projectId, id));
+      const record = await require(store.sql, projectId, id);
+      if (record.type !== 'bandit') return toView(record);
+      const history = historyOf({
+        variants: record.variants,
+        allocations: await listAllocations(store.sql, projectId, id),
+        startedAt: record.started_at ?? record.created_at,
+      });
+      return { ...toView(record), allocation_history: history };
     },
 
     async list(projectId: string, query: ListExperimentsInput) {

@@ -1,3 +1,4 @@
+import type { BanditReport } from '../experiments/bandit.schemas.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { MetricDef } from '../experiments/metrics.js';
 import type { Granularity, JoinedAgg, PeriodExposures } from './results.repo.js';
@@ -69,4 +70,6 @@ export interface ResultsData {
   /** Users with a success per variant (the primary's event type, else any), for cost per success. */
   successfulUsers: ReadonlyMap<string, number>;
   unattributedOutcomes: number;
+  /** A bandit's own report (period-weighted estimates, P(best), per-period SRM); null for other types. */
+  bandit: BanditReport | null;
 }

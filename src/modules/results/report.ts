@@ -40,12 +40,15 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
   const metrics = goals.map((g, i) => metricView(g, ctx, adjusted[i]));
   const guardrailViews = guardrails.map((g) => metricView(g, ctx));
 
-  const srm = sampleRatioMismatch(
-    keys.map(usersOf),
-    e.variants.map((v) => v.weight),
-  );
+  // A bandit's weights move: its exposures are checked period by period against the weights then in force.
+  const srm =
+    data.bandit?.srm ??
+    sampleRatioMismatchOf(
+      keys.map(usersOf),
+      e.variants.map((v) => v.weight),
+    );
   const health = {
-    srm: { chi_square: srm.chiSquare, df: srm.df, p_value: srm.pValue, checked: srm.checked, flagged: srm.flagged },
+    srm,
     users_in_multiple_variants: countMismatchedUsers([...data.joined.values()].flatMap((perVariant) => [...perVariant.values()])),
     unattributed_outcomes: data.unattributedOutcomes,
   };
@@ -66,7 +69,7 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
       const needed = basis === undefined ? null : usersNeeded(basis.kind, basis.control, e.target_mde, shares, { power: MDE_POWER });
       return decide({
         variant: key,
-        health: { srmFlagged: srm.flagged, srmPValue: srm.pValue, multipleVariantShare: allUsers > 0 ? health.users_in_multiple_variants / allUsers : 0 },
+        health: { srmFlagged: srm.flagged, srmPValue: srm.p_value, multipleVariantShare: allUsers > 0 ? health.users_in_multiple_variants / allUsers : 0 },
         renderFailed: { share: renderFailedShare(key), controlShare: renderFailedShare(e.control) },
         primary:
           primary === undefined || comparison === undefined ? null : { name: primary.m.def.name, verdict: comparison.verdict, text: comparison.verdict_text },
@@ -101,7 +104,14 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
     health,
     timeseries_granularity: data.granularity,
     timeseries: buildTimeseries(keys, data.granularity, data.exposuresByPeriod, primaryChart(data, primary)),
+    ...(data.bandit === null ? {} : { bandit: data.bandit }),
   };
+}
+
+/** The sample-ratio check against the configured weights, as the report writes it. */
+function sampleRatioMismatchOf(observed: number[], weights: number[]): ExperimentResults['health']['srm'] {
+  const srm = sampleRatioMismatch(observed, weights);
+  return { chi_square: srm.chiSquare, df: srm.df, p_value: srm.pValue, checked: srm.checked, flagged: srm.flagged };
 }
 
 /** The primary metric and the smallest relative effect it can detect now: the smallest comparable treatment arm (≥ 2 users) bounds it. */

@@ -1,3 +1,4 @@
+import { BanditReportSchema } from '../experiments/bandit.schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../lib/schemas.js';
 import { StatusSchema } from '../experiments/experiments.schemas.js';
@@ -183,7 +184,10 @@ export const ExperimentResultsSchema = Type.Object(
     }),
     primary: Nullable(Type.Object({ name: Type.String(), event_type: Nullable(Type.String()), kind: MetricKindSchema, mde_relative: Num })),
     health: Type.Object({
-      srm: Type.Object({ chi_square: Type.Number(), df: Type.Integer(), p_value: Type.Number(), checked: Type.Boolean(), flagged: Type.Boolean() }),
+      srm: Type.Object(
+        { chi_square: Type.Number(), df: Type.Integer(), p_value: Type.Number(), checked: Type.Boolean(), flagged: Type.Boolean() },
+        { description: "exposures against the weights; a bandit's against the weights in force in each period (bandit.srm)" },
+      ),
       users_in_multiple_variants: Type.Integer(),
       unattributed_outcomes: Type.Integer(),
     }),
@@ -193,6 +197,7 @@ export const ExperimentResultsSchema = Type.Object(
     timeseries: Type.Array(TimeseriesPoint, {
       description: 'per period of first exposure (timeseries_granularity), first to last, gaps filled: exposures and the cumulative primary metric per variant',
     }),
+    bandit: Type.Optional(BanditReportSchema),
   },
   { title: 'ExperimentResults' },
 );

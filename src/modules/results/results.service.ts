@@ -2,6 +2,7 @@ import type { ReadSnapshot } from '../../db/snapshot.js';
 import type { Sql } from '../../db/sql.js';
 import { isoNow, type Clock } from '../../lib/clock.js';
 import { notFound } from '../../lib/errors.js';
+import type { BanditReport } from '../experiments/bandit.schemas.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
 import type { ResultsData, ResultsOptions } from './measured.js';
 import { exposureTotals, measure } from './measurement.js';
@@ -11,8 +12,11 @@ import type { ExperimentResults } from './results.schemas.js';
 import { readResults } from './resultsReads.js';
 import { granularityOf } from './timeseries.js';
 
+/** What results need of experiments for a bandit: its own report, read in the same snapshot (null for other types). */
+type ReadBandit = (db: Sql, projectId: string, e: ExperimentView) => Promise<BanditReport | null>;
+
 /** Plan the reads, read, measure: the reads are the only step that touches the database. */
-async function collect(db: Sql, projectId: string, e: ExperimentView, now: string, options: ResultsOptions): Promise<ResultsData> {
+async function collect(db: Sql, projectId: string, e: ExperimentView, now: string, options: ResultsOptions, readBandit: ReadBandit): Promise<ResultsData> {
   const plan = planReads(e, options);
   const granularity = granularityOf(e, now);
   const reads = await readResults(db, projectId, e, plan, granularity);
@@ -32,6 +36,7 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
     labels: reads.labels,
     successfulUsers,
     unattributedOutcomes: reads.unattributedOutcomes,
+    bandit: await readBandit(db, projectId, e),
   };
 }
 
@@ -39,7 +44,7 @@ async function collect(db: Sql, projectId: string, e: ExperimentView, now: strin
 type ReadExperiment = (db: Sql, projectId: string, experimentId: string) => Promise<ExperimentView | undefined>;
 
 /** Reads only: a read snapshot and a clock are all it needs (the results worker brings its own connection). */
-export function createResultsService(store: { readSnapshot: ReadSnapshot; clock: Clock }, readExperiment: ReadExperiment) {
+export function createResultsService(store: { readSnapshot: ReadSnapshot; clock: Clock }, readExperiment: ReadExperiment, readBandit: ReadBandit) {
   return {
     /**
      * Results of one experiment. All reads run in one read snapshot, so every number comes from the
@@ -58,7 +63,7 @@ export function createResultsService(store: { readSnapshot: ReadSnapshot; clock:
           explore: options.explore ?? !experiment.metrics.some((m) => m.role !== 'guardrail'),
           cuped: options.cuped ?? experiment.cuped,
         };
-        return { data: await collect(db, projectId, experiment, now, resolved), resolved };
+        return { data: await collect(db, projectId, experiment, now, resolved, readBandit), resolved };
       });
       return buildReport(data, resolved);
     },

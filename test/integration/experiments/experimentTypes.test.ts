@@ -19,7 +19,7 @@ describe('experiment types', () => {
     expect((await t.request('GET', '/experiments/plain')).json.type).toBe('ab');
   });
 
-  it('refuses a bandit (not yet supported) and an A/B test without variants or with rollout fields, storing nothing', async () => {
+  it('refuses a bandit without a primary metric to re-weight on, and an A/B test without variants or with rollout fields, storing nothing', async () => {
     const before = await count('SELECT count(*) FROM experiments');
     const bandit = await t.request('POST', '/experiments', {
       body: {
@@ -32,7 +32,7 @@ describe('experiment types', () => {
       },
     });
     expect(bandit.status).toBe(422);
-    expect(bandit.json.detail[0]).toMatchObject({ loc: ['body', 'type'], msg: expect.stringContaining('not yet supported') });
+    expect(bandit.json.detail[0]).toMatchObject({ loc: ['body', 'metrics'], msg: expect.stringContaining('a bandit needs a primary metric') });
     const noVariants = await t.request('POST', '/experiments', { body: { prompt_id: 'p' } });
     expect(noVariants.status).toBe(422);
     expect(noVariants.json.detail[0].loc).toEqual(['body', 'variants']);

@@ -30,6 +30,7 @@ const record = (over: Partial<ExperimentRecord>): ExperimentRecord => ({
   stopped_at: null,
   type: 'ab',
   rollout: null,
+  bandit: null,
   ended_as: null,
   end_reason: null,
   ...over,

@@ -38,6 +38,7 @@ const experiment = (metrics: MetricDef[]): ExperimentView => ({
   type: 'ab',
   reason: null,
   rollout: null,
+  bandit: null,
 });
 const options = (over: Partial<ResultsOptions>): ResultsOptions => ({ sequential: false, prior: 'flat', explore: false, cuped: false, ...over });
 

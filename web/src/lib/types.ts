@@ -118,6 +118,17 @@ export interface ExperimentDetail extends Experiment {
   updated_at: string;
   started_at: string | null;
   stopped_at: string | null;
+  /** Bandits only (GET of one experiment): the weights each period's new users followed. */
+  allocation_history?: AllocationPeriod[];
+}
+
+/** One period of a bandit's allocation history. */
+export interface AllocationPeriod {
+  period: number;
+  started_at: string;
+  weights: Record<string, number>;
+  p_best: Record<string, number> | null;
+  dropped: string[];
 }
 
 type Num = number | null;

@@ -6,6 +6,7 @@ import { pct } from '../lib/numbers';
 import { parseToggles, resultsPath } from '../lib/results';
 import type { ExperimentDetail, ExperimentResults } from '../lib/types';
 import { Actions } from './experiment/Actions';
+import { BanditPanel } from './experiment/BanditPanel';
 import { Results } from './experiment/Results';
 import { RolloutTimeline } from './experiment/RolloutTimeline';
 import { useFocusWhen } from './experiment/focus';
@@ -113,6 +114,7 @@ export function ExperimentPage({ experimentId, role }: { experimentId: string; r
         </ul>
       )}
       {e.rollout !== null && <RolloutTimeline experiment={e} />}
+      {e.allocation_history !== undefined && <BanditPanel experiment={e} />}
       {role === 'admin' && <Actions experiment={e} />}
       <Results experiment={e} results={results} />
     </section>
