@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { type ChangeFeed, type ChangeNotice, listenForChanges } from './db/changeFeed.js';
+import { type ChangeFeed, listenForChanges } from './db/changeFeed.js';
 import { createExternalChangeWatcher } from './db/externalChanges.js';
 import { openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
@@ -15,33 +15,19 @@ import { createModelGateway, type ModelGateway } from './providers/gateway.js';
 import { createAccessControl } from './modules/keys/access.js';
 import type { KeyService } from './modules/keys/keys.service.js';
 import type { createProjectService } from './modules/projects/projects.service.js';
-import { registerKeyRoutes } from './modules/keys/keys.routes.js';
-import { registerSessionRoutes } from './modules/sessions/sessions.routes.js';
-import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
-import { registerSyncRoutes } from './modules/prompts/sync.routes.js';
-import { registerSdkRoutes } from './modules/sdk/sdk.routes.js';
 import { readExperiment, runningCheckedExperiments, runningExperimentIds, runningExperimentsHealth } from './modules/experiments/experiments.service.js';
 import { createScheduler, type Scheduler } from './modules/scheduler/scheduler.js';
-import { registerSchedulerRoutes } from './modules/scheduler/scheduler.routes.js';
-import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { createResultsRunner } from './modules/results/resultsRunner.js';
-import { registerResultsRoutes } from './modules/results/results.routes.js';
-import { registerRunRoutes } from './modules/runs/runs.routes.js';
 import { createRunTextRetention, type RunTextRetention } from './modules/runs/textRetention.js';
-import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
-import { registerAuditRoutes } from './modules/audit/audit.routes.js';
-import { registerUserRoutes } from './modules/users/users.routes.js';
-import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
-import { registerDatasetRoutes } from './modules/datasets/datasets.routes.js';
-import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
 import { createServices } from './services.js';
+import { forgetChanged } from './cachedChanges.js';
+import { registerRoutes } from './routes.js';
 import { CLI_ACTOR } from './modules/changes/changeLog.js';
 
 /** How often runs past PROMPTLINE_RUN_TEXT_RETENTION_DAYS lose their text. */
@@ -120,28 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     store.clock,
     (error) => app.log.error({ err: error }, 'results worker failed'),
   );
-  const {
-    projects,
-    keys,
-    sessions,
-    promptCache,
-    router,
-    inputShapes,
-    prompts,
-    serving,
-    sync,
-    experiments,
-    runs,
-    outcomes,
-    users,
-    audit,
-    webhooks,
-    sdk,
-    impact,
-    datasets,
-    evaluators,
-    checkers,
-  } = createServices(store, {
+  const services = createServices(store, {
     telemetry,
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -156,35 +121,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       onInputSummaryError: (error) => app.log.warn({ err: error }, 'storing the summary of input names failed'),
     },
   });
+  const { projects, keys, sessions, router, inputShapes, checkers } = services;
 
-  // Another process committed a change (the CLI on the SQLite file, another replica on
-  // PostgreSQL): drop what memory holds of it. PostgreSQL's NOTIFY says what changed; SQLite's
-  // data_version only that something did, so there (and when a notice says nothing) all goes.
-  const forgetCached = (change: ChangeNotice | null) => {
-    switch (change?.targetType) {
-      case 'key':
-        keys.forget(change.targetId);
-        return;
-      case 'prompt':
-        promptCache.invalidate(change.projectId, change.targetId);
-        return;
-      case 'experiment':
-        if (change.promptId === undefined) break;
-        router.invalidate(change.projectId, change.promptId);
-        promptCache.invalidate(change.projectId, change.promptId); // a stop-and-ship moved production
-        return;
-      case 'user':
-        router.clear(); // an erased user's sticky assignments
-        return;
-      case 'webhook':
-      case 'dataset':
-      case 'evaluator':
-        return; // nothing of these is cached
-    }
-    keys.invalidate();
-    promptCache.clear();
-    router.clear();
-  };
+  const forgetCached = forgetChanged(services);
   if (store.sqlite !== null) {
     const checkExternalChanges = createExternalChangeWatcher(store.sqlite, () => forgetCached(null));
     app.addHook('onRequest', (_req, _reply, done) => {
@@ -262,24 +201,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       ? keyAccess
       : { check: keyAccess.check, checkSession: keyAccess.checkSession, operator: operatorCaller(deps.operatorToken, CLI_ACTOR.keyName) };
   if (deps.operatorToken !== undefined) keepThrownErrors(app);
-  registerPromptRoutes(app, access, prompts, serving);
-  registerSyncRoutes(app, access, sync);
-  registerImpactRoutes(app, access, impact);
-  registerSdkRoutes(app, access, sdk);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
   const cutByShutdown = new AbortController();
-  registerRunRoutes(app, access, runs, cutByShutdown.signal);
-  registerOutcomeRoutes(app, access, outcomes);
-  registerExperimentRoutes(app, access, experiments);
-  registerResultsRoutes(app, access, results);
-  registerSchedulerRoutes(app, access, scheduler);
-  registerKeyRoutes(app, access, keys);
-  registerSessionRoutes(app, access, sessions);
-  registerUserRoutes(app, access, users);
-  registerAuditRoutes(app, access, audit);
-  registerWebhookRoutes(app, access, webhooks);
-  registerDatasetRoutes(app, access, datasets);
-  registerEvaluatorRoutes(app, access, evaluators);
+  registerRoutes(app, access, services, { results, scheduler, cutByShutdown: cutByShutdown.signal });
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   if (deps.operatorToken === undefined) await registerConsole(app);
