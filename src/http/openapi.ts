@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -85,4 +86,17 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   app.get('/openapi.json', { schema }, (_req, reply) => {
     sendJson(reply, 200, app.swagger());
   });
+}
+
+/** The responses with a 200 that is JSON or a stream of events (OpenAPI's `content`, one schema per media type). */
+export function withEventStream(response: Record<number, TSchema>, description: string): Record<number, unknown> {
+  const json = response[200];
+  if (json === undefined) throw new Error('an event stream documents a 200 answer');
+  return {
+    ...response,
+    200: {
+      description: 'Default Response',
+      content: { 'application/json': { schema: json }, 'text/event-stream': { schema: { type: 'string', description } } },
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Readable } from 'node:stream';
+import { withEventStream } from './openapi.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
@@ -68,19 +69,6 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   handler: (
     ctx: HandlerContext<StaticOr<B, undefined>, StaticOr<Q, Record<string, never>>, StaticOr<P, Record<string, never>>>,
   ) => Promise<RouteResult> | RouteResult;
-}
-
-/** The responses with a 200 that is JSON or a stream of events (OpenAPI's `content`, one schema per media type). */
-function withEventStream(response: Record<number, TSchema>, description: string): Record<number, unknown> {
-  const json = response[200];
-  if (json === undefined) throw new Error('an event stream documents a 200 answer');
-  return {
-    ...response,
-    200: {
-      description: 'Default Response',
-      content: { 'application/json': { schema: json }, 'text/event-stream': { schema: { type: 'string', description } } },
-    },
-  };
 }
 
 const ROLE_RANK: Record<Role, number> = { runtime: 0, read: 1, admin: 2 };
