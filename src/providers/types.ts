@@ -1,5 +1,6 @@
 // The provider module's public data shapes. Behaviour lives in gateway.ts and the providers.
 import type { ChatMessage } from '../lib/chatMessage.js';
+import type { ToolCall } from '../lib/modelConfig.js';
 
 export type { ChatMessage } from '../lib/chatMessage.js';
 
@@ -55,6 +56,8 @@ export interface ReportedUsage {
 
 export interface ModelResult {
   output: string;
+  /** The functions the model asked to call; empty: none. */
+  toolCalls: ToolCall[];
   /** The primary model string the caller asked for (not the fallback that served). */
   modelRequested: string;
   /** `<provider>/<model the provider reported>`, e.g. `openai/gpt-4o-mini-2024-07-18`. */

@@ -13,11 +13,17 @@ interface FakeUsage {
 }
 
 export type Behaviour =
-  | { type: 'success'; content?: string; model?: string; usage?: FakeUsage | null; delayMs?: number }
+  | { type: 'success'; content?: string; model?: string; usage?: FakeUsage | null; delayMs?: number; toolCalls?: FakeToolCall[] }
   | { type: 'hang' }
   | { type: 'error'; status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
   | { type: 'reset' }
   | { type: 'malformed' };
+
+/** A function call the fake answers with (answerFor: by default, a call of the chosen tool whenever the request has tools). */
+export interface FakeToolCall {
+  name: string;
+  arguments: string;
+}
 
 /** Constructors for the scripted behaviours. */
 export const behave = {
@@ -145,7 +151,7 @@ export class FakeOpenAI {
       return;
     }
     const requested = (body as { model?: string; messages?: Array<{ content?: string }> }) ?? {};
-    const content = b.content ?? `fake answer to: ${requested.messages?.at(-1)?.content ?? ''}`;
+    const { content, toolCalls } = answerFor(b, body, `fake answer to: ${requested.messages?.at(-1)?.content ?? ''}`);
     const u = b.usage === undefined ? { prompt_tokens: 11, completion_tokens: 7 } : b.usage;
     const usage =
       u === null
@@ -162,7 +168,9 @@ export class FakeOpenAI {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: b.model ?? requested.model ?? 'unknown',
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null, ...toolCalls }, finish_reason: toolCalls ? 'tool_calls' : 'stop', logprobs: null },
+      ],
       ...(usage ? { usage } : {}),
     });
   }
@@ -176,6 +184,27 @@ export class FakeOpenAI {
       this.timers.add(t);
     });
   }
+}
+
+/**
+ * What a success answers, as a model given the request's tools and response_format would: a call of
+ * the chosen tool (tool_choice, else the first; arguments `{}`) when the request has tools and the
+ * script gives no content, JSON `{"answer": …}` when it asks for a json response_format, else the
+ * scripted or default text. A request with none of these is answered as always.
+ */
+function answerFor(b: Extract<Behaviour, { type: 'success' }>, body: unknown, text: string): { content: string | null; toolCalls?: { tool_calls: unknown[] } } {
+  const req = (body ?? {}) as { tools?: Array<{ function: { name: string } }>; tool_choice?: unknown; response_format?: { type?: string } };
+  const choice = req.tool_choice as { function?: { name?: string } } | string | undefined;
+  const wantsCall = req.tools !== undefined && req.tools.length > 0 && choice !== 'none' && b.content === undefined;
+  const calls =
+    b.toolCalls ??
+    (wantsCall ? [{ name: (typeof choice === 'object' ? choice.function?.name : undefined) ?? req.tools![0]!.function.name, arguments: '{}' }] : []);
+  if (calls.length > 0) {
+    const toolCalls = calls.map((c, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    return { content: b.content ?? null, toolCalls: { tool_calls: toolCalls } };
+  }
+  const json = req.response_format?.type === 'json_object' || req.response_format?.type === 'json_schema';
+  return { content: b.content ?? (json ? JSON.stringify({ answer: text }) : text) };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

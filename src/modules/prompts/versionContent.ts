@@ -5,6 +5,8 @@ import type { VersionInput } from './prompts.schemas.js';
 import type { VersionRecord } from './prompts.repo.js';
 import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
+import type { ModelConfig } from '../../lib/modelConfig.js';
+import { checkModelConfig, compileOutputCheck, type OutputCheck } from './modelConfigChecks.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
@@ -20,6 +22,10 @@ export interface CompiledVersion {
   readonly declared: Declarations | null;
   /** The declarations compiled once (patterns included); null: inputs go to the template unchecked. */
   readonly inputChecks: InputChecks | null;
+  /** Tools, tool_choice and response_format, sent with every call; null: none set. */
+  readonly modelConfig: ModelConfig | null;
+  /** The check of outputs against a json response_format, compiled once; null: nothing to check. */
+  readonly outputCheck: OutputCheck | null;
 }
 
 /** A stored version with its templates parsed; throws TemplateError for one stored before today's template rules. */
@@ -35,6 +41,8 @@ export function compileVersion(record: VersionRecord): CompiledVersion {
     variables: record.variables,
     declared: record.declared_variables,
     inputChecks: record.declared_variables === null ? null : compileInputChecks(record.declared_variables),
+    modelConfig: record.model_config,
+    outputCheck: compileOutputCheck(record.model_config?.response_format),
   };
 }
 
@@ -62,6 +70,7 @@ export function checkVersionContent(
   messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null;
   variables: string[];
   declared: Declarations | null;
+  modelConfig: ModelConfig | null;
 } {
   const errors: Issue[] = [];
   const compile = (source: string, path: (string | number)[]): CompiledTemplate | null => {
@@ -109,6 +118,8 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
+  const model = checkModelConfig(input);
+  errors.push(...model.issues);
   const variables = new Set<string>();
   for (const t of [template, ...(messages ?? []).map((m) => m.template)]) for (const v of t?.variables ?? []) variables.add(v);
   // Declarations are checked against the templates only once those compiled: else every name would read as unused.
@@ -122,5 +133,6 @@ export function checkVersionContent(
     messages: messages ? messages.map((m) => ({ role: m.role, template: m.template! })) : null,
     variables: [...variables],
     declared: input.variables === undefined ? null : normaliseDeclarations(input.variables),
+    modelConfig: Object.keys(model.config).length === 0 ? null : model.config,
   };
 }

@@ -26,7 +26,10 @@ const RUN_VALUE: Record<RunKind, string> = {
   cost_usd: `${asDouble('cost_nano_usd')} / 1e9`,
   error_rate: asDouble("CASE WHEN status = 'error' THEN 1 ELSE 0 END"),
   total_tokens: asDouble('total_tokens'),
+  schema_valid_rate: asDouble('output_valid'),
 };
+/** The runs a kind reads: schema_valid_rate only those whose output was checked (a user with none has no value). */
+const RUN_FILTER: Partial<Record<RunKind, string>> = { schema_valid_rate: ' AND output_valid IS NOT NULL' };
 
 const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NOT NULL AND ${expr} > @cap THEN @cap ELSE ${expr} END`;
 
@@ -40,7 +43,7 @@ export async function runsMetric(db: Sql, projectId: string, experimentId: strin
   return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user
-      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL
+      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL${RUN_FILTER[kind] ?? ''}
       GROUP BY external_user_id) AS per_user`,
     { project: projectId, experiment: experimentId, variant, cap },
   ))!;
@@ -84,7 +87,7 @@ export async function runsUserValues(db: Sql, projectId: string, experimentId: s
     db,
     ['value'],
     `SELECT ${RUN_VALUE[kind]} AS value FROM runs INDEXED BY runs_experiment_user
-    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL
+    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL${RUN_FILTER[kind] ?? ''}
     GROUP BY variant, external_user_id`,
     { project: projectId, experiment: experimentId },
   );

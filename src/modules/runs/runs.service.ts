@@ -56,7 +56,28 @@ function runView(run: RunRecord): RunView {
     attempts: rest.attempts,
     created_at: rest.created_at,
     source: rest.source,
+    ...rest.model_config,
+    ...toolExtras(rest),
   };
+}
+
+/** The extension fields of a run (docs/tools-and-structured-output.md): each only when it has a value, so a run without them reads as before. */
+function toolExtras(run: Pick<RunRecord, 'tool_calls' | 'output_valid' | 'output_error'>): Pick<RunAnswer, 'tool_calls' | 'output_valid' | 'output_error'> {
+  return {
+    ...(run.tool_calls === null ? {} : { tool_calls: run.tool_calls }),
+    ...(run.output_valid === null ? {} : { output_valid: run.output_valid }),
+    ...(run.output_error === null ? {} : { output_error: run.output_error }),
+  };
+}
+
+/**
+ * Whether the output satisfied the version's json response_format. An answer made only of tool
+ * calls has no output to check: null, as for a version without one (left out of schema_valid_rate).
+ */
+function outputVerdict(version: CompiledVersion, result: ModelResult): Pick<RunRecord, 'output_valid' | 'output_error'> {
+  if (version.outputCheck === null || (result.output === '' && result.toolCalls.length > 0)) return { output_valid: null, output_error: null };
+  const verdict = version.outputCheck(result.output);
+  return { output_valid: verdict.valid, output_error: verdict.error };
 }
 
 /**
@@ -118,12 +139,21 @@ export function createRunService(deps: {
       error: null,
       attempts: [],
       created_at: isoNow(store.clock),
+      model_config: served.version.modelConfig,
+      tool_calls: null,
+      output_valid: null,
+      output_error: null,
     };
   }
 
-  function withResult(run: RunRecord, result: ModelResult): RunRecord {
+  function withResult(run: RunRecord, version: CompiledVersion, result: ModelResult): RunRecord {
     return {
       ...run,
+      ...outputVerdict(version, result),
+      tool_calls:
+        result.toolCalls.length === 0
+          ? null
+          : result.toolCalls.map((c) => ({ ...c, function: { name: storable(c.function.name), arguments: storable(c.function.arguments) } })),
       output: storable(result.output),
       model_used: result.modelUsed,
       prompt_tokens: result.promptTokens,
@@ -158,7 +188,8 @@ export function createRunService(deps: {
         model: run.model_requested,
         fallbacks: [...fallbacks],
         messages: rendered.messages,
-        params: version.params,
+        // tools, tool_choice and response_format reach the provider as params (checked: none is also a param).
+        params: version.modelConfig === null ? version.params : { ...version.params, ...version.modelConfig },
         abort,
         promptText: rendered.text,
       });
@@ -177,7 +208,7 @@ export function createRunService(deps: {
       }
       throw error;
     }
-    const stored = withResult(run, result);
+    const stored = withResult(run, version, result);
     const answer: RunAnswer = {
       run_id: stored.id,
       output: storable(result.output),
@@ -190,6 +221,7 @@ export function createRunService(deps: {
       variant_assigned: run.variant,
       experiment_id: run.experiment_id,
       prompt_version: run.prompt_version,
+      ...toolExtras(stored),
     };
     return { stored, answer };
   }

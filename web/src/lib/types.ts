@@ -54,7 +54,7 @@ export interface Page<T> {
 // ---- Experiments and results (console-experiments) ----
 
 export type ExperimentStatus = Experiment['status'];
-export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'cost_usd' | 'error_rate' | 'total_tokens';
+export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'cost_usd' | 'error_rate' | 'total_tokens' | 'schema_valid_rate';
 export type Direction = 'higher' | 'lower';
 
 interface MetricDef {
