@@ -9,6 +9,7 @@ import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
 import type { CompiledVersion } from '../prompts/versionContent.js';
+import { withoutDataUrls } from '../prompts/messageContent.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord, type RunSource } from './runs.repo.js';
 import type { ListRunsInput, PlaygroundRunInput, PromptStats, RunAnswer, RunListItem, RunPromptInput, RunView, StatsInput } from './runs.schemas.js';
 import { promptStats } from './promptStats.js';
@@ -112,6 +113,8 @@ export function createRunService(deps: {
   const { store, gateway } = deps;
 
   function baseRun(input: RunRequest, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
+    // A version with images stores its data URLs as placeholders, in the inputs and the messages alike: the image is sent, never kept.
+    const images = served.version.hasImages;
     return {
       id: newId('run'),
       prompt_id: input.prompt_id,
@@ -120,8 +123,8 @@ export function createRunService(deps: {
       variant: served.variant,
       external_user_id: input.external_user_id ?? null,
       source: input.source,
-      inputs: input.inputs,
-      rendered: { text: rendered.text, messages: rendered.messages },
+      inputs: images ? withoutDataUrls(input.inputs) : input.inputs,
+      rendered: { text: rendered.text, messages: images ? withoutDataUrls(rendered.messages) : rendered.messages },
       output: null,
       model_requested: model,
       model_used: null,
