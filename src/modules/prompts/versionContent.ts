@@ -7,7 +7,7 @@ import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 import type { ModelConfig } from '../../lib/modelConfig.js';
 import { checkModelConfig, compileOutputCheck, type OutputCheck } from './modelConfigChecks.js';
-import { checkImageUrls, isBlank, messageTemplates, type CompiledMessage, type CompiledPart } from './messageContent.js';
+import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
