@@ -4,8 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
  * One part of a message's content (OpenAI's content parts): text, or an image by URL
  * (docs/tools-and-structured-output.md, "Images"). In a version both are templates.
  */
-export const TextPartSchema = Type.Object({ type: Type.Literal('text'), text: Type.String({ maxLength: 100_000 }) });
-export const ImagePartSchema = Type.Object({
+const TextPartSchema = Type.Object({ type: Type.Literal('text'), text: Type.String({ maxLength: 100_000 }) });
+const ImagePartSchema = Type.Object({
   type: Type.Literal('image_url'),
   image_url: Type.Object({
     url: Type.String({
@@ -15,9 +15,7 @@ export const ImagePartSchema = Type.Object({
     detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
   }),
 });
-export type TextPart = Static<typeof TextPartSchema>;
-export type ImagePart = Static<typeof ImagePartSchema>;
-export type ContentPart = TextPart | ImagePart;
+export type ContentPart = Static<typeof TextPartSchema> | Static<typeof ImagePartSchema>;
 
 /** The request validator tells the parts apart by `type` (a discriminated union): see http/fastapi/pydanticValidator.ts. */
 const ContentPartSchema = Type.Union([TextPartSchema, ImagePartSchema], { description: 'a text part or an image part' });

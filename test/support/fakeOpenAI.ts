@@ -20,7 +20,7 @@ export type Behaviour =
   | { type: 'malformed' };
 
 /** A function call the fake answers with (answerFor: by default, a call of the chosen tool whenever the request has tools). */
-export interface FakeToolCall {
+interface FakeToolCall {
   name: string;
   arguments: string;
 }

@@ -27,7 +27,7 @@ export function messageTemplates(message: CompiledMessage): CompiledTemplate[] {
  * A data URL may hold at most this many characters once rendered (5 MiB of base64, about 3.75 MiB
  * of image): above it, the render is a 422 naming the input. OpenAI's own limit is 20 MB per image.
  */
-export const MAX_DATA_URL_CHARS = 5 * 1024 * 1024;
+const MAX_DATA_URL_CHARS = 5 * 1024 * 1024;
 const SCHEMES = ['https://', 'http://', 'data:image/'];
 
 /** A message's content with nothing in it to send. */

@@ -16,7 +16,7 @@ import { MAX_TOOLS, type ModelConfig, type ResponseFormat, type Tool, type ToolC
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
 
 /** Params that the version's own fields set: giving both would leave it unclear which one the model got. */
-export const MODEL_CONFIG_KEYS = ['tools', 'tool_choice', 'response_format'] as const;
+const MODEL_CONFIG_KEYS = ['tools', 'tool_choice', 'response_format'] as const;
 const MAX_SCHEMA_JSON = 65_536;
 
 /** A JSON pointer (`/properties/age/type`) as path segments, array indexes as numbers. */
@@ -137,7 +137,7 @@ export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig
 }
 
 /** Whether an output satisfied the version's response_format: `error` is the first problem found (a JSON pointer and ajv's message). */
-export type OutputVerdict = { valid: true; error: null } | { valid: false; error: string };
+type OutputVerdict = { valid: true; error: null } | { valid: false; error: string };
 export type OutputCheck = (output: string) => OutputVerdict;
 
 const describe = (e: ErrorObject): string => `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? 'is invalid'}`;

@@ -2,7 +2,7 @@ import { formatCost } from './format.js';
 import type { ChatMessage, ModelConfig } from './types.js';
 
 /** A function call the model asked for: `arguments` is the JSON string it wrote. */
-export interface ToolCall {
+interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };

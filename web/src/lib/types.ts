@@ -18,7 +18,7 @@ interface VersionSource {
 }
 
 /** A part of a message's content: text, or an image by URL (a run stores a data URL as `data:image/…;base64,…(N bytes)`). */
-export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
 
 export interface ChatMessage {
   role: string;
@@ -27,12 +27,12 @@ export interface ChatMessage {
 }
 
 /** A function the model may call (OpenAI's format); `parameters` is its arguments' JSON Schema. */
-export interface Tool {
+interface Tool {
   type: 'function';
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
 }
-export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
-export interface ResponseFormat {
+type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+interface ResponseFormat {
   type: 'text' | 'json_object' | 'json_schema';
   json_schema?: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean | null };
 }
