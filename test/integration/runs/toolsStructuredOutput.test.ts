@@ -96,6 +96,29 @@ describe('a version with tools or a response_format is checked when it is made',
   });
 });
 
+describe('prompt files with tools', () => {
+  it('push them into a version, and a second push of the same file creates nothing (the hash covers them)', async () => {
+    const document = { prompt_id: 'filed', template: 'Hi {{name}}', tools: [WEATHER], response_format: ANSWER_SCHEMA };
+    const body = { files: [{ path: 'prompts/filed.prompt.yaml', document }] };
+    const first = await t.request('POST', '/prompts/sync', { body });
+    expect(first.json).toMatchObject({ applied: true, changes: 1 });
+    expect((await t.request('GET', '/prompts/filed/versions/1')).json).toMatchObject({ tools: [WEATHER], response_format: ANSWER_SCHEMA });
+    const again = await t.request('POST', '/prompts/sync', { body: { ...body, bases: first.json.state } });
+    expect(again.json).toMatchObject({ changes: 0, prompts: [{ action: 'unchanged', version: 1 }] });
+    const changed = { files: [{ path: 'prompts/filed.prompt.yaml', document: { ...document, tool_choice: 'required' } }], bases: first.json.state };
+    expect((await t.request('POST', '/prompts/sync', { body: changed })).json).toMatchObject({ changes: 1, prompts: [{ action: 'new_version', version: 2 }] });
+  });
+
+  it('refuse an invalid parameters schema at its path in the file', async () => {
+    const bad = { ...WEATHER, function: { ...WEATHER.function, parameters: { type: 'object', properties: { city: { type: 'strnig' } } } } };
+    const res = await t.request('POST', '/prompts/sync', {
+      body: { files: [{ path: 'prompts/bad.prompt.yaml', document: { prompt_id: 'bad', template: 'x', tools: [bad] } }] },
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.json.detail)).toContain('"tools",0,"function","parameters","properties","city","type"');
+  });
+});
+
 describe('runs with tools', () => {
   it('sends the tools, answers the calls in tool_calls (output empty) and stores what was asked and got', async () => {
     const res = await run('weather', { city: 'Oslo' });
