@@ -143,9 +143,20 @@ export type OutputCheck = (output: string) => OutputVerdict;
 const describe = (e: ErrorObject): string => `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? 'is invalid'}`;
 
 /**
- * The check of a version's outputs, compiled once per served version; null when the version asks
- * for no structured output (`text`, or none).
+ * The check of a version's outputs, its schema compiled at its first use and kept with the served
+ * version (compiling takes milliseconds: the bundle and a push compile versions without running
+ * them); null when the version asks for no structured output (`text`, or none).
  */
+export function lazyOutputCheck(format: ResponseFormat | undefined): OutputCheck | null {
+  if (format === undefined || format.type === 'text') return null;
+  let check: OutputCheck | null = null;
+  return (output) => {
+    check ??= compileOutputCheck(format)!;
+    return check(output);
+  };
+}
+
+/** The check of a version's outputs, compiled now; null when the version asks for no structured output. */
 export function compileOutputCheck(format: ResponseFormat | undefined): OutputCheck | null {
   if (format === undefined || format.type === 'text') return null;
   const validate = format.type === 'json_schema' && format.json_schema !== undefined ? compileSchema(format.json_schema.schema) : null;

@@ -6,7 +6,7 @@ import type { VersionRecord } from './prompts.repo.js';
 import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 import type { ModelConfig } from '../../lib/modelConfig.js';
-import { checkModelConfig, compileOutputCheck, type OutputCheck } from './modelConfigChecks.js';
+import { checkModelConfig, lazyOutputCheck, type OutputCheck } from './modelConfigChecks.js';
 import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
@@ -27,7 +27,7 @@ export interface CompiledVersion {
   readonly inputChecks: InputChecks | null;
   /** Tools, tool_choice and response_format, sent with every call; null: none set. */
   readonly modelConfig: ModelConfig | null;
-  /** The check of outputs against a json response_format, compiled once; null: nothing to check. */
+  /** The check of outputs against a json response_format, compiled at its first use; null: nothing to check. */
   readonly outputCheck: OutputCheck | null;
 }
 
@@ -46,7 +46,7 @@ export function compileVersion(record: VersionRecord): CompiledVersion {
     declared: record.declared_variables,
     inputChecks: record.declared_variables === null ? null : compileInputChecks(record.declared_variables),
     modelConfig: record.model_config,
-    outputCheck: compileOutputCheck(record.model_config?.response_format),
+    outputCheck: lazyOutputCheck(record.model_config?.response_format),
   };
 }
 
