@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
 import { MAX_TOOLS, type ModelConfig, type ResponseFormat, type Tool, type ToolChoice } from '../../lib/modelConfig.js';
+import { compilePattern } from './variableDeclarations.js';
 
 /**
  * A version's tools and structured output (docs/tools-and-structured-output.md): checked when the
@@ -57,7 +58,8 @@ class SchemaProblem extends Error {
   }
 }
 
-function checkSchema(schema: Record<string, unknown>, at: (string | number)[], issues: Issue[]): void {
+/** `checked`: outputs will be checked against it here (a tool's parameters are only sent). */
+function checkSchema(schema: Record<string, unknown>, at: (string | number)[], issues: Issue[], checked = false): void {
   if (JSON.stringify(schema).length > MAX_SCHEMA_JSON) {
     issues.push(invalidIssue('body', at, `a schema must serialise to at most ${MAX_SCHEMA_JSON} bytes`));
     return;
@@ -67,7 +69,34 @@ function checkSchema(schema: Record<string, unknown>, at: (string | number)[], i
   } catch (error) {
     if (!(error instanceof SchemaProblem)) throw error;
     issues.push(invalidIssue('body', [...at, ...error.path], error.message));
+    return;
   }
+  if (!checked) return;
+  // Outputs are checked on the event loop: a pattern that could take exponential time is refused, as a typed variable's is.
+  for (const [path, pattern] of patternsIn(schema, [])) {
+    const compiled = compilePattern(pattern);
+    if (typeof compiled === 'string') issues.push(invalidIssue('body', [...at, ...path], compiled));
+  }
+}
+
+/** Every regular expression of a schema (`pattern` values, `patternProperties` keys) with its path. */
+function patternsIn(node: unknown, path: (string | number)[]): Array<[(string | number)[], string]> {
+  if (Array.isArray(node)) return node.flatMap((item, i) => patternsIn(item, [...path, i]));
+  if (node === null || typeof node !== 'object') return [];
+  const found: Array<[(string | number)[], string]> = [];
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === 'pattern' && typeof value === 'string') found.push([[...path, key], value]);
+    if (key === 'patternProperties' && value !== null && typeof value === 'object') {
+      for (const p of Object.keys(value)) found.push([[...path, key, p], p]);
+    }
+    // `properties` and `$defs` hold schemas by name: a property named "pattern" is no pattern.
+    if (key === 'properties' || key === '$defs' || key === 'definitions' || key === 'patternProperties') {
+      if (value !== null && typeof value === 'object') for (const [name, sub] of Object.entries(value)) found.push(...patternsIn(sub, [...path, key, name]));
+    } else {
+      found.push(...patternsIn(value, [...path, key]));
+    }
+  }
+  return found;
 }
 
 function isToolChoice(value: unknown): value is ToolChoice {
@@ -125,7 +154,7 @@ export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig
       issues.push(invalidIssue('body', ['response_format', 'json_schema'], `only with type json_schema (got ${format.type})`));
     }
     if (format.type === 'json_schema' && format.json_schema !== undefined)
-      checkSchema(format.json_schema.schema, ['response_format', 'json_schema', 'schema'], issues);
+      checkSchema(format.json_schema.schema, ['response_format', 'json_schema', 'schema'], issues, true);
     config.response_format = format;
   }
   for (const key of MODEL_CONFIG_KEYS) {

@@ -41,6 +41,17 @@ describe('checking a version config', () => {
     ['tool_choice none without tools', { tool_choice: 'none' }, []],
     ['json_schema beside json_object', { response_format: { type: 'json_object' as const, json_schema: { name: 'x', schema: {} } } }, [['response_format', 'json_schema']]],
     ['no tools', { tools: [] }, [['tools']]],
+    [
+      'a pattern that could take exponential time',
+      { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { properties: { a: { type: 'string', pattern: '^(a+)+$' } } } } } },
+      [['response_format', 'json_schema', 'schema', 'properties', 'a', 'pattern']],
+    ],
+    [
+      'a property named pattern',
+      { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { properties: { pattern: { type: 'string' } } } } } },
+      [],
+    ],
+    ['a slow pattern in a tool, which is only sent', { tools: [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'string', pattern: '^(a+)+$' } } }] }, []],
   ])('%s', (_name, input, expected) => {
     expect(paths(input)).toEqual(expected);
   });
