@@ -10,6 +10,7 @@ import type { AttemptRecord } from '../../providers/types.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
 import type { CompiledVersion } from '../prompts/versionContent.js';
 import { withoutDataUrls } from '../prompts/messageContent.js';
+import { outputVerdict, toolExtras } from './runExtensions.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord, type RunSource } from './runs.repo.js';
 import type { ListRunsInput, PlaygroundRunInput, PromptStats, RunAnswer, RunListItem, RunPromptInput, RunView, StatsInput } from './runs.schemas.js';
 import { promptStats } from './promptStats.js';
@@ -60,25 +61,6 @@ function runView(run: RunRecord): RunView {
     ...rest.model_config,
     ...toolExtras(rest),
   };
-}
-
-/** The extension fields of a run (docs/tools-and-structured-output.md): each only when it has a value, so a run without them reads as before. */
-function toolExtras(run: Pick<RunRecord, 'tool_calls' | 'output_valid' | 'output_error'>): Pick<RunAnswer, 'tool_calls' | 'output_valid' | 'output_error'> {
-  return {
-    ...(run.tool_calls === null ? {} : { tool_calls: run.tool_calls }),
-    ...(run.output_valid === null ? {} : { output_valid: run.output_valid }),
-    ...(run.output_error === null ? {} : { output_error: run.output_error }),
-  };
-}
-
-/**
- * Whether the output satisfied the version's json response_format. An answer made only of tool
- * calls has no output to check: null, as for a version without one (left out of schema_valid_rate).
- */
-function outputVerdict(version: CompiledVersion, result: ModelResult): Pick<RunRecord, 'output_valid' | 'output_error'> {
-  if (version.outputCheck === null || (result.output === '' && result.toolCalls.length > 0)) return { output_valid: null, output_error: null };
-  const verdict = version.outputCheck(result.output);
-  return { output_valid: verdict.valid, output_error: verdict.error };
 }
 
 /**
@@ -156,7 +138,11 @@ export function createRunService(deps: {
       tool_calls:
         result.toolCalls.length === 0
           ? null
-          : result.toolCalls.map((c) => ({ ...c, function: { name: storable(c.function.name), arguments: storable(c.function.arguments) } })),
+          : result.toolCalls.map((c) => ({
+              id: storable(c.id),
+              type: c.type,
+              function: { name: storable(c.function.name), arguments: storable(c.function.arguments) },
+            })),
       output: storable(result.output),
       model_used: result.modelUsed,
       prompt_tokens: result.promptTokens,
