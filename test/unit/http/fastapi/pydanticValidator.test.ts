@@ -261,7 +261,7 @@ describe('tagged unions of objects and str | list (content parts)', () => {
   ])('%s', (_name, value, expected) => {
     const got = errors(value);
     expect(got).toHaveLength(expected.length);
-    expected.forEach((e, i) => expect(got[i]).toMatchObject(e));
+    for (const [i, e] of expected.entries()) expect(got[i]).toMatchObject(e);
   });
 });
 
