@@ -167,13 +167,7 @@ export function createRunService(deps: {
   }
 
   /** A playground run: the chosen version, maybe on another model (then without the version's fallbacks). */
-  async function chosenRun(
-    projectId: string,
-    promptId: string,
-    number: number,
-    input: PlaygroundRunInput,
-    abort: AbortController,
-  ): Promise<PreparedRun> {
+  async function chosenRun(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<PreparedRun> {
     const version = await deps.serving.chosenVersion(projectId, promptId, number);
     if (input.model != null && !gateway.isConfigured(input.model)) {
       throw invalid('body', ['model'], `provider '${input.model.split('/')[0]}' is not configured`);
