@@ -102,6 +102,12 @@ describe('a streamed run of a version with a response_format', () => {
     expect(answer).not.toHaveProperty('output_error');
     expect(await storedRun(answer.run_id)).toMatchObject({ output_valid: true, ttft_ms: expect.any(Number) });
   });
+  it('checks the echo model’s streamed text against json_object, as the docs show', async () => {
+    await givenPrompt(t, { prompt_id: 'echo-json', template: 'Say {{x}}', model: 'echo/json', response_format: { type: 'json_object' } } as never);
+    const res = await stream('/run_prompt', { prompt_id: 'echo-json', inputs: { x: 'hi' } });
+    expect(deltas(res.events).map((d) => d.text)).toEqual(['Say ', 'hi']);
+    expect(res.events.at(-1)!.data).toMatchObject({ output: 'Say hi', output_valid: false, output_error: 'the output is not valid JSON' });
+  });
 });
 
 describe('a streamed run with an image', () => {
