@@ -22,6 +22,10 @@ export function versionContent(source: Partial<Record<keyof VersionContent, unkn
     params: (source.params as Record<string, unknown> | undefined) ?? {},
     fallbacks: (source.fallbacks as string[] | undefined) ?? [],
     variables: withRequiredSpelledOut((source.variables as Record<string, unknown> | null | undefined) ?? {}),
+    // Only when set (undefined is left out of the canonical JSON): older versions keep their hashes.
+    tools: (source.tools as VersionContent['tools'] | null | undefined) ?? undefined,
+    tool_choice: (source.tool_choice as VersionContent['tool_choice'] | null | undefined) ?? undefined,
+    response_format: (source.response_format as VersionContent['response_format'] | null | undefined) ?? undefined,
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../lib/chatMessage.js';
 import { DeclaredVariablesSchema } from '../lib/variableDeclaration.js';
+import { ResponseFormatSchema, ToolChoiceSchema, ToolSchema, type ResponseFormat, type Tool, type ToolChoice } from '../lib/modelConfig.js';
 
 /**
  * The prompt file (docs/prompts-as-code.md): one prompt, one version's content, and the labels that
@@ -27,6 +28,9 @@ export const PromptFileSchema = Type.Object(
     model: Type.Optional(Type.Union([Model, Type.Null()])),
     params: Type.Optional(Type.Record(Type.String(), Type.Any(), { description: "the model call's parameters, e.g. temperature" })),
     fallbacks: Type.Optional(Type.Array(Model, { maxItems: 5 })),
+    tools: Type.Optional(Type.Array(ToolSchema, { description: 'functions the model may call (docs/tools-and-structured-output.md)' })),
+    tool_choice: Type.Optional(ToolChoiceSchema),
+    response_format: Type.Optional(ResponseFormatSchema),
     variables: Type.Optional(DeclaredVariablesSchema),
   },
   { title: 'Promptline prompt file', additionalProperties: false },
@@ -42,6 +46,10 @@ export interface VersionContent {
   params: Record<string, unknown>;
   fallbacks: string[];
   variables: Record<string, unknown>;
+  /** Present only when set: a version without them hashes as it did before they existed. */
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
+  response_format?: ResponseFormat;
 }
 
 /** The JSON Schema document published at GET /schemas/prompt-file.json and committed as docs/prompt-file.schema.json. */

@@ -3,6 +3,7 @@
 // API and says what a failure means. A native API (say Anthropic's Messages) is one more file
 // implementing this, plus a line in registry.ts.
 import type { ChatMessage } from '../lib/chatMessage.js';
+import type { ToolCall } from '../lib/modelConfig.js';
 import type { ConcurrencyLimiter } from './limiter.js';
 import type { Failure } from './retry.js';
 import type { PriceUsed, ReportedUsage, ToolCallDelta } from './types.js';
@@ -24,6 +25,8 @@ export interface ChatAnswer {
   usage: ReportedUsage | null;
   /** The usage given was itself estimated (by the provider's own local count). */
   usageEstimated?: boolean;
+  /** The functions the model asked to call (params.tools); absent or empty: none. */
+  toolCalls?: ToolCall[];
 }
 
 /** One chunk of a streamed answer; any part may be empty (the first chunk often only names the role). */

@@ -151,7 +151,8 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
     if (!usage) {
       // No usage in the answer (common with local servers): count what we sent and got.
       const prompt = countChatTokens(reported, req.messages).tokens;
-      const completion = countTextTokens(reported, answer.output).tokens;
+      const calls = (answer.toolCalls ?? []).map((c) => `${c.function.name}${c.function.arguments}`).join('');
+      const completion = countTextTokens(reported, answer.output + calls).tokens;
       usage = { promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion, cachedTokens: 0, reasoningTokens: 0 };
       tokensEstimated = true;
     }
@@ -161,6 +162,7 @@ export function createModelGateway(settings: ProviderSettings, logger: ProviderL
       : prices.cost(provider.name, provider.baseURL, model, reported, tokens);
     return {
       output: answer.output,
+      toolCalls: answer.toolCalls ?? [],
       modelRequested: req.model,
       modelUsed: `${provider.name}/${reported}`,
       provider: provider.name,

@@ -8,9 +8,11 @@ import { ConcurrencyLimiter } from './limiter.js';
 import { type BufferedResponse, StreamedResponse } from './bufferedResponse.js';
 import { createPooledFetch } from './pooledFetch.js';
 import { sseData } from './sseData.js';
+import { callDeltas } from './streaming.js';
 import { parseRetryAfterMs, scrub, truncate, type Failure } from './retry.js';
 import type { ProviderConfig } from './settings.js';
 import type { ReportedUsage, ToolCallDelta } from './types.js';
+import type { ToolCall } from '../lib/modelConfig.js';
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Params that are the adapter's to set (streaming is chosen by calling `stream`). */
@@ -71,7 +73,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
       if (!(response instanceof StreamedResponse)) {
         // A server that ignores `stream` answers one completion: it is the whole answer.
         const answer = readCompletion(await response.json());
-        yield { text: answer.output, toolCalls: null, usage: answer.usage, reportedModel: answer.reportedModel };
+        yield { text: answer.output, toolCalls: callDeltas(answer.toolCalls), usage: answer.usage, reportedModel: answer.reportedModel };
         return;
       }
       let done = false;
@@ -135,11 +137,26 @@ function readCompletion(completion: unknown): ChatAnswer {
   const message = choices[0].message;
   const content = message.content ?? message.refusal ?? '';
   if (typeof content !== 'string') throw new MalformedResponseError('choices[0].message.content is not a string');
+  const toolCalls = readToolCalls(message.tool_calls);
   return {
     output: content,
     reportedModel: typeof completion.model === 'string' && completion.model !== '' ? completion.model : null,
     usage: readUsage(completion.usage),
+    ...(toolCalls.length === 0 ? {} : { toolCalls }),
   };
+}
+
+/** The function calls of an answer (tools asked for); a call of another type, or malformed, is a malformed answer. */
+function readToolCalls(calls: unknown): ToolCall[] {
+  if (calls === undefined || calls === null) return [];
+  if (!Array.isArray(calls)) throw new MalformedResponseError('choices[0].message.tool_calls is not a list');
+  return calls.map((call, i) => {
+    const fn = isObject(call) && isObject(call.function) ? call.function : null;
+    if (!isObject(call) || typeof call.id !== 'string' || fn === null || typeof fn.name !== 'string' || typeof fn.arguments !== 'string') {
+      throw new MalformedResponseError(`choices[0].message.tool_calls[${i}] is not a function call`);
+    }
+    return { id: call.id, type: 'function' as const, function: { name: fn.name, arguments: fn.arguments } };
+  });
 }
 
 function readUsage(usage: unknown): ReportedUsage | null {

@@ -5,7 +5,8 @@
 // ends it with what came so far.
 import type { AttemptContext } from './attempts.js';
 import type { ChatAnswer, ChatChunk, ChatProvider, ChatRequest } from './chatProvider.js';
-import type { ModelResult, ModelStream, ReportedUsage, StreamEnd, StreamEvent, ToolCall } from './types.js';
+import type { ToolCall } from '../lib/modelConfig.js';
+import type { ModelResult, ModelStream, ReportedUsage, StreamEnd, StreamEvent, StreamedToolCall, ToolCallDelta } from './types.js';
 
 export interface OpenedStream {
   /** The chunks up to and including the first with text or a tool call (or every chunk, when none had). */
@@ -20,7 +21,7 @@ export interface OpenedStream {
 export async function openStream(provider: ChatProvider, request: ChatRequest, signal: AbortSignal): Promise<OpenedStream> {
   if (!provider.stream) {
     const answer = await provider.call(request, signal);
-    const whole: ChatChunk = { text: answer.output, toolCalls: null, usage: answer.usage, reportedModel: answer.reportedModel };
+    const whole: ChatChunk = { text: answer.output, toolCalls: callDeltas(answer.toolCalls), usage: answer.usage, reportedModel: answer.reportedModel };
     if (answer.usageEstimated !== undefined) whole.usageEstimated = answer.usageEstimated;
     return { head: [whole], rest: null, firstAt: performance.now() };
   }
@@ -61,7 +62,7 @@ export function followStream(opened: OpenedStream, deps: FollowDeps): ModelStrea
   let usage: ReportedUsage | null = null;
   let usageEstimated = false;
   let reportedModel: string | null = null;
-  const calls = new Map<number, ToolCall>();
+  const calls = new Map<number, StreamedToolCall>();
   let settle!: (end: StreamEnd) => void;
   const end = new Promise<StreamEnd>((resolve) => {
     settle = resolve;
@@ -116,12 +117,27 @@ export function followStream(opened: OpenedStream, deps: FollowDeps): ModelStrea
         if (opened.rest) await closeQuietly(opened.rest);
       }
       deps.done();
-      const answer: ChatAnswer = { output: text, reportedModel, usage, usageEstimated };
-      settle({ ...ending, result: deps.result(answer), ttftMs, toolCalls: [...calls.values()] });
+      const toolCalls = [...calls.values()];
+      const answer: ChatAnswer = { output: text, reportedModel, usage, usageEstimated, toolCalls: toolCalls.map(assembled) };
+      settle({ ...ending, result: deps.result(answer), ttftMs, toolCalls });
     }
   }
 
   return { events: events(), end };
+}
+
+/** A whole answer's tool calls as the pieces of one chunk (an answer that came in one piece); null: none. */
+export function callDeltas(calls: readonly ToolCall[] | undefined): ToolCallDelta[] | null {
+  if (calls === undefined || calls.length === 0) return null;
+  return calls.map((c, index) => ({ index, id: c.id, name: c.function.name, arguments: c.function.arguments }));
+}
+
+/**
+ * A streamed call as a run keeps it, the same shape as a whole answer's. A provider that never sent
+ * its id or name (or a stream cut before them) leaves them empty, so the run still says what came.
+ */
+function assembled(call: StreamedToolCall): ToolCall {
+  return { id: call.id ?? '', type: 'function', function: { name: call.name ?? '', arguments: call.arguments } };
 }
 
 async function closeQuietly(iterator: AsyncIterator<ChatChunk>): Promise<void> {

@@ -54,15 +54,28 @@ export function countTextTokens(model: string, text: string): TokenCount {
  * Prompt tokens of a chat as OpenAI bills them (the cookbook's rule for gpt-3.5-turbo-0613 and
  * later): 3 per message, plus role and content, plus 3 priming the reply.
  */
+const IMAGE_BASE_TOKENS = 85;
+
 export function countChatTokens(model: string, messages: readonly ChatMessage[]): TokenCount {
   const { encoding, exact } = encodingFor(model);
   let tokens = 3;
   let estimated = !exact;
   for (const m of messages) {
     const role = countWithEncoding(encoding, m.role);
-    const content = countWithEncoding(encoding, m.content);
-    tokens += 3 + role.tokens + content.tokens;
-    estimated ||= content.estimated;
+    const parts = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+    tokens += 3 + role.tokens;
+    for (const part of parts) {
+      if (part.type === 'image_url') {
+        // OpenAI documents 85 tokens for a low-detail image and 85 + 170 per 512 px tile otherwise;
+        // the tiles need the image's size, which is not read here: counted as 85, and estimated.
+        tokens += IMAGE_BASE_TOKENS;
+        estimated ||= part.image_url.detail !== 'low';
+        continue;
+      }
+      const content = countWithEncoding(encoding, part.text);
+      tokens += content.tokens;
+      estimated ||= content.estimated;
+    }
   }
   return { tokens, estimated };
 }

@@ -1,5 +1,6 @@
 // The provider module's public data shapes. Behaviour lives in gateway.ts and the providers.
 import type { ChatMessage } from '../lib/chatMessage.js';
+import type { ToolCall } from '../lib/modelConfig.js';
 
 export type { ChatMessage } from '../lib/chatMessage.js';
 
@@ -55,6 +56,8 @@ export interface ReportedUsage {
 
 export interface ModelResult {
   output: string;
+  /** The functions the model asked to call; empty: none. */
+  toolCalls: ToolCall[];
   /** The primary model string the caller asked for (not the fallback that served). */
   modelRequested: string;
   /** `<provider>/<model the provider reported>`, e.g. `openai/gpt-4o-mini-2024-07-18`. */
@@ -87,8 +90,8 @@ export interface ToolCallDelta {
 /** What a stream passes on as it arrives: a piece of text, or a piece of a tool call. */
 export type StreamEvent = { type: 'text'; text: string } | { type: 'tool_call'; delta: ToolCallDelta };
 
-/** A tool call put together from its streamed pieces. */
-export interface ToolCall {
+/** A tool call put together from its streamed pieces (what a provider left out stays null). */
+export interface StreamedToolCall {
   index: number;
   id: string | null;
   name: string | null;
@@ -108,7 +111,7 @@ export interface StreamEnd {
   ttftMs: number;
   /** Why it failed (status error), without secrets; null otherwise. */
   error: string | null;
-  toolCalls: ToolCall[];
+  toolCalls: StreamedToolCall[];
 }
 
 /** A stream committed to one provider: its events, consumed once, then its end. */

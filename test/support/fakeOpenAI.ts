@@ -13,7 +13,7 @@ interface FakeUsage {
 }
 
 export type Behaviour =
-  | { type: 'success'; content?: string; model?: string; usage?: FakeUsage | null; delayMs?: number }
+  | { type: 'success'; content?: string; model?: string; usage?: FakeUsage | null; delayMs?: number; toolCalls?: FakeToolCall[] }
   | { type: 'hang' }
   | { type: 'error'; status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
   | { type: 'reset' }
@@ -23,9 +23,10 @@ export type Behaviour =
 /**
  * How a streamed answer (a request with `"stream": true`) is sent: `chunks` pieces of text (or
  * `content` split in that many), `delayMs` apart; with `cutAfter` the connection is destroyed after
- * that many content chunks (a failure mid-stream); `toolCalls` sends tool-call pieces instead of text.
- * The usage chunk is sent when the request asks for it (`stream_options.include_usage`). A plain
- * `ok` behaviour answers a streaming request as a stream of its content.
+ * that many content chunks (a failure mid-stream); `toolCalls` sends tool-call pieces (after the text
+ * when `content` is given too, else instead of it). The usage chunk is sent when the request asks for
+ * it (`stream_options.include_usage`). A plain `ok` behaviour answers a streaming request as a stream
+ * of the answer it would give (answerFor: its tool calls and JSON too).
  */
 export interface StreamOptions {
   chunks?: number;
@@ -37,6 +38,12 @@ export interface StreamOptions {
   usage?: FakeUsage | null;
   model?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+}
+
+/** A function call the fake answers with (answerFor: by default, a call of the chosen tool whenever the request has tools). */
+interface FakeToolCall {
+  name: string;
+  arguments: string;
 }
 
 /** Constructors for the scripted behaviours. */
@@ -173,10 +180,16 @@ export class FakeOpenAI {
     }
     const streaming = (body as { stream?: unknown } | null)?.stream === true;
     if (b.type === 'stream' && streaming) return this.streamAnswer(b.opts, body, res);
-    // A plain success asked for as a stream is streamed too: the same content, in 5 pieces.
+    // A plain success asked for as a stream is streamed too: the same answer (text in 5 pieces, then its tool calls).
     if (b.type === 'success' && streaming) {
-      const content = b.content ?? `fake answer to: ${(body as { messages?: Array<{ content?: string }> }).messages?.at(-1)?.content ?? ''}`;
-      const opts: StreamOptions = { content, ...(b.model ? { model: b.model } : {}), ...(b.delayMs ? { firstDelayMs: b.delayMs } : {}) };
+      const answer = answerFor(b, body, `fake answer to: ${(body as { messages?: Array<{ content?: string }> }).messages?.at(-1)?.content ?? ''}`);
+      const calls = answer.toolCalls?.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }> | undefined;
+      const opts: StreamOptions = {
+        ...(answer.content === null ? {} : { content: answer.content }),
+        ...(calls ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) } : {}),
+        ...(b.model ? { model: b.model } : {}),
+        ...(b.delayMs ? { firstDelayMs: b.delayMs } : {}),
+      };
       return this.streamAnswer(b.usage === undefined ? opts : { ...opts, usage: b.usage }, body, res);
     }
     if (b.type === 'stream') b = { type: 'success', ...(b.opts.content === undefined ? {} : { content: b.opts.content }) };
@@ -187,7 +200,7 @@ export class FakeOpenAI {
       return;
     }
     const requested = (body as { model?: string; messages?: Array<{ content?: string }> }) ?? {};
-    const content = b.content ?? `fake answer to: ${requested.messages?.at(-1)?.content ?? ''}`;
+    const { content, toolCalls } = answerFor(b, body, `fake answer to: ${requested.messages?.at(-1)?.content ?? ''}`);
     const u = b.usage === undefined ? { prompt_tokens: 11, completion_tokens: 7 } : b.usage;
     const usage =
       u === null
@@ -204,7 +217,9 @@ export class FakeOpenAI {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: b.model ?? requested.model ?? 'unknown',
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null, ...toolCalls }, finish_reason: toolCalls ? 'tool_calls' : 'stop', logprobs: null },
+      ],
       ...(usage ? { usage } : {}),
     });
   }
@@ -220,7 +235,8 @@ export class FakeOpenAI {
     if (o.firstDelayMs) await this.wait(o.firstDelayMs);
     if (res.destroyed) return;
     send(choice({ role: 'assistant', content: '', refusal: null }));
-    const pieces = o.toolCalls ? [] : streamPieces(o.content, o.chunks ?? 5);
+    // Tool calls alone, unless text is given too (a model may say something, then call).
+    const pieces = o.toolCalls && o.content === undefined ? [] : streamPieces(o.content, o.chunks ?? 5);
     let sent = 0;
     for (const piece of pieces) {
       if (o.delayMs) await this.wait(o.delayMs);
@@ -272,6 +288,27 @@ function streamPieces(content: string | undefined, n: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < content.length; i += size) pieces.push(content.slice(i, i + size));
   return pieces;
+}
+
+/**
+ * What a success answers, as a model given the request's tools and response_format would: a call of
+ * the chosen tool (tool_choice, else the first; arguments `{}`) when the request has tools and the
+ * script gives no content, JSON `{"answer": …}` when it asks for a json response_format, else the
+ * scripted or default text. A request with none of these is answered as always.
+ */
+function answerFor(b: Extract<Behaviour, { type: 'success' }>, body: unknown, text: string): { content: string | null; toolCalls?: { tool_calls: unknown[] } } {
+  const req = (body ?? {}) as { tools?: Array<{ function: { name: string } }>; tool_choice?: unknown; response_format?: { type?: string } };
+  const choice = req.tool_choice as { function?: { name?: string } } | string | undefined;
+  const wantsCall = req.tools !== undefined && req.tools.length > 0 && choice !== 'none' && b.content === undefined;
+  const calls =
+    b.toolCalls ??
+    (wantsCall ? [{ name: (typeof choice === 'object' ? choice.function?.name : undefined) ?? req.tools![0]!.function.name, arguments: '{}' }] : []);
+  if (calls.length > 0) {
+    const toolCalls = calls.map((c, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    return { content: b.content ?? null, toolCalls: { tool_calls: toolCalls } };
+  }
+  const json = req.response_format?.type === 'json_object' || req.response_format?.type === 'json_schema';
+  return { content: b.content ?? (json ? JSON.stringify({ answer: text }) : text) };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRole } from '../../lib/chatMessage.js';
+import { contentText, type ChatMessage, type ChatRole } from '../../lib/chatMessage.js';
 import type { Problem } from './types.js';
 
 /** The API's own patterns (src/modules/prompts/prompts.schemas.ts). */
@@ -117,7 +117,7 @@ export function toRole(role: unknown): ChatRole | null {
 
 /** The problems of a version's templates, or none (then it can be imported). */
 export function templateProblems(content: { template?: string; messages?: ChatMessage[] }): string[] {
-  const texts = content.template !== undefined ? [content.template] : (content.messages ?? []).map((m) => m.content);
+  const texts = content.template !== undefined ? [content.template] : (content.messages ?? []).map((m) => contentText(m.content));
   const odd = texts.flatMap(nonVariableTags);
   return odd.length === 0 ? [] : [`${odd.map((t) => `'${t}'`).join(', ')}: not a plain {{variable}}, which Promptline would read as Mustache: not imported`];
 }

@@ -11,13 +11,15 @@ import { Nullable } from '../../lib/schemas.js';
  */
 
 export const OUTCOME_KINDS = ['success_rate', 'mean'] as const;
-const RUN_KINDS = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens'] as const;
+const RUN_KINDS = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens', 'schema_valid_rate'] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 export type RunKind = (typeof RUN_KINDS)[number];
 export type MetricKindName = OutcomeKind | RunKind;
 
 /** Kinds whose per-user value is a 0/1 share: they cannot be capped. */
-const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate']);
+const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate', 'schema_valid_rate']);
+/** Runs kinds where more is better (the default direction of runs metrics is lower). */
+const HIGHER_RUN_KINDS: ReadonlySet<MetricKindName> = new Set(['schema_valid_rate']);
 const isRateKind = (kind: MetricKindName) => RATE_KINDS.has(kind);
 
 const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
@@ -30,6 +32,8 @@ const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
   error_rate:
     "runs: mean over users with runs or failed renders of each user's share of calls that failed (a run with status error, or a call that failed to render the variant's version: 422)",
   total_tokens: "runs: mean over users with runs of each user's mean total tokens per run",
+  schema_valid_rate:
+    "runs: mean over users with checked runs of each user's share of outputs that satisfied the version's json response_format (runs without one, failed runs and answers of tool calls alone are not counted); higher is better",
 };
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
@@ -48,7 +52,10 @@ const RoleSchema = literals(
   ['primary', 'secondary', 'guardrail'] as const,
   'primary: decides the experiment (at most one); secondary: another goal, corrected together with the primary; guardrail: must not get worse (tested one-sided, on its own)',
 );
-export const DirectionSchema = literals(['higher', 'lower'] as const, 'which way is better (default: higher for outcomes, lower for runs)');
+export const DirectionSchema = literals(
+  ['higher', 'lower'] as const,
+  'which way is better (default: higher for outcomes and schema_valid_rate, lower for other runs metrics)',
+);
 
 const CAP_DESCRIPTION =
   'mean metrics only: per-user values above the cap are clamped to it before the statistics, so one whale cannot decide the experiment. Either an absolute number, or {"percentile": p} with 0 < p < 1, the nearest-rank percentile of the per-user values over all of the metric\'s users (users without data count as 0)';
@@ -128,7 +135,15 @@ export function normaliseMetrics(inputs: readonly MetricInput[]): { metrics: Met
     if (names.has(name)) issues.push(issue([i, 'name'], `metric name '${name}' is used twice`));
     names.add(name);
     const cap = checkCap(m.cap, i, m.kind, issues);
-    metrics.push({ name, source, event_type: eventType, kind: m.kind, role: m.role, direction: m.direction ?? (source === 'runs' ? 'lower' : 'higher'), cap });
+    metrics.push({
+      name,
+      source,
+      event_type: eventType,
+      kind: m.kind,
+      role: m.role,
+      direction: m.direction ?? (source === 'runs' && !HIGHER_RUN_KINDS.has(m.kind) ? 'lower' : 'higher'),
+      cap,
+    });
   });
   return { metrics, issues };
 }

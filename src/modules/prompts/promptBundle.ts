@@ -4,14 +4,20 @@ import { findVersion, listServedVersions, type VersionRecord } from './prompts.r
 import { TemplateError, toWireNodes } from './template.js';
 import { compileVersion } from './versionContent.js';
 
-/** A version as the SDK bundle carries it, its templates as the server's own compiled trees. Throws TemplateError for a version stored before today's template rules (the server answers 409 for it). */
+/**
+ * A version as the SDK bundle carries it, its templates as the server's own compiled trees. Throws
+ * TemplateError for a version stored before today's template rules (the server answers 409 for
+ * it), and for one with content parts (images), which the clients do not render locally: they ask
+ * the server for such a prompt (docs/tools-and-structured-output.md, "Images").
+ */
 function bundleVersion(record: VersionRecord): BundleVersion {
   const compiled = compileVersion(record);
+  if (compiled.messages?.some((m) => m.template === null)) throw new TemplateError('content parts are rendered by the server only');
   return {
     version: compiled.version,
     kind: compiled.kind,
     template: compiled.template === null ? null : toWireNodes(compiled.template.nodes),
-    messages: compiled.messages === null ? null : compiled.messages.map((m) => ({ role: m.role, template: toWireNodes(m.template.nodes) })),
+    messages: compiled.messages === null ? null : compiled.messages.map((m) => ({ role: m.role, template: toWireNodes(m.template!.nodes) })),
     model: compiled.model,
     params: compiled.params,
     variables: [...compiled.variables],

@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/sql.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { Declarations } from './variableDeclarations.js';
+import type { ModelConfig } from '../../lib/modelConfig.js';
 import { listNewestFirst, mapPage, type ListPage, type ListRequest } from '../../db/pagination.js';
 
 export interface PromptRow {
@@ -36,10 +37,13 @@ export interface VersionRecord {
   source_author: string | null;
   /** src/promptFiles/hash.ts over the content; null for versions stored before it was kept. */
   content_hash: string | null;
+  /** Tools, tool_choice and response_format; null: none set (docs/tools-and-structured-output.md). */
+  model_config: ModelConfig | null;
 }
 
-interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables' | 'declared_variables'> {
+interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallbacks' | 'variables' | 'declared_variables' | 'model_config'> {
   declared_variables: string | null;
+  model_config: string | null;
   messages: string | null;
   params: string;
   fallbacks: string;
@@ -47,7 +51,7 @@ interface VersionRow extends Omit<VersionRecord, 'messages' | 'params' | 'fallba
 }
 
 const VERSION_COLUMNS =
-  'prompt_id, version, template, messages, model, params, fallbacks, variables, declared_variables, commit_message, created_at, source_path, source_commit, source_author, content_hash';
+  'prompt_id, version, template, messages, model, params, fallbacks, variables, declared_variables, commit_message, created_at, source_path, source_commit, source_author, content_hash, model_config';
 
 function decodeVersion(row: VersionRow): VersionRecord {
   return {
@@ -57,6 +61,7 @@ function decodeVersion(row: VersionRow): VersionRecord {
     fallbacks: JSON.parse(row.fallbacks) as string[],
     variables: JSON.parse(row.variables) as string[],
     declared_variables: row.declared_variables === null ? null : (JSON.parse(row.declared_variables) as Declarations),
+    model_config: row.model_config === null ? null : (JSON.parse(row.model_config) as ModelConfig),
   };
 }
 
@@ -68,6 +73,7 @@ function encodeVersion(record: VersionRecord): VersionRow {
     fallbacks: JSON.stringify(record.fallbacks),
     variables: JSON.stringify(record.variables),
     declared_variables: record.declared_variables === null ? null : JSON.stringify(record.declared_variables),
+    model_config: record.model_config === null ? null : JSON.stringify(record.model_config),
   };
 }
 
@@ -136,7 +142,7 @@ export async function insertVersion(db: Sql, projectId: string, record: VersionR
   await db.run(
     `INSERT INTO prompt_versions (project_id, ${VERSION_COLUMNS})
     VALUES (@project_id, @prompt_id, @version, @template, @messages, @model, @params, @fallbacks, @variables, @declared_variables, @commit_message, @created_at,
-      @source_path, @source_commit, @source_author, @content_hash)`,
+      @source_path, @source_commit, @source_author, @content_hash, @model_config)`,
     { ...encodeVersion(record), project_id: projectId },
   );
 }

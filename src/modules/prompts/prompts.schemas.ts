@@ -3,6 +3,7 @@ import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 import { DeclaredVariablesSchema, VariableDeclarationSchema } from '../../lib/variableDeclaration.js';
+import { ResponseFormatSchema, ToolChoiceSchema, ToolSchema } from '../../lib/modelConfig.js';
 
 const PROMPT_ID_PATTERN = '^[A-Za-z0-9_.-]{1,128}$';
 const LABEL_PATTERN = '^[a-z0-9_-]{1,64}$';
@@ -65,6 +66,9 @@ const versionFields = {
   model: Type.Optional(Nullable(ModelString)),
   params: Type.Optional(Type.Record(Type.String(), Type.Any())),
   fallbacks: Type.Optional(Type.Array(ModelString, { maxItems: 5 })),
+  tools: Type.Optional(Nullable(Type.Array(ToolSchema, { description: 'functions the model may call; /run_prompt answers its calls in `tool_calls`' }))),
+  tool_choice: Type.Optional(Nullable(ToolChoiceSchema)),
+  response_format: Type.Optional(Nullable(ResponseFormatSchema)),
   commit_message: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   labels: Type.Optional(Type.Array(Type.String({ pattern: LABEL_PATTERN }), { maxItems: 20 })),
   source: Type.Optional(Nullable(VersionSourceInput)),
@@ -103,6 +107,9 @@ export const VersionSchema = Type.Object({
   model: Nullable(Type.String()),
   params: Type.Record(Type.String(), Type.Any()),
   fallbacks: Type.Array(Type.String()),
+  tools: Type.Optional(Type.Array(ToolSchema, { description: 'present only when the version has tools' })),
+  tool_choice: Type.Optional(ToolChoiceSchema),
+  response_format: Type.Optional(ResponseFormatSchema),
   variables: Type.Array(Type.String(), { description: 'the top-level names the templates use' }),
   declared_variables: Nullable(
     Type.Record(Type.String(), VariableDeclarationSchema, { description: 'the typed variables as stored (`required` always present); null: none declared' }),

@@ -62,6 +62,7 @@ export function createPromptService(
       model: record.model,
       params: record.params,
       fallbacks: record.fallbacks,
+      ...record.model_config,
       variables: record.variables,
       declared_variables: record.declared_variables,
       commit_message: record.commit_message,
@@ -96,6 +97,7 @@ export function createPromptService(
       source_commit: input.source?.commit ?? null,
       source_author: input.source?.author ?? null,
       content_hash: contentHashOf(input),
+      model_config: checked.modelConfig,
     };
     await repo.insertVersion(db, projectId, row);
     for (const label of new Set(input.labels ?? [])) await repo.upsertLabel(db, projectId, promptId, label, row.version, now);

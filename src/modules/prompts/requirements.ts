@@ -2,6 +2,7 @@ import type { Sql } from '../../db/sql.js';
 import type { CompiledTemplate } from './template.js';
 import { TemplateError } from './template.js';
 import { compileVersion, type CompiledVersion } from './versionContent.js';
+import { messageTemplates } from './messageContent.js';
 import { findPrompt, findVersion, latestVersionNumber, listLabels } from './prompts.repo.js';
 
 /**
@@ -19,7 +20,7 @@ export function requiredVariables(version: CompiledVersion): string[] {
       .map(([name]) => name);
   }
   const required = new Set<string>();
-  const templates: CompiledTemplate[] = version.messages ? version.messages.map((m) => m.template) : version.template ? [version.template] : [];
+  const templates: CompiledTemplate[] = version.messages ? version.messages.flatMap(messageTemplates) : version.template ? [version.template] : [];
   for (const template of templates) {
     for (const node of template.nodes) {
       if ((node.kind === 'value' || node.kind === 'section') && node.path !== null) required.add(node.path[0]!);

@@ -1,9 +1,10 @@
-import { joinMessages, type ChatMessage } from '../../lib/chatMessage.js';
+import { joinMessages, type ChatMessage, type ContentPart } from '../../lib/chatMessage.js';
 import { Invalid, invalid, missingInputs, notFound } from '../../lib/errors.js';
 import type { PromptCache } from './promptCache.js';
 import type { GetPromptInput, GetPromptAnswer, RenderAnswer } from './prompts.schemas.js';
 import { RenderBudget, renderTemplate, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { CompiledVersion } from './versionContent.js';
+import { checkRenderedUrl, type CompiledMessage } from './messageContent.js';
 
 /** The experiment variant a request is served, decided (and stored) by the experiments module. */
 export interface VariantAssignment {
@@ -58,9 +59,18 @@ function renderVersion(version: CompiledVersion, sent: Record<string, unknown>, 
     if ('missing' in result) for (const name of result.missing) missing.add(name);
     return '';
   };
-  const messages: ChatMessage[] = version.messages
-    ? version.messages.map((m) => ({ role: m.role, content: render(m.template) }))
-    : [{ role: 'user', content: render(version.template!) }];
+  const urls: Array<[string, CompiledTemplate]> = [];
+  const renderMessage = (m: CompiledMessage): ChatMessage => {
+    if (m.template !== null) return { role: m.role, content: render(m.template) };
+    const parts = m.parts!.map((p): ContentPart => {
+      if (p.type === 'text') return { type: 'text', text: render(p.template) };
+      const url = render(p.url);
+      urls.push([url, p.url]);
+      return { type: 'image_url', image_url: p.detail === undefined ? { url } : { url, detail: p.detail } };
+    });
+    return { role: m.role, content: parts };
+  };
+  const messages: ChatMessage[] = version.messages ? version.messages.map(renderMessage) : [{ role: 'user', content: render(version.template!) }];
   if (budget.exceeded !== null) {
     throw invalid(
       'body',
@@ -71,7 +81,8 @@ function renderVersion(version: CompiledVersion, sent: Record<string, unknown>, 
     );
   }
   if (missing.size > 0) throw missingInputs([...missing]);
-  return { messages, text: version.messages ? joinMessages(messages) : messages[0]!.content };
+  for (const [url, template] of urls) checkRenderedUrl(url, template);
+  return { messages, text: version.messages ? joinMessages(messages) : (messages[0]!.content as string) };
 }
 
 /**

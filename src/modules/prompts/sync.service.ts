@@ -45,6 +45,9 @@ function versionInputOf(file: PromptFile, path: string, source: SyncInput['sourc
     model: file.model,
     params: file.params,
     fallbacks: file.fallbacks,
+    tools: file.tools,
+    tool_choice: file.tool_choice,
+    response_format: file.response_format,
     labels: file.labels,
     ...(file.variables === undefined ? {} : { variables: file.variables }),
     commit_message: `pushed from ${path}${source?.commit ? ` at ${source.commit.slice(0, 12)}` : ''}`,
@@ -71,6 +74,7 @@ function fileFacts(file: PromptFile, path: string) {
     source_commit: null,
     source_author: null,
     content_hash: null,
+    model_config: null,
   };
   const optional = optionalOf(file.variables);
   return {

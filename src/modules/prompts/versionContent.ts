@@ -1,17 +1,22 @@
-import type { ChatRole } from '../../lib/chatMessage.js';
+import type { ChatMessage } from '../../lib/chatMessage.js';
 import { Invalid, invalidIssue, type Issue } from '../../lib/errors.js';
 import { compileTemplate, TemplateError, type CompiledTemplate, type RenderLimits } from './template.js';
 import type { VersionInput } from './prompts.schemas.js';
 import type { VersionRecord } from './prompts.repo.js';
 import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
+import type { ModelConfig } from '../../lib/modelConfig.js';
+import { checkModelConfig, lazyOutputCheck, type OutputCheck } from './modelConfigChecks.js';
+import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
 export interface CompiledVersion {
   readonly version: number;
   readonly kind: 'text' | 'chat';
   readonly template: CompiledTemplate | null;
-  readonly messages: ReadonlyArray<{ role: ChatRole; template: CompiledTemplate }> | null;
+  readonly messages: readonly CompiledMessage[] | null;
+  /** Some message has an image part: its runs store data URLs as placeholders (messageContent.ts). */
+  readonly hasImages: boolean;
   readonly model: string | null;
   readonly params: Record<string, unknown>;
   readonly fallbacks: readonly string[];
@@ -20,6 +25,10 @@ export interface CompiledVersion {
   readonly declared: Declarations | null;
   /** The declarations compiled once (patterns included); null: inputs go to the template unchecked. */
   readonly inputChecks: InputChecks | null;
+  /** Tools, tool_choice and response_format, sent with every call; null: none set. */
+  readonly modelConfig: ModelConfig | null;
+  /** The check of outputs against a json response_format, compiled at its first use; null: nothing to check. */
+  readonly outputCheck: OutputCheck | null;
 }
 
 /** A stored version with its templates parsed; throws TemplateError for one stored before today's template rules. */
@@ -28,14 +37,35 @@ export function compileVersion(record: VersionRecord): CompiledVersion {
     version: record.version,
     kind: record.messages === null ? 'text' : 'chat',
     template: record.template === null ? null : compileTemplate(record.template),
-    messages: record.messages === null ? null : record.messages.map((m) => ({ role: m.role, template: compileTemplate(m.content) })),
+    messages: record.messages === null ? null : record.messages.map((m) => compileMessage(m, compileTemplate)),
+    hasImages: record.messages?.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image_url')) ?? false,
     model: record.model,
     params: record.params,
     fallbacks: record.fallbacks,
     variables: record.variables,
     declared: record.declared_variables,
     inputChecks: record.declared_variables === null ? null : compileInputChecks(record.declared_variables),
+    modelConfig: record.model_config,
+    outputCheck: lazyOutputCheck(record.model_config?.response_format),
   };
+}
+
+/** A message's templates compiled by `compile` (which may report a problem and answer null). */
+function compileMessage<T extends CompiledTemplate | null>(
+  m: ChatMessage,
+  compile: (source: string, path: (string | number)[]) => T,
+  i = 0,
+): { role: ChatMessage['role']; template: T | null; parts: Array<CompiledPart & { ok: T }> | null } {
+  if (typeof m.content === 'string') return { role: m.role, template: compile(m.content, ['messages', i, 'content']), parts: null };
+  const parts = m.content.map((p, j) => {
+    if (p.type === 'text') {
+      const template = compile(p.text, ['messages', i, 'content', j, 'text']);
+      return { type: 'text' as const, template: template!, ok: template };
+    }
+    const url = compile(p.image_url.url, ['messages', i, 'content', j, 'image_url', 'url']);
+    return { type: 'image_url' as const, url: url!, detail: p.image_url.detail, ok: url };
+  });
+  return { role: m.role, template: null, parts };
 }
 
 /** Params the service itself controls: a version cannot override them. */
@@ -59,9 +89,10 @@ export function checkVersionContent(
   limits: RenderLimits,
 ): {
   template: CompiledTemplate | null;
-  messages: Array<{ role: ChatRole; template: CompiledTemplate }> | null;
+  messages: CompiledMessage[] | null;
   variables: string[];
   declared: Declarations | null;
+  modelConfig: ModelConfig | null;
 } {
   const errors: Issue[] = [];
   const compile = (source: string, path: (string | number)[]): CompiledTemplate | null => {
@@ -80,12 +111,14 @@ export function checkVersionContent(
   if (input.template !== undefined && input.template.trim() === '') {
     errors.push(problem(['template'], 'the template is empty: a prompt needs some text to send'));
   }
-  if (input.messages !== undefined && input.messages.length > 0 && input.messages.every((m) => m.content.trim() === '')) {
+  if (input.messages !== undefined && input.messages.length > 0 && input.messages.every((m) => isBlank(m.content))) {
     errors.push(problem(['messages'], "every message's content is empty: a prompt needs some text to send"));
   }
   const template = input.template === undefined ? null : compile(input.template, ['template']);
-  const messages = input.messages?.map((m, i) => ({ role: m.role, template: compile(m.content, ['messages', i, 'content']) }));
-  const compiled = [template, ...(messages ?? []).map((m) => m.template)].filter((t): t is CompiledTemplate => t !== null);
+  const messages = input.messages?.map((m, i) => compileMessage(m, compile, i));
+  const compiledOk = (m: NonNullable<typeof messages>[number]) => (m.parts === null ? [m.template] : m.parts.map((p) => p.ok));
+  const compiled = [template, ...(messages ?? []).flatMap(compiledOk)].filter((t): t is CompiledTemplate => t !== null);
+  if (input.messages !== undefined) errors.push(...checkImageUrls(input.messages));
   const chars = compiled.reduce((sum, t) => sum + t.source.length, 0);
   const where = input.template !== undefined ? ['template'] : ['messages'];
   if (chars > MAX_VERSION_TEMPLATE_CHARS) {
@@ -109,8 +142,10 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
+  const model = checkModelConfig(input);
+  errors.push(...model.issues);
   const variables = new Set<string>();
-  for (const t of [template, ...(messages ?? []).map((m) => m.template)]) for (const v of t?.variables ?? []) variables.add(v);
+  for (const t of compiled) for (const v of t.variables) variables.add(v);
   // Declarations are checked against the templates only once those compiled: else every name would read as unused.
   if (input.variables !== undefined && errors.length === 0) {
     const { used, dotted } = namesUsed(compiled);
@@ -119,8 +154,9 @@ export function checkVersionContent(
   if (errors.length > 0) throw new Invalid(errors);
   return {
     template,
-    messages: messages ? messages.map((m) => ({ role: m.role, template: m.template! })) : null,
+    messages: messages ? messages.map((m) => ({ role: m.role, template: m.template, parts: m.parts?.map(({ ok: _ok, ...part }) => part) ?? null })) : null,
     variables: [...variables],
     declared: input.variables === undefined ? null : normaliseDeclarations(input.variables),
+    modelConfig: Object.keys(model.config).length === 0 ? null : model.config,
   };
 }

@@ -12,5 +12,5 @@ export function contentHashOf(input: VersionInput): string {
 
 /** A stored version's content hash: the one kept, else computed from its content (versions older than the column). */
 export function storedContentHash(record: VersionRecord): string {
-  return record.content_hash ?? contentHash(versionContent({ ...record, variables: record.declared_variables }));
+  return record.content_hash ?? contentHash(versionContent({ ...record, ...record.model_config, variables: record.declared_variables }));
 }

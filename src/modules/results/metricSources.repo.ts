@@ -27,10 +27,16 @@ const RUN_VALUE: Record<RunKind, string> = {
   cost_usd: `${asDouble('cost_nano_usd')} / 1e9`,
   error_rate: asDouble("CASE WHEN status = 'error' THEN 1 ELSE 0 END"),
   total_tokens: asDouble('total_tokens'),
+  schema_valid_rate: asDouble('output_valid'),
 };
-
-/** Only streamed runs have a time to first token: a user without one has no value of ttft_ms. */
-const runsWith = (kind: RunKind) => (kind === 'ttft_ms' ? ' AND ttft_ms IS NOT NULL' : '');
+/**
+ * The runs a kind reads (a user with none has no value): ttft_ms only streamed runs (only they have a
+ * time to first token), schema_valid_rate only those whose output was checked.
+ */
+const RUN_FILTER: Partial<Record<RunKind, string>> = {
+  ttft_ms: ' AND ttft_ms IS NOT NULL',
+  schema_valid_rate: ' AND output_valid IS NOT NULL',
+};
 
 const capped = (expr: string) => `CASE WHEN CAST(@cap AS DOUBLE PRECISION) IS NOT NULL AND ${expr} > @cap THEN @cap ELSE ${expr} END`;
 
@@ -44,7 +50,7 @@ export async function runsMetric(db: Sql, projectId: string, experimentId: strin
   return (await db.get<UserSums>(
     `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
       SELECT ${capped(RUN_VALUE[kind])} AS y FROM runs INDEXED BY runs_experiment_user
-      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL${runsWith(kind)}
+      WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL${RUN_FILTER[kind] ?? ''}
       GROUP BY external_user_id) AS per_user`,
     { project: projectId, experiment: experimentId, variant, cap },
   ))!;
@@ -88,7 +94,7 @@ export async function runsUserValues(db: Sql, projectId: string, experimentId: s
     db,
     ['value'],
     `SELECT ${RUN_VALUE[kind]} AS value FROM runs INDEXED BY runs_experiment_user
-    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL${runsWith(kind)}
+    WHERE project_id = @project AND experiment_id = @experiment AND variant IS NOT NULL AND external_user_id IS NOT NULL${RUN_FILTER[kind] ?? ''}
     GROUP BY variant, external_user_id`,
     { project: projectId, experiment: experimentId },
   );

@@ -4,6 +4,8 @@ import type { Store } from '../../db/store.js';
 import { ModelCallError, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import type { AttemptRecord } from '../../providers/types.js';
+import type { CompiledVersion } from '../prompts/versionContent.js';
+import { outputVerdict, toolExtras } from './runExtensions.js';
 import { insertRun, type RunRecord } from './runs.repo.js';
 import type { RunAnswer } from './runs.schemas.js';
 
@@ -19,9 +21,19 @@ function storableAttempts(attempts: readonly AttemptRecord[]): AttemptRecord[] {
   return attempts.map((a) => (a.error === null ? a : { ...a, error: storable(a.error) }));
 }
 
-export function withResult(run: RunRecord, result: ModelResult): RunRecord {
+/** The run of a model's answer, streamed or not: its output, tool calls and their verdict, usage and cost. */
+export function withResult(run: RunRecord, version: CompiledVersion, result: ModelResult): RunRecord {
   return {
     ...run,
+    ...outputVerdict(version, result),
+    tool_calls:
+      result.toolCalls.length === 0
+        ? null
+        : result.toolCalls.map((c) => ({
+            id: storable(c.id),
+            type: c.type,
+            function: { name: storable(c.function.name), arguments: storable(c.function.arguments) },
+          })),
     output: storable(result.output),
     model_used: result.modelUsed,
     prompt_tokens: result.promptTokens,
@@ -52,6 +64,7 @@ export function answerOf(run: RunRecord): RunAnswer {
     variant_assigned: run.variant,
     experiment_id: run.experiment_id,
     prompt_version: run.prompt_version,
+    ...toolExtras(run),
   };
 }
 

@@ -2,6 +2,7 @@
 // when it ends, however it ends: its answer, a failure after the first token, or the client gone.
 import type { Store } from '../../db/store.js';
 import type { ModelGateway, ModelRequest, ModelStream, StreamEvent } from '../../providers/gateway.js';
+import type { CompiledVersion } from '../prompts/versionContent.js';
 import { answerOf, storable, storeFailure, withResult } from './runRecords.js';
 import { insertRun, type RunRecord } from './runs.repo.js';
 import type { RunAnswer } from './runs.schemas.js';
@@ -16,11 +17,18 @@ export interface RunStream {
   end: Promise<RunStreamEnd>;
 }
 
+/** A run ready to call its model: the run to store, the version it runs, and the gateway's request. */
+export interface PreparedRun {
+  run: RunRecord;
+  version: CompiledVersion;
+  request: ModelRequest;
+}
+
 /**
  * Streams a rendered prompt. Rejects, after storing the failed run as a plain run does, when no
  * model gave a first token; from the first token on, every ending is a stored run.
  */
-export async function streamRun(store: Store, gateway: ModelGateway, projectId: string, run: RunRecord, request: ModelRequest): Promise<RunStream> {
+export async function streamRun(store: Store, gateway: ModelGateway, projectId: string, { run, version, request }: PreparedRun): Promise<RunStream> {
   let stream: ModelStream;
   try {
     stream = await gateway.stream(request);
@@ -30,7 +38,7 @@ export async function streamRun(store: Store, gateway: ModelGateway, projectId: 
   }
   const end = stream.end.then(async (ending): Promise<RunStreamEnd> => {
     const stored: RunRecord = {
-      ...withResult(run, ending.result),
+      ...withResult(run, version, ending.result),
       ttft_ms: ending.ttftMs,
       status: ending.status,
       error: ending.error === null ? null : storable(ending.error),

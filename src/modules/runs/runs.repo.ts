@@ -3,6 +3,7 @@ import { boundsOf, listNewestFirst, mapPage, type ListPage, type ListRequest, ty
 import { boundedColumn } from '../../db/listFields.js';
 import type { ChatMessage } from '../../lib/chatMessage.js';
 import type { AttemptRecord, PriceUsed } from '../../providers/types.js';
+import type { ModelConfig, ToolCall } from '../../lib/modelConfig.js';
 
 /** A stored run, its JSON and boolean columns decoded (this file is the only one that knows their encoding). */
 export interface RunRecord {
@@ -36,12 +37,23 @@ export interface RunRecord {
   created_at: string;
   /** 'playground': a trial run of any version (never in an experiment, left out of a prompt's stats). */
   source: RunSource;
+  /** The version's tools, tool_choice and response_format as sent; null: none. */
+  model_config: ModelConfig | null;
+  /** The model's tool calls; null: none. */
+  tool_calls: ToolCall[] | null;
+  /** Whether the output satisfied a json response_format; null: none asked, or nothing to check (docs/tools-and-structured-output.md). */
+  output_valid: boolean | null;
+  output_error: string | null;
 }
 
 export type RunSource = 'api' | 'playground';
 type RunStatus = 'ok' | 'error' | 'cancelled';
 
-interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {
+interface RunRow
+  extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts' | 'model_config' | 'tool_calls' | 'output_valid'> {
+  model_config: string | null;
+  tool_calls: string | null;
+  output_valid: number | null;
   inputs: string;
   rendered: string;
   tokens_estimated: number;
@@ -78,10 +90,14 @@ const COLUMNS = [
   'created_at',
   'source',
   'ttft_ms',
+  'model_config',
+  'tool_calls',
+  'output_valid',
+  'output_error',
 ];
 const SELECT = COLUMNS.join(', ');
 /** The columns that can be large (a client's inputs, a model's output): left out of lists when they are. */
-const BOUNDED = ['inputs', 'rendered', 'output', 'error'] as const;
+const BOUNDED = ['inputs', 'rendered', 'output', 'error', 'model_config', 'tool_calls'] as const;
 const LIST_SELECT = COLUMNS.map((c) => ((BOUNDED as readonly string[]).includes(c) ? boundedColumn(c) : c)).join(', ');
 
 function encode(run: RunRecord): RunRow {
@@ -93,6 +109,9 @@ function encode(run: RunRecord): RunRow {
     cost_known: run.cost_known ? 1 : 0,
     price: run.price === null ? null : JSON.stringify(run.price),
     attempts: JSON.stringify(run.attempts),
+    model_config: run.model_config === null ? null : JSON.stringify(run.model_config),
+    tool_calls: run.tool_calls === null ? null : JSON.stringify(run.tool_calls),
+    output_valid: run.output_valid === null ? null : run.output_valid ? 1 : 0,
   };
 }
 
@@ -105,6 +124,9 @@ function decode(row: RunRow): RunRecord {
     cost_known: row.cost_known === 1,
     price: row.price === null ? null : (JSON.parse(row.price) as PriceUsed),
     attempts: JSON.parse(row.attempts) as AttemptRecord[],
+    model_config: row.model_config === null ? null : (JSON.parse(row.model_config) as ModelConfig),
+    tool_calls: row.tool_calls === null ? null : (JSON.parse(row.tool_calls) as ToolCall[]),
+    output_valid: row.output_valid === null ? null : Number(row.output_valid) === 1,
   };
 }
 
@@ -149,7 +171,7 @@ export interface RunListQuery extends PageBounds {
 }
 
 /** The fields of a listed run left out because they are large (given whole by findRun). */
-type LeftOut = 'inputs' | 'rendered_prompt' | 'messages' | 'output' | 'error';
+type LeftOut = 'inputs' | 'rendered_prompt' | 'messages' | 'output' | 'error' | 'tools' | 'tool_choice' | 'response_format' | 'tool_calls';
 export type ListedRun = RunRecord & { leftOut: LeftOut[] };
 
 type ListedRow = RunRow & Record<`${(typeof BOUNDED)[number]}_left_out`, number>;
@@ -161,7 +183,17 @@ function decodeListed(row: ListedRow): ListedRun {
   if (row.rendered_left_out === 1) leftOut.push('rendered_prompt', 'messages');
   if (row.output_left_out === 1) leftOut.push('output');
   if (row.error_left_out === 1) leftOut.push('error');
-  const { inputs_left_out: _i, rendered_left_out: _r, output_left_out: _o, error_left_out: _e, ...stored } = row;
+  if (row.model_config_left_out === 1) leftOut.push('tools', 'tool_choice', 'response_format');
+  if (row.tool_calls_left_out === 1) leftOut.push('tool_calls');
+  const {
+    inputs_left_out: _i,
+    rendered_left_out: _r,
+    output_left_out: _o,
+    error_left_out: _e,
+    model_config_left_out: _m,
+    tool_calls_left_out: _t,
+    ...stored
+  } = row;
   return {
     ...decode({
       ...stored,
@@ -212,17 +244,17 @@ export async function runsWithTextBefore(
   return db.all<{ id: string; created_at: string }>(
     `SELECT id, created_at FROM runs INDEXED BY runs_project_created
     WHERE project_id = @project AND created_at >= @from AND created_at < @before
-      AND (inputs <> '{}' OR rendered <> '[]' OR output IS NOT NULL)
+      AND (inputs <> '{}' OR rendered <> '[]' OR output IS NOT NULL OR tool_calls IS NOT NULL)
     ORDER BY created_at, id LIMIT @limit`,
     { project: projectId, from, before, limit },
   );
 }
 
-/** Drops the text of runs (inputs, rendered prompt, output); their numbers stay. */
+/** Drops the text of runs (inputs, rendered prompt, output and the tool calls' arguments); their numbers stay. */
 export async function eraseRunText(db: Sql, projectId: string, ids: readonly string[]): Promise<number> {
   return (
     await db.run(
-      `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL
+      `UPDATE runs SET inputs = '{}', rendered = '[]', output = NULL, tool_calls = NULL
     WHERE project_id = ? AND id IN (SELECT value FROM ${db.dialect.jsonValues('?')})`,
       [projectId, JSON.stringify(ids)],
     )

@@ -3,6 +3,25 @@ import { Nullable, PageQuery } from '../../lib/schemas.js';
 import { ModelString } from '../prompts/prompts.schemas.js';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
+import { ResponseFormatSchema, ToolCallSchema, ToolChoiceSchema, ToolSchema } from '../../lib/modelConfig.js';
+
+/** Extension fields of a run's answer: present only when the version asked for tools or a json response_format. */
+const toolFields = {
+  tool_calls: Type.Optional(
+    Type.Array(ToolCallSchema, {
+      description: 'extension: the functions the model asked to call; present only when it asked for some (then `output` may be "")',
+    }),
+  ),
+  output_valid: Type.Optional(
+    Type.Boolean({
+      description:
+        "extension: whether `output` satisfied the version's json response_format; present only when the version has one and the output could be checked (not when the model answered with tool calls alone)",
+    }),
+  ),
+  output_error: Type.Optional(
+    Type.String({ description: 'extension: when output_valid is false, the first problem found (a JSON pointer and what is wrong)' }),
+  ),
+};
 
 /** The request body of docs/runtime-contract.md, fields in declaration order (errors are reported in this order). */
 export const RunPromptRequest = Type.Object(
@@ -28,6 +47,7 @@ export const RunPromptResponse = Type.Object(
     variant_assigned: Nullable(Type.String({ title: 'Variant Assigned' })),
     experiment_id: Nullable(Type.String({ title: 'Experiment Id' })),
     prompt_version: Type.Integer({ title: 'Prompt Version' }),
+    ...toolFields,
   },
   { title: 'RunPromptResponse' },
 );
@@ -97,6 +117,10 @@ export const RunSchema = Type.Object({
   attempts: Type.Array(AttemptSchema),
   created_at: Type.String(),
   source: RunSourceSchema,
+  tools: Type.Optional(Type.Array(ToolSchema, { description: "the version's tools as sent; present only when it had some" })),
+  tool_choice: Type.Optional(ToolChoiceSchema),
+  response_format: Type.Optional(ResponseFormatSchema),
+  ...toolFields,
 });
 
 export type RunView = Static<typeof RunSchema>;
@@ -109,10 +133,20 @@ const RunListItemSchema = Type.Composite([
   RunSchema,
   Type.Object({
     truncated: Type.Array(
-      Type.Union([Type.Literal('inputs'), Type.Literal('rendered_prompt'), Type.Literal('messages'), Type.Literal('output'), Type.Literal('error')]),
+      Type.Union([
+        Type.Literal('inputs'),
+        Type.Literal('rendered_prompt'),
+        Type.Literal('messages'),
+        Type.Literal('output'),
+        Type.Literal('error'),
+        Type.Literal('tools'),
+        Type.Literal('tool_choice'),
+        Type.Literal('response_format'),
+        Type.Literal('tool_calls'),
+      ]),
       {
         description:
-          'fields left out of this list because they are stored in more than 8192 bytes: shown empty ({}, "", []); [] when the run is whole. GET /runs/{run_id} gives them whole.',
+          'fields left out of this list because they are stored in more than 8192 bytes: shown empty ({}, "", []), or absent for tools, tool_choice, response_format and tool_calls; [] when the run is whole. GET /runs/{run_id} gives them whole.',
       },
     ),
   }),

@@ -7,9 +7,11 @@ import { invalid, notFound } from '../../lib/errors.js';
 import type { ModelGateway, ModelRequest, ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import { answerOf, storeFailure, withResult } from './runRecords.js';
-import { streamRun, type RunStream } from './runStream.js';
+import { streamRun, type PreparedRun, type RunStream } from './runStream.js';
 import type { RenderedPrompt, ServedPrompt } from '../prompts/serving.js';
 import type { CompiledVersion } from '../prompts/versionContent.js';
+import { withoutDataUrls } from '../prompts/messageContent.js';
+import { toolExtras } from './runExtensions.js';
 import { findRun, findRunAttribution, insertRun, listRuns, type RunAttribution, type RunListQuery, type RunRecord, type RunSource } from './runs.repo.js';
 import type { ListRunsInput, PlaygroundRunInput, PromptStats, RunAnswer, RunListItem, RunPromptInput, RunView, StatsInput } from './runs.schemas.js';
 import { promptStats } from './promptStats.js';
@@ -46,6 +48,8 @@ function runView(run: RunRecord): RunView {
     attempts: rest.attempts,
     created_at: rest.created_at,
     source: rest.source,
+    ...rest.model_config,
+    ...toolExtras(rest),
   };
 }
 
@@ -81,6 +85,8 @@ export function createRunService(deps: {
   const { store, gateway } = deps;
 
   function baseRun(input: RunRequest, served: ServedPrompt, rendered: RenderedPrompt, model: string): RunRecord {
+    // A version with images stores its data URLs as placeholders, in the inputs and the messages alike: the image is sent, never kept.
+    const images = served.version.hasImages;
     return {
       id: newId('run'),
       prompt_id: input.prompt_id,
@@ -89,8 +95,8 @@ export function createRunService(deps: {
       variant: served.variant,
       external_user_id: input.external_user_id ?? null,
       source: input.source,
-      inputs: input.inputs,
-      rendered: { text: rendered.text, messages: rendered.messages },
+      inputs: images ? withoutDataUrls(input.inputs) : input.inputs,
+      rendered: { text: rendered.text, messages: images ? withoutDataUrls(rendered.messages) : rendered.messages },
       output: null,
       model_requested: model,
       model_used: null,
@@ -109,6 +115,10 @@ export function createRunService(deps: {
       error: null,
       attempts: [],
       created_at: isoNow(store.clock),
+      model_config: served.version.modelConfig,
+      tool_calls: null,
+      output_valid: null,
+      output_error: null,
     };
   }
 
@@ -120,14 +130,22 @@ export function createRunService(deps: {
     fallbacks: readonly string[],
     abort: AbortController,
   ): ModelRequest {
-    return { model: run.model_requested, fallbacks: [...fallbacks], messages: rendered.messages, params: version.params, abort, promptText: rendered.text };
+    return {
+      model: run.model_requested,
+      fallbacks: [...fallbacks],
+      messages: rendered.messages,
+      // tools, tool_choice and response_format reach the provider as params (checked: none is also a param).
+      params: version.modelConfig === null ? version.params : { ...version.params, ...version.modelConfig },
+      abort,
+      promptText: rendered.text,
+    };
   }
 
   /**
    * Executes a rendered prompt and answers the run to store, or stores the failed run and rethrows.
    * An overloaded gateway never reached a provider: nothing ran, so nothing is recorded.
    */
-  async function execute(projectId: string, run: RunRecord, request: ModelRequest): Promise<{ stored: RunRecord; answer: RunAnswer }> {
+  async function execute(projectId: string, { run, version, request }: PreparedRun): Promise<{ stored: RunRecord; answer: RunAnswer }> {
     let result: ModelResult;
     try {
       result = await gateway.execute(request);
@@ -135,27 +153,21 @@ export function createRunService(deps: {
       await storeFailure(store, projectId, run, error);
       throw error;
     }
-    const stored = withResult(run, result);
+    const stored = withResult(run, version, result);
     return { stored, answer: answerOf(stored) };
   }
 
   /** A served run (POST /run_prompt): its version (an experiment's variant, or production), rendered, and the model call. */
-  async function servedRun(projectId: string, input: RunPromptInput, abort: AbortController): Promise<{ run: RunRecord; request: ModelRequest }> {
+  async function servedRun(projectId: string, input: RunPromptInput, abort: AbortController): Promise<PreparedRun> {
     const served = await deps.serving.resolve(projectId, input.prompt_id, input.external_user_id ?? null, input.inputs);
     const rendered = await deps.serving.renderServed(projectId, served, input.inputs);
     const model = served.version.model ?? deps.defaultModel;
     const run = baseRun({ ...input, source: 'api' }, served, rendered, model);
-    return { run, request: modelRequest(run, served.version, rendered, served.version.fallbacks, abort) };
+    return { run, version: served.version, request: modelRequest(run, served.version, rendered, served.version.fallbacks, abort) };
   }
 
   /** A playground run: the chosen version, maybe on another model (then without the version's fallbacks). */
-  async function chosenRun(
-    projectId: string,
-    promptId: string,
-    number: number,
-    input: PlaygroundRunInput,
-    abort: AbortController,
-  ): Promise<{ run: RunRecord; request: ModelRequest }> {
+  async function chosenRun(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<PreparedRun> {
     const version = await deps.serving.chosenVersion(projectId, promptId, number);
     if (input.model != null && !gateway.isConfigured(input.model)) {
       throw invalid('body', ['model'], `provider '${input.model.split('/')[0]}' is not configured`);
@@ -165,7 +177,7 @@ export function createRunService(deps: {
     const model = input.model ?? version.model ?? deps.defaultModel;
     const served: ServedPrompt = { version, experimentId: null, variant: null, user: input.external_user_id ?? null };
     const run = baseRun({ prompt_id: promptId, inputs, external_user_id: input.external_user_id, source: 'playground' }, served, rendered, model);
-    return { run, request: modelRequest(run, version, rendered, input.model == null ? version.fallbacks : [], abort) };
+    return { run, version, request: modelRequest(run, version, rendered, input.model == null ? version.fallbacks : [], abort) };
   }
 
   return {
@@ -176,8 +188,7 @@ export function createRunService(deps: {
      */
     async run(projectId: string, input: RunPromptInput, abort: AbortController, claim: IdempotencyClaim | null = null): Promise<RunAnswer> {
       return await withIdempotency<RunAnswer>(store.sql, projectId, claim, async (remember) => {
-        const { run, request } = await servedRun(projectId, input, abort);
-        const { stored, answer } = await execute(projectId, run, request);
+        const { stored, answer } = await execute(projectId, await servedRun(projectId, input, abort));
         // A concurrent twin with the same key that committed first makes this write fail: its run is the one on record.
         await store.writer.write(async (db) => {
           await insertRun(db, projectId, stored);
@@ -194,8 +205,7 @@ export function createRunService(deps: {
      * version's fallbacks, so the answer is that model's.
      */
     async runChosen(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<RunAnswer> {
-      const { run, request } = await chosenRun(projectId, promptId, number, input, abort);
-      const { stored, answer } = await execute(projectId, run, request);
+      const { stored, answer } = await execute(projectId, await chosenRun(projectId, promptId, number, input, abort));
       await store.writer.write((db) => insertRun(db, projectId, stored));
       return answer;
     },
@@ -206,14 +216,12 @@ export function createRunService(deps: {
      * cannot be replayed.
      */
     async stream(projectId: string, input: RunPromptInput, abort: AbortController): Promise<RunStream> {
-      const { run, request } = await servedRun(projectId, input, abort);
-      return streamRun(store, gateway, projectId, run, request);
+      return streamRun(store, gateway, projectId, await servedRun(projectId, input, abort));
     },
 
     /** `runChosen`, answered as it is generated. */
     async streamChosen(projectId: string, promptId: string, number: number, input: PlaygroundRunInput, abort: AbortController): Promise<RunStream> {
-      const { run, request } = await chosenRun(projectId, promptId, number, input, abort);
-      return streamRun(store, gateway, projectId, run, request);
+      return streamRun(store, gateway, projectId, await chosenRun(projectId, promptId, number, input, abort));
     },
 
     async stats(projectId: string, promptId: string, query: StatsInput): Promise<PromptStats> {

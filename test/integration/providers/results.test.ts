@@ -174,6 +174,7 @@ describe('the echo provider', () => {
     expect(joinMessages(messages)).toBe(text);
     expect(result).toEqual({
       output: text,
+      toolCalls: [],
       modelRequested: 'echo/gpt-4o',
       modelUsed: 'echo/gpt-4o',
       provider: 'echo',

@@ -1,7 +1,6 @@
 // POST /run_prompt answered as server-sent events (docs/streaming.md), over a real socket, through
 // the real openai SDK against a loopback fake provider that streams.
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,7 +11,8 @@ import { findRun } from '../../../src/modules/runs/runs.repo.js';
 import { tempDataDir } from '../../support/processes.js';
 import { testBackend } from '../../support/postgres.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
-import { ADMIN_KEY, startTestApp, type TestApp } from '../../support/harness.js';
+import { startTestApp, type TestApp } from '../../support/harness.js';
+import { type SseEvent, type SseOptions, ssePost } from '../../support/sse.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 let primary: FakeOpenAI;
@@ -53,63 +53,8 @@ afterAll(async () => {
   await Promise.all([primary?.close(), backup?.close()]);
 });
 
-interface SseEvent {
-  event: string;
-  data: any;
-}
-interface SseAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** The raw body (a JSON error when the answer is not a stream). */
-  text: string;
-  events: SseEvent[];
-}
-
-function parseEvents(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((frame) => frame.trim() !== '')
-    .map((frame) => {
-      const lines = frame.split('\n');
-      return { event: lines[0]!.replace(/^event: /, ''), data: JSON.parse(lines[1]!.replace(/^data: /, '')) };
-    });
-}
-
-/** A request over the socket; `stopAfter` destroys it once that many `delta` events arrived. */
-function post(
-  path: string,
-  body: unknown,
-  opts: { accept?: string | null; key?: string | null; stopAfter?: number } = {},
-): Promise<SseAnswer & { stopped: boolean }> {
-  const payload = JSON.stringify(body);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
-  const accept = opts.accept === undefined ? 'text/event-stream' : opts.accept;
-  if (accept !== null) headers.accept = accept;
-  const key = opts.key === undefined ? ADMIN_KEY : opts.key;
-  if (key !== null) headers['x-api-key'] = key;
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (piece: string) => {
-        text += piece;
-        if (opts.stopAfter !== undefined && parseEvents(text.slice(0, text.lastIndexOf('\n\n') + 2)).length >= opts.stopAfter) {
-          req.destroy();
-          resolve({ status: res.statusCode!, headers: res.headers, text, events: [], stopped: true });
-        }
-      });
-      res.on('end', () => {
-        const json = (res.headers['content-type'] ?? '').startsWith('text/event-stream');
-        resolve({ status: res.statusCode!, headers: res.headers, text, events: json ? parseEvents(text) : [], stopped: false });
-      });
-      res.on('error', () => undefined);
-    });
-    req.on('error', (error) => {
-      if (!req.destroyed || opts.stopAfter === undefined) reject(error);
-    });
-    req.end(payload);
-  });
-}
+/** A POST over the socket, read as server-sent events. */
+const post = (route: string, body: unknown, opts: SseOptions = {}) => ssePost(port, route, body, opts);
 
 const deltas = (events: SseEvent[]) => events.filter((e) => e.event === 'delta');
 const storedRun = async (id: string) => (await t.request('GET', `/runs/${id}`)).json;

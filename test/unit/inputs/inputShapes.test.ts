@@ -116,6 +116,7 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       source_commit: null,
       source_author: null,
       content_hash: null,
+      model_config: null,
     });
   it.each([
     ['Hi {{name}}', ['name']],
@@ -147,6 +148,7 @@ describe('requiredVariables: the names rendering refuses a call without', () => 
       source_commit: null,
       source_author: null,
       content_hash: null,
+      model_config: null,
     });
     expect(requiredVariables(chat)).toEqual(['persona', 'question']);
   });

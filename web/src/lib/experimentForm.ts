@@ -39,7 +39,7 @@ export interface ExperimentForm {
 }
 
 export const OUTCOME_KINDS: readonly MetricKind[] = ['success_rate', 'mean'];
-export const RUN_KINDS: readonly MetricKind[] = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens'];
+export const RUN_KINDS: readonly MetricKind[] = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens', 'schema_valid_rate'];
 export const ROLES = ['primary', 'secondary', 'guardrail'] as const;
 export const STATUSES: readonly ExperimentStatus[] = ['running', 'paused', 'draft', 'stopped', 'rolled_back', 'shipped'];
 

@@ -19,6 +19,10 @@ export interface RunAnswer {
   total_tokens: number;
   token_cost_usd: number;
   prompt_version: number;
+  /** Extensions, present only with tools or a json response format (docs/tools-and-structured-output.md). */
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  output_valid?: boolean;
+  output_error?: string;
 }
 
 /** One side of the playground: a version, and for a run, maybe another model than the version's. */

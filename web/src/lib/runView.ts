@@ -1,5 +1,12 @@
 import { formatCost } from './format.js';
-import type { ChatMessage } from './types.js';
+import type { ChatMessage, ModelConfig } from './types.js';
+
+/** A function call the model asked for: `arguments` is the JSON string it wrote. */
+interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
 
 /** One call to a model for a run: the first model, then its retries and fallbacks. */
 export interface Attempt {
@@ -11,7 +18,7 @@ export interface Attempt {
 }
 
 /** A stored run as `GET /runs` and `GET /runs/{run_id}` give it (src/modules/runs/runs.schemas.ts). */
-export interface Run {
+export interface Run extends ModelConfig {
   run_id: string;
   prompt_id: string;
   prompt_version: number;
@@ -43,6 +50,32 @@ export interface Run {
   created_at: string;
   /** 'playground': a trial run of a chosen version from the prompt page, never part of an experiment. */
   source: 'api' | 'playground';
+  /** Present only when the model asked for calls. */
+  tool_calls?: ToolCall[];
+  /** Present only when the version has a json response_format and the output could be checked. */
+  output_valid?: boolean;
+  output_error?: string;
+}
+
+/** A message's content as text: text parts one after another, an image as `[image: URL]`. */
+export function messageText(content: ChatMessage['content']): string {
+  if (typeof content === 'string') return content;
+  return content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.image_url.url}]`)).join('\n');
+}
+
+/** Whether the output satisfied the response_format, in words; null when nothing was checked. */
+export function validityText(run: Pick<Run, 'output_valid' | 'output_error'>): string | null {
+  if (run.output_valid === undefined) return null;
+  return run.output_valid ? 'valid: it satisfied the response format' : `invalid: ${run.output_error ?? 'it broke the response format'}`;
+}
+
+/** A tool's arguments as the model wrote them, indented when they are JSON. */
+export function argumentsText(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
 }
 
 /** What the run sent: a text prompt (one user message, the rendered text) or its chat messages. */
@@ -50,7 +83,7 @@ export type PromptShown = { kind: 'text'; text: string } | { kind: 'chat'; messa
 
 export function promptShown(run: Pick<Run, 'rendered_prompt' | 'messages'>): PromptShown {
   const [only, ...more] = run.messages;
-  if (only === undefined || (more.length === 0 && only.role === 'user' && only.content === run.rendered_prompt)) {
+  if (only === undefined || (more.length === 0 && only.role === 'user' && typeof only.content === 'string' && only.content === run.rendered_prompt)) {
     return { kind: 'text', text: run.rendered_prompt };
   }
   return { kind: 'chat', messages: run.messages };

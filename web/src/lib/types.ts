@@ -17,12 +17,33 @@ interface VersionSource {
   author: string | null;
 }
 
+/** A part of a message's content: text, or an image by URL (a run stores a data URL as `data:image/…;base64,…(N bytes)`). */
+type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+
 export interface ChatMessage {
   role: string;
-  content: string;
+  /** A template (or its rendering), or content parts. */
+  content: string | ContentPart[];
 }
 
-export interface Version {
+/** A function the model may call (OpenAI's format); `parameters` is its arguments' JSON Schema. */
+interface Tool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+}
+type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+interface ResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  json_schema?: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean | null };
+}
+/** A version's tools and structured output: each field present only when set (docs/tools-and-structured-output.md). */
+export interface ModelConfig {
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
+  response_format?: ResponseFormat;
+}
+
+export interface Version extends ModelConfig {
   prompt_id: string;
   version: number;
   type: 'text' | 'chat';
@@ -55,7 +76,7 @@ export interface Page<T> {
 // ---- Experiments and results (console-experiments) ----
 
 export type ExperimentStatus = Experiment['status'];
-export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'ttft_ms' | 'cost_usd' | 'error_rate' | 'total_tokens';
+export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'ttft_ms' | 'cost_usd' | 'error_rate' | 'total_tokens' | 'schema_valid_rate';
 export type Direction = 'higher' | 'lower';
 
 interface MetricDef {

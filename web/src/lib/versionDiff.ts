@@ -1,5 +1,6 @@
 import { diffWordsWithSpace } from 'diff';
 import type { Version } from './types.js';
+import { messageText } from './runView.js';
 
 /** A run of text that both versions share, or that only the left (removed) or right (added) has. */
 export interface Segment {
@@ -14,7 +15,7 @@ export function wordDiff(left: string, right: string): Segment[] {
 
 /** A version's content as one text: a template as is, a chat prompt as "role: content" blocks. */
 export function contentText(v: Version): string {
-  return v.type === 'text' ? (v.template ?? '') : (v.messages ?? []).map((m) => `${m.role}: ${m.content}`).join('\n\n');
+  return v.type === 'text' ? (v.template ?? '') : (v.messages ?? []).map((m) => `${m.role}: ${messageText(m.content)}`).join('\n\n');
 }
 
 export interface FieldChange {
@@ -31,6 +32,9 @@ export function settingChanges(left: Version, right: Version): FieldChange[] {
     ['params', (v) => JSON.stringify(v.params)],
     ['fallbacks', (v) => v.fallbacks.join(', ') || '–'],
     ['variables', (v) => v.variables.join(', ') || '–'],
+    ['tools', (v) => (v.tools === undefined ? '–' : JSON.stringify(v.tools))],
+    ['tool_choice', (v) => (v.tool_choice === undefined ? '–' : JSON.stringify(v.tool_choice))],
+    ['response_format', (v) => (v.response_format === undefined ? '–' : JSON.stringify(v.response_format))],
   ];
   return fields.map(([field, of]) => ({ field, left: of(left), right: of(right) })).filter((c) => c.left !== c.right);
 }

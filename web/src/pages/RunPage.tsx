@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
-import { costText, inputText, modelShown, promptShown, tokensText, type Run } from '../lib/runView.js';
+import { argumentsText, costText, inputText, messageText, modelShown, promptShown, tokensText, validityText, type Run } from '../lib/runView.js';
+import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote, TableScroll } from './parts';
 import { Attempts } from './runs/Attempts';
 import { RunOutcomes } from './runs/RunOutcomes';
@@ -31,6 +32,7 @@ export function RunPage({ runId }: { runId: string }) {
   const r = run.data;
   const prompt = promptShown(r);
   const inputs = Object.entries(r.inputs);
+  const validity = validityText(r);
   return (
     <section aria-labelledby="run-title">
       {crumbs}
@@ -76,6 +78,14 @@ export function RunPage({ runId }: { runId: string }) {
         <dd data-fact="latency">
           {r.latency_ms} ms{r.ttft_ms !== null && `, first token after ${r.ttft_ms} ms (streamed)`}
         </dd>
+        {validity !== null && (
+          <>
+            <dt>Output format</dt>
+            <dd data-fact="output-valid" className={r.output_valid ? undefined : 'error'}>
+              {validity}
+            </dd>
+          </>
+        )}
         {r.price !== null && (
           <>
             <dt>Price used</dt>
@@ -121,13 +131,27 @@ export function RunPage({ runId }: { runId: string }) {
             // biome-ignore lint/suspicious/noArrayIndexKey: messages have no id and never reorder
             <li key={i}>
               <span className="chip">{m.role}</span>
-              <pre className="message-content">{m.content}</pre>
+              <pre className="message-content">{messageText(m.content)}</pre>
             </li>
           ))}
         </ol>
       )}
       <h2>Output</h2>
       {r.output === null ? <p className="muted">No output{r.status === 'error' ? ': the run failed.' : ' kept.'}</p> : <pre className="output">{r.output}</pre>}
+      {r.tool_calls !== undefined && (
+        <>
+          <h2>Tool calls</h2>
+          <ol className="tool-calls">
+            {r.tool_calls.map((c) => (
+              <li key={c.id} data-tool-call={c.function.name}>
+                <code>{c.function.name}</code> <span className="muted">({c.id})</span>
+                <pre className="tool-arguments">{argumentsText(c.function.arguments)}</pre>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <ModelConfigView config={r} />
       <Attempts attempts={r.attempts} />
       <RunOutcomes runId={r.run_id} />
     </section>

@@ -2,7 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { describeSource, formatTime } from '../lib/format';
+import { messageText } from '../lib/runView';
 import type { Version } from '../lib/types';
+import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote } from './parts';
 
 export function VersionPage({ promptId, version }: { promptId: string; version: number }) {
@@ -49,12 +51,13 @@ export function VersionPage({ promptId, version }: { promptId: string; version: 
           // biome-ignore lint/suspicious/noArrayIndexKey: messages have no id; their order is their identity
           <figure key={i} className="message">
             <figcaption>{m.role}</figcaption>
-            <pre>{m.content}</pre>
+            <pre>{messageText(m.content)}</pre>
           </figure>
         ))
       ) : (
         <pre className="template">{d.template}</pre>
       )}
+      <ModelConfigView config={d} />
     </section>
   );
 }

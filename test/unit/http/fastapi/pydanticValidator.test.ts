@@ -241,6 +241,30 @@ describe('validateValue behaviour', () => {
   });
 });
 
+describe('tagged unions of objects and str | list (content parts)', () => {
+  const Part = Type.Union([
+    Type.Object({ type: Type.Literal('text'), text: Type.String() }),
+    Type.Object({ type: Type.Literal('image_url'), image_url: Type.Object({ url: Type.String() }) }),
+  ]);
+  const Content = Type.Union([Type.String({ maxLength: 3 }), Type.Array(Part)]);
+  const errors = (value: unknown) => validateValue(Content, value, { loc: ['c'], strict: true }).errors;
+  it.each([
+    ['a string', 'abc', []],
+    ['a string over its bound, as the plain string field', 'abcd', [{ type: 'string_too_long', loc: ['c'] }]],
+    ['neither, as the plain string field', 5, [{ type: 'string_type', loc: ['c'], msg: 'Input should be a valid string', input: 5 }]],
+    ['parts', [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'u' } }], []],
+    ['a part without its field, under its tag', [{ type: 'image_url', image_url: {} }], [{ type: 'missing', loc: ['c', 0, 'image_url', 'image_url', 'url'] }]],
+    ['an extra key, under its tag', [{ type: 'text', text: 'x', more: 1 }], [{ type: 'extra_forbidden', loc: ['c', 0, 'text', 'more'] }]],
+    ['an unknown tag', [{ type: 'audio' }], [{ type: 'union_tag_invalid', loc: ['c', 0], ctx: { discriminator: "'type'", tag: 'audio', expected_tags: "'text', 'image_url'" } }]],
+    ['no tag', [{ text: 'x' }], [{ type: 'union_tag_not_found', loc: ['c', 0], msg: "Unable to extract tag using discriminator 'type'" }]],
+    ['a part that is no object', ['x'], [{ type: 'model_attributes_type', loc: ['c', 0] }]],
+  ])('%s', (_name, value, expected) => {
+    const got = errors(value);
+    expect(got).toHaveLength(expected.length);
+    for (const [i, e] of expected.entries()) expect(got[i]).toMatchObject(e);
+  });
+});
+
 describe('pydantic formatting helpers', () => {
   it.each([
     [0, '0'], [1, '1'], [-2, '-2'], [0.5, '0.5'], [1e-7, '0.0000001'], [-2.5e-8, '-0.000000025'],

@@ -76,6 +76,18 @@ function Ran({ answer }: { answer: RunAnswer }) {
         <dd data-fact="cost">{formatCost(answer.token_cost_usd)}</dd>
         <dt>Latency</dt>
         <dd data-fact="latency">{answer.latency_ms} ms</dd>
+        {answer.tool_calls !== undefined && (
+          <>
+            <dt>Tool calls</dt>
+            <dd data-fact="tool-calls">{answer.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join(', ')}</dd>
+          </>
+        )}
+        {answer.output_valid !== undefined && (
+          <>
+            <dt>Output format</dt>
+            <dd data-fact="output-valid">{answer.output_valid ? 'valid' : `invalid: ${answer.output_error ?? ''}`}</dd>
+          </>
+        )}
         <dt>Stored run</dt>
         <dd>
           <Link href={`/runs/${answer.run_id}`}>{answer.run_id}</Link>

@@ -3,13 +3,32 @@ import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import { api } from '../../lib/api';
 import { ApiError } from '../../lib/errors';
+import { messageText } from '../../lib/runView';
 import type { ChatMessage, Version } from '../../lib/types';
 import { templateVariables } from '../../lib/variables';
 import { FieldError, GeneralErrors } from '../parts';
 import { GitConfirm } from './ManagedInGit';
 
 const ROLES = ['system', 'user', 'assistant'];
-const FIELDS = ['prompt_id', 'description', 'template', 'messages', 'model', 'params', 'fallbacks', 'commit_message'];
+const FIELDS = [
+  'prompt_id',
+  'description',
+  'template',
+  'messages',
+  'model',
+  'params',
+  'fallbacks',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'commit_message',
+];
+
+/** The base version's tools and response format as the JSON the editor shows ('' when it has none). */
+function modelConfigJson(base: Version | undefined): string {
+  const config = { tools: base?.tools, tool_choice: base?.tool_choice, response_format: base?.response_format };
+  return Object.values(config).every((v) => v === undefined) ? '' : JSON.stringify(config);
+}
 
 /**
  * A new version (admin), starting from the newest one: text or chat, variables detected as you type.
@@ -27,13 +46,15 @@ export function VersionEditor({ promptId, base, managedInGit = false }: { prompt
   const [model, setModel] = useState(base?.model ?? '');
   const [params, setParams] = useState(JSON.stringify(base?.params ?? {}));
   const [fallbacks, setFallbacks] = useState((base?.fallbacks ?? []).join(', '));
+  const [modelConfig, setModelConfig] = useState(modelConfigJson(base));
+  const [modelConfigError, setModelConfigError] = useState<string | null>(null);
   const [commitMessage, setCommitMessage] = useState('');
   const [paramsError, setParamsError] = useState<string | null>(null);
   // On a prompt managed in Git the version waits here until the warning is confirmed.
   const [held, setHeld] = useState<Record<string, unknown> | null>(null);
   const [, navigate] = useLocation();
   const queryClient = useQueryClient();
-  const live = templateVariables(type === 'text' ? [template] : messages.map((m) => m.content));
+  const live = templateVariables(type === 'text' ? [template] : messages.map((m) => messageText(m.content)));
 
   const create = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
@@ -71,6 +92,15 @@ export function VersionEditor({ promptId, base, managedInGit = false }: { prompt
       setParamsError('Parameters must be a JSON object, e.g. {"temperature": 0.2}');
       return;
     }
+    let config: unknown = {};
+    try {
+      config = JSON.parse(modelConfig.trim() === '' ? '{}' : modelConfig);
+      if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new Error('not an object');
+      setModelConfigError(null);
+    } catch {
+      setModelConfigError('Tools and response format must be a JSON object, e.g. {"response_format": {"type": "json_object"}}');
+      return;
+    }
     const body = {
       ...(type === 'text' ? { template } : { messages }),
       model: model.trim() === '' ? null : model.trim(),
@@ -79,6 +109,7 @@ export function VersionEditor({ promptId, base, managedInGit = false }: { prompt
         .split(',')
         .map((f) => f.trim())
         .filter((f) => f !== ''),
+      ...(config as Record<string, unknown>),
       commit_message: commitMessage.trim() === '' ? null : commitMessage,
     };
     if (managedInGit) setHeld(body);
@@ -132,7 +163,14 @@ export function VersionEditor({ promptId, base, managedInGit = false }: { prompt
                   ))}
                 </select>
                 <label htmlFor={`content-${i}`}>Content of message {i + 1}</label>
-                <textarea id={`content-${i}`} rows={3} value={m.content} onChange={(e) => setMessage(i, { content: e.target.value })} />
+                {typeof m.content === 'string' ? (
+                  <textarea id={`content-${i}`} rows={3} value={m.content} onChange={(e) => setMessage(i, { content: e.target.value })} />
+                ) : (
+                  // Content parts (text and images) are kept as they are: the API edits them.
+                  <pre id={`content-${i}`} className="message-content">
+                    {messageText(m.content)}
+                  </pre>
+                )}
                 <FieldError message={error?.forField(`messages.${i}`)} />
                 {messages.length > 1 && (
                   <button type="button" onClick={() => setMessages(messages.filter((_, j) => j !== i))}>
@@ -159,6 +197,9 @@ export function VersionEditor({ promptId, base, managedInGit = false }: { prompt
         <label htmlFor="fallbacks">Fallback models (comma-separated)</label>
         <input id="fallbacks" value={fallbacks} onChange={(e) => setFallbacks(e.target.value)} />
         <FieldError message={error?.forField('fallbacks')} />
+        <label htmlFor="model-config">Tools and response format (JSON: tools, tool_choice, response_format)</label>
+        <textarea id="model-config" rows={3} value={modelConfig} onChange={(e) => setModelConfig(e.target.value)} />
+        <FieldError message={modelConfigError ?? error?.forField('tools') ?? error?.forField('tool_choice') ?? error?.forField('response_format')} />
         <label htmlFor="commit-message">Commit message</label>
         <input id="commit-message" value={commitMessage} onChange={(e) => setCommitMessage(e.target.value)} />
         <FieldError message={error?.forField('commit_message')} />
