@@ -19,6 +19,7 @@ import {
   type Schema,
   type State,
 } from './pydanticScalars.js';
+import { compileUnion } from './pydanticUnions.js';
 
 export type { ErrorItem };
 
@@ -68,7 +69,7 @@ function compile(raw: TSchema, strict: boolean): Check {
     case 'Literal':
       return compileLiterals([schema.const]);
     case 'Union':
-      return compileUnion(schema, strict);
+      return compileUnion(schema, strict, compile);
     case 'Array':
       return compileArray(schema, strict);
     case 'Record':
@@ -78,62 +79,6 @@ function compile(raw: TSchema, strict: boolean): Check {
     default:
       throw new Error(`pydanticValidator: unsupported schema kind ${String(schema[Kind])}`);
   }
-}
-
-function compileUnion(schema: Schema, strict: boolean): Check {
-  const members = (schema.anyOf as Schema[] | undefined) ?? [];
-  const nonNull = members.filter((m) => m[Kind] !== 'Null');
-  let inner: Check;
-  if (nonNull.length === 1) inner = compile(nonNull[0] as unknown as TSchema, strict);
-  else if (nonNull.length > 1 && nonNull.every((m) => m[Kind] === 'Literal')) {
-    inner = compileLiterals(nonNull.map((m) => m.const));
-  } else if (nonNull.length > 1 && nonNull.every((m) => tagOf(m) !== undefined)) {
-    inner = compileTagged(nonNull, strict);
-  } else if (nonNull.length === 2 && nonNull.some((m) => m[Kind] === 'String') && nonNull.some((m) => m[Kind] === 'Array')) {
-    // `str | list[…]`: a list is checked as the list, anything else as the string it usually is (so
-    // the errors of a value that is neither stay those of the plain string field).
-    const asString = compile(nonNull.find((m) => m[Kind] === 'String') as unknown as TSchema, strict);
-    const asList = compile(nonNull.find((m) => m[Kind] === 'Array') as unknown as TSchema, strict);
-    inner = (v, st) => (Array.isArray(v) ? asList(v, st) : asString(v, st));
-  } else {
-    throw new Error('pydanticValidator: only nullable unions, unions of literals, tagged unions of objects and str | list are supported');
-  }
-  if (nonNull.length === members.length) return inner;
-  // `X | None` is a nullable schema in pydantic: errors are X's alone, at the same loc.
-  return (v, st) => (v === null ? null : inner(v, st));
-}
-
-/** An object schema's `type` literal: the tag of a discriminated union (`Field(discriminator='type')`). */
-function tagOf(member: Schema): string | undefined {
-  const tag = (member.properties as Record<string, Schema> | undefined)?.type;
-  return member[Kind] === 'Object' && tag?.[Kind] === 'Literal' && typeof tag.const === 'string' ? tag.const : undefined;
-}
-
-/** A union of objects told apart by their `type`, as pydantic checks a discriminated union: the member's errors sit under the tag in `loc`. */
-function compileTagged(members: readonly Schema[], strict: boolean): Check {
-  const byTag = new Map(members.map((m) => [tagOf(m)!, compile(m as unknown as TSchema, strict)]));
-  const expected = [...byTag.keys()].map((t) => `'${t}'`).join(', ');
-  return (v, st) => {
-    if (!isObject(v)) {
-      report(st, 'model_attributes_type', 'Input should be a valid dictionary or object to extract fields from', v);
-      return v;
-    }
-    const tag = v.type;
-    if (tag === undefined) {
-      report(st, 'union_tag_not_found', "Unable to extract tag using discriminator 'type'", v, { discriminator: "'type'" });
-      return v;
-    }
-    const check = typeof tag === 'string' ? byTag.get(tag) : undefined;
-    if (check === undefined) {
-      const msg = `Input tag '${String(tag)}' found using 'type' does not match any of the expected tags: ${expected}`;
-      report(st, 'union_tag_invalid', msg, v, { discriminator: "'type'", tag: String(tag), expected_tags: expected });
-      return v;
-    }
-    st.path.push(tag as string);
-    const out = check(v, st);
-    st.path.pop();
-    return out;
-  };
 }
 
 function compileArray(schema: Schema, strict: boolean): Check {
