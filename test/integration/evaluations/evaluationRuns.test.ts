@@ -25,7 +25,12 @@ const until = async (check: () => boolean) => {
 beforeAll(async () => {
   const { baseURL } = await fake.start();
   t = await startTestApp({ PROMPTLINE_PROVIDER_FAKE_BASE_URL: baseURL, PROMPTLINE_PROVIDER_FAKE_API_KEY: 'sk-test', PROMPTLINE_MAX_RETRIES: '0' });
-  await givenPrompt(t, { prompt_id: 'paid', template: '{{answer}}', model: 'fake/gpt-4o-mini', versions: [{ template: '{{answer}}.', model: 'fake/gpt-4o-mini' }] });
+  await givenPrompt(t, {
+    prompt_id: 'paid',
+    template: '{{answer}}',
+    model: 'fake/gpt-4o-mini',
+    versions: [{ template: '{{answer}}.', model: 'fake/gpt-4o-mini' }],
+  });
   await givenPrompt(t, { prompt_id: 'free', template: '{{answer}}', versions: ['{{answer}}!'] });
   await givenPrompt(t, { prompt_id: 'judge', template: 'Rubric: {{rubric}} Output: {{output}}', model: 'fake/gpt-4o-mini' });
   await t.request('POST', '/datasets', { body: { dataset_id: 'qa' } });
@@ -102,7 +107,10 @@ describe('evaluation runs', () => {
     expect(e.status).toBe('cancelled');
     expect(fake.requests).toHaveLength(1);
     expect(e.progress.done).toBe(20);
-    const states = (await t.request('GET', `/evaluations/${e.evaluation_id}/items?limit=100`)).json.data.flatMap((i: any) => [i.baseline.state, i.candidate.state]);
+    const states = (await t.request('GET', `/evaluations/${e.evaluation_id}/items?limit=100`)).json.data.flatMap((i: any) => [
+      i.baseline.state,
+      i.candidate.state,
+    ]);
     expect(states.filter((s: string) => s === 'done')).toHaveLength(1);
     expect(states.filter((s: string) => s === 'skipped')).toHaveLength(19);
     // Cancelling again changes nothing.
@@ -110,7 +118,7 @@ describe('evaluation runs', () => {
   });
 
   it('progress as server-sent events, to the end', async () => {
-    fake.setDefault(behave.slow(60, { usage: { prompt_tokens: 1000, completion_tokens: 1000 } }));
+    fake.setDefault(behave.ok({ delayMs: 60, usage: { prompt_tokens: 1000, completion_tokens: 1000 } }));
     const res = await start({ prompt_id: 'paid', versions: [2, 1], dataset_version: 1, concurrency: 2 });
     const sse = await t.app.inject({
       method: 'GET',
