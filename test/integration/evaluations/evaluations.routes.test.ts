@@ -72,6 +72,9 @@ describe('evaluations', () => {
     expect(rest.data).toHaveLength(6);
     expect(rest.next_cursor).toBeNull();
     expect((await t.request('GET', '/runs?source=evaluation&limit=100')).json.data).toHaveLength(20);
+    // Never in a prompt's numbers, as the playground's runs: the stats count served runs only.
+    const stats = (await t.request('GET', '/prompts/answer/stats')).json;
+    expect(stats.versions).toEqual([]);
 
     const list = (await t.request('GET', '/evaluations')).json;
     expect(list.data[0]).toMatchObject({ evaluation_id: e.evaluation_id, status: 'completed', evaluator_ids: ['exact', 'short'] });
