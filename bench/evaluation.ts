@@ -37,7 +37,11 @@ async function getPromptLatencies(pool: Pool, done: () => boolean): Promise<numb
 
 export async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-bench-eval-'));
-  const server = await startPromptlineProcess({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY, PROMPTLINE_RATE_LIMIT_PER_MINUTE: '0' });
+  const server = await startPromptlineProcess({
+    PROMPTLINE_DATA_DIR: dataDir,
+    PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+    PROMPTLINE_RATE_LIMIT_PER_MINUTE: '0',
+  });
   const pool = new Pool(server.origin, { connections: 1 });
   try {
     const { origin } = server;
