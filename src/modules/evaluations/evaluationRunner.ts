@@ -167,6 +167,8 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
           const claimed = await store.writer.write((db) => repo.claimEvaluation(db, owner, isoNow(store.clock), leaseEnd()));
           if (claimed === undefined) break;
           const key = `${claimed.project_id}\u0000${claimed.id}`;
+          // Still running here (its lease ran out during a stall and this process took it again): that run goes on, its lease renewed.
+          if (active.has(key)) continue;
           active.set(
             key,
             runEvaluation(claimed.project_id, claimed.id)
