@@ -21,10 +21,13 @@ import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { createRunTextRetention, type RunTextRetention } from './modules/runs/textRetention.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
+import { createEvaluationRunner, type EvaluationRunner } from './modules/evaluations/evaluationRunner.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
+import { datasetFacts } from './modules/datasets/datasets.service.js';
+import { storeEvaluationRun } from './modules/runs/runs.service.js';
 import { createServices } from './services.js';
 import { forgetChanged } from './cachedChanges.js';
 import { registerRoutes } from './routes.js';
@@ -34,6 +37,8 @@ import { CLI_ACTOR } from './modules/changes/changeLog.js';
 const RETENTION_INTERVAL_MS = 60_000;
 /** How soon a queued webhook delivery (or a retry that fell due) is sent. */
 const WEBHOOK_POLL_MS = 1_000;
+/** How often the evaluation queue is looked at (a new evaluation also wakes it), and a lease that ended taken over. */
+const EVALUATION_POLL_MS = 1_000;
 /** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
 const SIGNAL_INTERVAL_MS = 60_000;
 /** How often the scheduler looks for a rollout or bandit check that fell due (each is due hourly). */
@@ -75,6 +80,8 @@ export interface PromptlineApp {
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Checks running rollouts and bandits (also on a timer, unless schedulerTimers is false). */
   scheduler: Scheduler;
+  /** The background runner of evaluations (docs/evaluations.md): it also runs on a timer in a server. */
+  evaluations: EvaluationRunner;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
@@ -111,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
     reports: results,
+    onEvaluationQueued: () => void evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'starting an evaluation failed')),
     runtime: {
       gateway,
       defaultModel: config.defaultModel,
@@ -195,6 +203,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       : setInterval(() => scheduler.runDue().catch((error: unknown) => app.log.warn({ err: error }, 'scheduler pass failed')), SCHEDULER_POLL_MS);
   schedulerTimer?.unref();
 
+  // Evaluation work yields to the event loop between items, so runtime requests come first. The
+  // CLI's in-process app has no timer: it runs the evaluations it queues (`eval run` without --url).
+  const evaluationRunner = createEvaluationRunner(store, {
+    call: (projectId, promptId, version, inputs) => services.runs.runForEvaluation(projectId, promptId, version, inputs),
+    storeRun: storeEvaluationRun,
+    items: datasetFacts.items,
+    log: app.log,
+    leaseMs: config.evaluationLeaseMs,
+  });
+  const evaluationTimer =
+    deps.operatorToken === undefined
+      ? setInterval(() => evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'evaluation queue pass failed')), EVALUATION_POLL_MS)
+      : null;
+  evaluationTimer?.unref();
+
   const keyAccess = createAccessControl(keys, config.limits, sessions);
   const access: AccessCheck =
     deps.operatorToken === undefined
@@ -219,6 +242,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     inputShapes,
     webhooks: { dispatcher, signals },
     scheduler,
+    evaluations: evaluationRunner,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -249,6 +273,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('stopping webhook deliveries', () => dispatcher.close());
       if (schedulerTimer !== null) clearInterval(schedulerTimer);
       await step('stopping the scheduler', () => scheduler.close());
+      if (evaluationTimer !== null) clearInterval(evaluationTimer);
+      // Calls in flight finish and are recorded; the leases are released for the next start.
+      await step('stopping evaluations', () => evaluationRunner.close());
       await step('closing the server', () => app.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());

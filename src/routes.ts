@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AccessCheck } from './http/access.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { registerDatasetRoutes } from './modules/datasets/datasets.routes.js';
+import { registerEvaluationRoutes } from './modules/evaluations/evaluations.routes.js';
 import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.js';
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
@@ -46,4 +47,5 @@ export function registerRoutes(app: FastifyInstance, access: AccessCheck, servic
   registerWebhookRoutes(app, access, services.webhooks);
   registerDatasetRoutes(app, access, services.datasets);
   registerEvaluatorRoutes(app, access, services.evaluators);
+  registerEvaluationRoutes(app, access, services.evaluations, extras.cutByShutdown);
 }

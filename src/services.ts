@@ -33,8 +33,9 @@ import { createImpactService } from './modules/inputs/impact.service.js';
 import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
-import { createDatasetService } from './modules/datasets/datasets.service.js';
-import { createEvaluatorService } from './modules/evaluators/evaluators.service.js';
+import { createDatasetService, datasetFacts } from './modules/datasets/datasets.service.js';
+import { createEvaluatorService, evaluatorFacts } from './modules/evaluators/evaluators.service.js';
+import { createEvaluationService } from './modules/evaluations/evaluations.service.js';
 import { matchingRunIds, runTexts } from './modules/runs/runSamples.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
@@ -46,6 +47,8 @@ export interface ServiceOptions {
   webhooksAllowPrivate?: boolean;
   /** Where a stop-and-ship reads the results it is checked against (the server: its results worker); this connection by default. */
   reports?: Pick<ReportServices['results'], 'results'>;
+  /** An evaluation was queued: the server's runner looks at its queue at once rather than at its next poll. */
+  onEvaluationQueued?: () => void;
 }
 
 /**
@@ -98,6 +101,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }),
     /** A judge evaluator names a prompt of the project. */
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
+    /** Evaluations read prompts, datasets and evaluators; the server's runner (app.ts) does their work. */
+    evaluations: createEvaluationService(store, { prompts: promptFacts, datasets: datasetFacts, evaluators: evaluatorFacts }, options.onEvaluationQueued),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

@@ -39,6 +39,8 @@ export const COPY_TABLES = [
   'dataset_items',
   'evaluators',
   'evaluator_versions',
+  'evaluations',
+  'evaluation_items',
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */

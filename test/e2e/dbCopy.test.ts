@@ -91,6 +91,10 @@ beforeAll(async () => {
     await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'x ✓' }, expected: { a: 1 }, metadata: { m: true } }] } });
     expect((await t.request('POST', '/datasets/ds/from_runs', { body: { prompt_id: 'greet', limit: 5 } })).status).toBe(201);
     expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'regex', pattern: '^Hi' } })).status).toBe(201);
+    const evaluation = await t.request('POST', '/evaluations', { body: { prompt_id: 'greet', versions: [1, 1], dataset_id: 'ds', evaluators: ['ev'] } });
+    expect(evaluation.status).toBe(202);
+    await t.evaluations.poll();
+    await t.evaluations.idle();
     await t.inputShapes.flush(); // the summary of the calls' input names (input_shapes), written as its timer would
     expect((await t.request('POST', '/session')).status).toBe(201); // a console session (console_sessions)
     source = tempFile();

@@ -38,6 +38,16 @@ function settingsOf(body: Record<string, unknown>): Record<string, unknown> {
   return settings;
 }
 
+/** What an evaluation reads of evaluators (handed over by services.ts): a live evaluator's latest version. */
+export const evaluatorFacts = {
+  async latest(db: Sql, projectId: string, evaluatorId: string) {
+    const row = await repo.findEvaluator(db, projectId, evaluatorId);
+    if (row === undefined || row.archived_at !== null) return null;
+    const latest = await repo.latestVersion(db, projectId, evaluatorId);
+    return { evaluator_id: evaluatorId, version: latest.version, kind: row.kind, scale: scaleOf(row.kind, latest.settings), settings: latest.settings };
+  },
+};
+
 export function createEvaluatorService(store: Store, changeLog: ChangeLog, prompts: JudgePromptFacts) {
   const require = async (db: Sql, projectId: string, evaluatorId: string) => {
     const found = await repo.findEvaluator(db, projectId, evaluatorId);

@@ -46,7 +46,7 @@ export interface RunRecord {
   output_error: string | null;
 }
 
-export type RunSource = 'api' | 'playground';
+export type RunSource = 'api' | 'playground' | 'evaluation';
 type RunStatus = 'ok' | 'error' | 'cancelled';
 
 interface RunRow

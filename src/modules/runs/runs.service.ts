@@ -4,7 +4,7 @@ import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { invalid, notFound } from '../../lib/errors.js';
-import type { ModelGateway, ModelRequest, ModelResult } from '../../providers/gateway.js';
+import { ModelCallError, type ModelGateway, type ModelRequest, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import { answerOf, storeFailure, withResult } from './runRecords.js';
 import { streamRun, type PreparedRun, type RunStream } from './runStream.js';
@@ -211,6 +211,30 @@ export function createRunService(deps: {
     },
 
     /**
+     * One model call of an evaluation (src/modules/evaluations): a chosen version rendered with an
+     * item's inputs, run on its own model, as a run of source 'evaluation' (never part of an
+     * experiment, left out of a prompt's stats). A successful run is answered unstored, for the
+     * evaluation to store in the same transaction as the item's result (`storeEvaluationRun`): one
+     * commit per item, not two. A failed call is stored at once. A render failure (a variable the
+     * item lacks) makes no call and no run: it is thrown, as is an overloaded gateway (busy).
+     */
+    async runForEvaluation(projectId: string, promptId: string, number: number, inputs: Record<string, unknown>): Promise<EvaluationCall> {
+      const { run, version, request } = await chosenRun(projectId, promptId, number, { inputs }, new AbortController());
+      const evaluationRun: RunRecord = { ...run, source: 'evaluation' };
+      let result: ModelResult;
+      try {
+        result = await gateway.execute({ ...request });
+      } catch (error) {
+        // An overloaded gateway reached no provider: nothing ran, the evaluation may try again.
+        if (error instanceof ModelCallError && error.kind === 'busy') throw error;
+        await storeFailure(store, projectId, evaluationRun, error);
+        return { run_id: run.id, output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0, unstored: null };
+      }
+      const stored = withResult(evaluationRun, version, result);
+      return { run_id: stored.id, output: stored.output, error: null, cost_nano_usd: stored.cost_nano_usd, unstored: stored };
+    },
+
+    /**
      * `run`, answered as it is generated (docs/streaming.md). Errors before the first token are
      * `run`'s; the run is stored when the stream ends. An Idempotency-Key is not honoured: a stream
      * cannot be replayed.
@@ -252,3 +276,18 @@ export function createRunService(deps: {
 }
 
 export type RunService = ReturnType<typeof createRunService>;
+
+/** What an evaluation keeps of one model call: the run's id, its output or error, its cost, and the run to store when it succeeded. */
+export interface EvaluationCall {
+  run_id: string;
+  output: string | null;
+  error: string | null;
+  cost_nano_usd: number;
+  /** The successful run, not yet stored: the evaluation stores it with the item's result. */
+  unstored: RunRecord | null;
+}
+
+export type { RunRecord };
+
+/** Stores an evaluation's successful run, in the evaluation's own transaction. */
+export const storeEvaluationRun = (db: Sql, projectId: string, run: RunRecord): Promise<void> => insertRun(db, projectId, run);

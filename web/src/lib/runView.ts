@@ -49,7 +49,7 @@ export interface Run extends ModelConfig {
   attempts: Attempt[];
   created_at: string;
   /** 'playground': a trial run of a chosen version from the prompt page, never part of an experiment. */
-  source: 'api' | 'playground';
+  source: 'api' | 'playground' | 'evaluation';
   /** Present only when the model asked for calls. */
   tool_calls?: ToolCall[];
   /** Present only when the version has a json response_format and the output could be checked. */
