@@ -35,6 +35,8 @@ import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
 import { registerDatasetRoutes } from './modules/datasets/datasets.routes.js';
 import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.js';
+import { registerOnlineScoringRoutes } from './modules/onlineScoring/onlineScoring.routes.js';
+import { createOnlineScorer, type OnlineScorer } from './modules/onlineScoring/onlineScorer.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
@@ -48,6 +50,8 @@ const RETENTION_INTERVAL_MS = 60_000;
 const WEBHOOK_POLL_MS = 1_000;
 /** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
 const SIGNAL_INTERVAL_MS = 60_000;
+/** How often attached evaluators score the live runs that settled since their last pass. */
+const ONLINE_SCORING_POLL_MS = 2_000;
 
 export interface AppDeps {
   clock?: Clock;
@@ -59,6 +63,8 @@ export interface AppDeps {
    * by hand use it, so a slow machine cannot have a timer's pass race theirs.
    */
   webhookTimers?: boolean;
+  /** How far behind the newest runs online scoring stays (default 5 minutes); tests set 0 and step it with `onlineScorer.scoreDue()` (timers off with webhookTimers: false). */
+  onlineScoringSettleMs?: number;
   /**
    * The CLI's own app on the local database (src/cli/api/local.ts), called in-process, never listening:
    * requests with this token are the operator's (http/operator.ts). It also leaves out what only a
@@ -81,6 +87,8 @@ export interface PromptlineApp {
   inputShapes: InputShapeRecorder;
   /** The webhook queue's sender and the experiment watcher (both also run on timers). */
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
+  /** Scores the sampled live runs of prompts with attached evaluators (also on a timer). */
+  onlineScorer: OnlineScorer;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
@@ -132,6 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     impact,
     datasets,
     evaluators,
+    onlineScoring,
   } = createServices(store, {
     telemetry,
     cachesTrusted,
@@ -238,6 +247,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
           setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
           setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
         ];
+  const onlineScorer = createOnlineScorer(store, { log: app.log, settleMs: deps.onlineScoringSettleMs });
+  if (deps.webhookTimers !== false && deps.operatorToken === undefined) {
+    webhookTimers.push(
+      setInterval(() => onlineScorer.scoreDue().catch((error: unknown) => app.log.warn({ err: error }, 'online scoring pass failed')), ONLINE_SCORING_POLL_MS),
+    );
+  }
   for (const timer of webhookTimers) timer.unref();
 
   const keyAccess = createAccessControl(keys, config.limits, sessions);
@@ -263,6 +278,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerWebhookRoutes(app, access, webhooks);
   registerDatasetRoutes(app, access, datasets);
   registerEvaluatorRoutes(app, access, evaluators);
+  registerOnlineScoringRoutes(app, access, onlineScoring);
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   if (deps.operatorToken === undefined) await registerConsole(app);
@@ -277,6 +293,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     retention,
     inputShapes,
     webhooks: { dispatcher, signals },
+    onlineScorer,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -305,6 +322,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('finishing the retention sweep', () => sweeping);
       for (const timer of webhookTimers) clearInterval(timer);
       await step('stopping webhook deliveries', () => dispatcher.close());
+      await step('finishing online scoring', () => onlineScorer.close());
       await step('closing the server', () => app.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());

@@ -31,6 +31,7 @@ import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
 import { createDatasetService } from './modules/datasets/datasets.service.js';
 import { createEvaluatorService } from './modules/evaluators/evaluators.service.js';
+import { createOnlineScoringService } from './modules/onlineScoring/onlineScoring.service.js';
 import { matchingRunIds, runTexts } from './modules/runs/runSamples.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
@@ -94,6 +95,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }),
     /** A judge evaluator names a prompt of the project. */
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
+    /** Evaluators attached to a prompt score a sample of its live runs (the scorer runs in app.ts). */
+    onlineScoring: createOnlineScoringService(store, changeLog, promptFacts),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

@@ -36,6 +36,8 @@ export const COPY_TABLES = [
   'dataset_items',
   'evaluators',
   'evaluator_versions',
+  'online_evaluators',
+  'run_scores',
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */
