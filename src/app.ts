@@ -37,6 +37,7 @@ import { registerDatasetRoutes } from './modules/datasets/datasets.routes.js';
 import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.js';
 import { registerOnlineScoringRoutes } from './modules/onlineScoring/onlineScoring.routes.js';
 import { createOnlineScorer, type OnlineScorer } from './modules/onlineScoring/onlineScorer.js';
+import { evaluatorFacts } from './modules/evaluators/evaluators.service.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
@@ -247,7 +248,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
           setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
           setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
         ];
-  const onlineScorer = createOnlineScorer(store, { log: app.log, settleMs: deps.onlineScoringSettleMs });
+  const onlineScorer = createOnlineScorer(store, evaluatorFacts, { log: app.log, settleMs: deps.onlineScoringSettleMs });
   if (deps.webhookTimers !== false && deps.operatorToken === undefined) {
     webhookTimers.push(
       setInterval(() => onlineScorer.scoreDue().catch((error: unknown) => app.log.warn({ err: error }, 'online scoring pass failed')), ONLINE_SCORING_POLL_MS),

@@ -30,7 +30,7 @@ import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js
 import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
 import { createDatasetService } from './modules/datasets/datasets.service.js';
-import { createEvaluatorService } from './modules/evaluators/evaluators.service.js';
+import { createEvaluatorService, evaluatorFacts } from './modules/evaluators/evaluators.service.js';
 import { createOnlineScoringService } from './modules/onlineScoring/onlineScoring.service.js';
 import { matchingRunIds, runTexts } from './modules/runs/runSamples.js';
 
@@ -96,7 +96,7 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     /** A judge evaluator names a prompt of the project. */
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
     /** Evaluators attached to a prompt score a sample of its live runs (the scorer runs in app.ts). */
-    onlineScoring: createOnlineScoringService(store, changeLog, promptFacts),
+    onlineScoring: createOnlineScoringService(store, changeLog, promptFacts, evaluatorFacts),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

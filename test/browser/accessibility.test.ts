@@ -42,6 +42,9 @@ const PAGES: ConsolePage[] = [
   { name: 'audit log', path: () => '/audit', ready: (page) => page.locator('table.audit tbody tr').first().waitFor() },
   { name: 'webhooks', path: () => '/webhooks', ready: (page) => page.locator('table.webhooks tbody tr').first().waitFor() },
   { name: 'a webhook', path: () => `/webhooks/${webhookId}`, ready: (page) => page.locator('h1.webhook-title').waitFor() },
+  { name: 'datasets', path: () => '/datasets', ready: (page) => page.locator('table.datasets tbody tr').first().waitFor() },
+  { name: 'a dataset', path: () => '/datasets/a11y-questions', ready: (page) => page.locator('table.dataset-items tbody tr').first().waitFor() },
+  { name: 'evaluators', path: () => '/evaluators', ready: (page) => page.locator('table.evaluators tbody tr').first().waitFor() },
 ];
 
 const SETTINGS = [
@@ -83,6 +86,18 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
       body: JSON.stringify({ url: 'https://example.com/hook', events: ['prompt.label_moved'], description: 'ops' }),
     });
     webhookId = ((await hook.json()) as { webhook_id: string }).webhook_id;
+    for (const [path, body] of [
+      ['/datasets', { dataset_id: 'a11y-questions', description: 'help desk' }],
+      ['/datasets/a11y-questions/items', { items: [{ inputs: { question: 'Can I get a refund?' }, expected: 'Within 30 days.' }] }],
+      ['/evaluators', { evaluator_id: 'short', kind: 'length', max_chars: 200 }],
+    ] as const) {
+      const made = await fetch(`${server.origin}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(made.status).toBe(201);
+    }
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -14,6 +14,17 @@ export interface JudgePromptFacts {
   versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean>;
 }
 
+/** What other modules read of an evaluator (online scoring), handed over by the composition root. */
+export const evaluatorFacts = {
+  /** The evaluator with its latest version's number and settings; undefined when it does not exist. */
+  async latest(db: Sql, projectId: string, evaluatorId: string) {
+    const row = await repo.findEvaluator(db, projectId, evaluatorId);
+    if (row === undefined) return undefined;
+    const latest = await repo.latestVersion(db, projectId, evaluatorId);
+    return { kind: row.kind, archived: row.archived_at !== null, version: latest.version, settings: latest.settings };
+  },
+};
+
 const versionView = (evaluatorId: string, kind: EvaluatorKind, row: repo.EvaluatorVersionRow): EvaluatorVersionView => ({
   evaluator_id: evaluatorId,
   version: row.version,

@@ -17,7 +17,6 @@ export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 export type RunKind = (typeof RUN_KINDS)[number];
 export type EvaluatorMetricKind = (typeof EVALUATOR_KINDS)[number];
 export type MetricKindName = OutcomeKind | RunKind | EvaluatorMetricKind;
-export type MetricSource = 'outcomes' | 'runs' | 'evaluator';
 
 /** Kinds whose per-user value is a 0/1 share: they cannot be capped. */
 const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate', 'pass_rate']);

@@ -1,7 +1,7 @@
 import type { Store } from '../../db/store.js';
-import * as evaluators from '../evaluators/evaluators.repo.js';
 import { compileScorer, type RuleDefinition, type Scorer } from '../evaluators/scorers/index.js';
 import * as repo from './onlineScoring.repo.js';
+import type { EvaluatorFacts } from './onlineScoring.service.js';
 import { inSample } from './sampling.js';
 
 /** Runs looked at per attachment and pass (one write stores their scores). */
@@ -13,7 +13,7 @@ const LEASE_MS = 60_000;
  * stored when the model answered, so a run still in flight can land behind runs already looked at.
  * Five minutes is well past the request deadline (PROMPTLINE_REQUEST_DEADLINE_MS, 60 s by default).
  */
-export const DEFAULT_SETTLE_MS = 5 * 60_000;
+const DEFAULT_SETTLE_MS = 5 * 60_000;
 
 interface Log {
   warn(obj: object, msg: string): void;
@@ -25,7 +25,7 @@ interface Log {
  * walks its prompt's successful API runs from its cursor, scores the runs in its sample with the
  * evaluator's latest version, and stores the scores with the new cursor in one write.
  */
-export function createOnlineScorer(store: Store, options: { log: Log; settleMs?: number }) {
+export function createOnlineScorer(store: Store, evaluators: EvaluatorFacts, options: { log: Log; settleMs?: number }) {
   const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
 
   async function scoreAttachment(a: repo.DueAttachment, now: number): Promise<number> {
@@ -35,11 +35,11 @@ export function createOnlineScorer(store: Store, options: { log: Log; settleMs?:
     const sampled = runs.filter((r) => inSample(r.id, a.evaluator_id, Number(a.sample_rate)));
     const rows: repo.RunScoreRow[] = [];
     if (sampled.length > 0) {
-      const evaluator = await evaluators.findEvaluator(store.sql, a.project_id, a.evaluator_id);
-      const version = await evaluators.latestVersion(store.sql, a.project_id, a.evaluator_id);
+      // An attachment holds its evaluator (a foreign key): it exists.
+      const version = (await evaluators.latest(store.sql, a.project_id, a.evaluator_id))!;
       let scorer: Scorer | string;
       try {
-        scorer = compileScorer({ kind: evaluator!.kind, settings: version.settings } as RuleDefinition);
+        scorer = compileScorer({ kind: version.kind, settings: version.settings } as RuleDefinition);
       } catch (error) {
         scorer = error instanceof Error ? error.message : String(error);
       }

@@ -3,7 +3,6 @@ import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
-import * as evaluators from '../evaluators/evaluators.repo.js';
 import type { EvaluatorKind } from '../evaluators/evaluators.schemas.js';
 import * as repo from './onlineScoring.repo.js';
 import type { AttachInput, OnlineEvaluatorView } from './onlineScoring.schemas.js';
@@ -13,12 +12,21 @@ export interface PromptFacts {
   promptIsLive(db: Sql, projectId: string, promptId: string): Promise<boolean>;
 }
 
+/** An evaluator as online scoring reads it: the evaluators module's, handed over by the composition root. */
+export interface EvaluatorFacts {
+  latest(
+    db: Sql,
+    projectId: string,
+    evaluatorId: string,
+  ): Promise<{ kind: EvaluatorKind; archived: boolean; version: number; settings: Record<string, unknown> } | undefined>;
+}
+
 /**
  * Why an evaluator cannot score live runs, or null when it can. A live run has an output and no
  * expected answer, so only kinds that judge the output alone make sense online; the judge needs
  * a model call per run, which online scoring does not make yet.
  */
-export function offlineOnly(kind: EvaluatorKind, settings: Record<string, unknown>): string | null {
+function offlineOnly(kind: EvaluatorKind, settings: Record<string, unknown>): string | null {
   switch (kind) {
     case 'regex':
     case 'json_schema':
@@ -36,7 +44,7 @@ export function offlineOnly(kind: EvaluatorKind, settings: Record<string, unknow
 
 const view = (row: repo.AttachmentRow): OnlineEvaluatorView => ({ ...row, sample_rate: Number(row.sample_rate) });
 
-export function createOnlineScoringService(store: Store, changeLog: ChangeLog, prompts: PromptFacts) {
+export function createOnlineScoringService(store: Store, changeLog: ChangeLog, prompts: PromptFacts, evaluators: EvaluatorFacts) {
   const requirePrompt = async (db: Sql, projectId: string, promptId: string) => {
     if (!(await prompts.promptIsLive(db, projectId, promptId))) throw notFound(`Prompt '${promptId}' not found`);
   };
@@ -45,11 +53,10 @@ export function createOnlineScoringService(store: Store, changeLog: ChangeLog, p
     async attach(projectId: string, promptId: string, input: AttachInput, actor: Actor = SYSTEM_ACTOR): Promise<OnlineEvaluatorView> {
       return store.writer.write(async (db) => {
         await requirePrompt(db, projectId, promptId);
-        const evaluator = await evaluators.findEvaluator(db, projectId, input.evaluator_id);
+        const evaluator = await evaluators.latest(db, projectId, input.evaluator_id);
         if (evaluator === undefined) throw invalid('body', ['evaluator_id'], `no evaluator '${input.evaluator_id}' in this project`);
-        if (evaluator.archived_at !== null) throw invalid('body', ['evaluator_id'], `evaluator '${input.evaluator_id}' is archived`);
-        const latest = await evaluators.latestVersion(db, projectId, input.evaluator_id);
-        const why = offlineOnly(evaluator.kind, latest.settings);
+        if (evaluator.archived) throw invalid('body', ['evaluator_id'], `evaluator '${input.evaluator_id}' is archived`);
+        const why = offlineOnly(evaluator.kind, evaluator.settings);
         if (why !== null) throw invalid('body', ['evaluator_id'], why);
         if ((await repo.findAttachment(db, projectId, promptId, input.evaluator_id)) !== undefined) {
           throw conflict(`Evaluator '${input.evaluator_id}' is already attached to prompt '${promptId}': detach it first to change its rate`);
