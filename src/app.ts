@@ -38,10 +38,13 @@ import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.
 import { registerOnlineScoringRoutes } from './modules/onlineScoring/onlineScoring.routes.js';
 import { createOnlineScorer, type OnlineScorer } from './modules/onlineScoring/onlineScorer.js';
 import { evaluatorFacts } from './modules/evaluators/evaluators.service.js';
+import { registerEvaluationRoutes } from './modules/evaluations/evaluations.routes.js';
+import { createEvaluationRunner, type EvaluationRunner } from './modules/evaluations/evaluationRunner.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
+import { datasetFacts } from './modules/datasets/datasets.service.js';
 import { createServices } from './services.js';
 import { CLI_ACTOR } from './modules/changes/changeLog.js';
 
@@ -49,6 +52,8 @@ import { CLI_ACTOR } from './modules/changes/changeLog.js';
 const RETENTION_INTERVAL_MS = 60_000;
 /** How soon a queued webhook delivery (or a retry that fell due) is sent. */
 const WEBHOOK_POLL_MS = 1_000;
+/** How often the evaluation queue is looked at (a new evaluation also wakes it), and a lease that ended taken over. */
+const EVALUATION_POLL_MS = 1_000;
 /** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
 const SIGNAL_INTERVAL_MS = 60_000;
 /** How often attached evaluators score the live runs that settled since their last pass. */
@@ -90,6 +95,8 @@ export interface PromptlineApp {
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Scores the sampled live runs of prompts with attached evaluators (also on a timer). */
   onlineScorer: OnlineScorer;
+  /** The background runner of evaluations (docs/evaluations.md): it also runs on a timer in a server. */
+  evaluations: EvaluationRunner;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
@@ -142,11 +149,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     datasets,
     evaluators,
     onlineScoring,
+    evaluations,
+    runs: runService,
   } = createServices(store, {
     telemetry,
     cachesTrusted,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
     reports: results,
+    onEvaluationQueued: () => void evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'starting an evaluation failed')),
     runtime: {
       gateway,
       defaultModel: config.defaultModel,
@@ -256,6 +266,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   }
   for (const timer of webhookTimers) timer.unref();
 
+  // Evaluation work yields to the event loop between items, so runtime requests come first. The
+  // CLI's in-process app has no timer: it runs the evaluations it queues (`eval run` without --url).
+  const evaluationRunner = createEvaluationRunner(store, {
+    call: (projectId, promptId, version, inputs) => runService.runForEvaluation(projectId, promptId, version, inputs),
+    items: datasetFacts.items,
+    log: app.log,
+    leaseMs: config.evaluationLeaseMs,
+  });
+  const evaluationTimer =
+    deps.operatorToken === undefined
+      ? setInterval(() => evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'evaluation queue pass failed')), EVALUATION_POLL_MS)
+      : null;
+  evaluationTimer?.unref();
+
   const keyAccess = createAccessControl(keys, config.limits, sessions);
   const access: AccessCheck =
     deps.operatorToken === undefined
@@ -280,6 +304,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   registerDatasetRoutes(app, access, datasets);
   registerEvaluatorRoutes(app, access, evaluators);
   registerOnlineScoringRoutes(app, access, onlineScoring);
+  registerEvaluationRoutes(app, access, evaluations, cutByShutdown.signal);
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
   if (deps.operatorToken === undefined) await registerConsole(app);
@@ -295,6 +320,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     inputShapes,
     webhooks: { dispatcher, signals },
     onlineScorer,
+    evaluations: evaluationRunner,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -324,6 +350,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       for (const timer of webhookTimers) clearInterval(timer);
       await step('stopping webhook deliveries', () => dispatcher.close());
       await step('finishing online scoring', () => onlineScorer.close());
+      if (evaluationTimer !== null) clearInterval(evaluationTimer);
+      // Calls in flight finish and are recorded; the leases are released for the next start.
+      await step('stopping evaluations', () => evaluationRunner.close());
       await step('closing the server', () => app.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());

@@ -24,6 +24,8 @@ export interface Config {
   readonly webhooksAllowPrivate: boolean;
   /** How often the counts of input names callers sent (the impact's evidence) are written. */
   readonly inputSummaryFlushMs: number;
+  /** How long a runner's hold on an evaluation lasts unless renewed: how soon a replica or a restart takes over the work of one that died. */
+  readonly evaluationLeaseMs: number;
   /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (docs/scaling-out.md). */
   readonly postgres: PostgresSettings;
 }
@@ -141,6 +143,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     runTextRetentionDays: read('PROMPTLINE_RUN_TEXT_RETENTION_DAYS', null as number | null, integerIn(1, 36_500), 'an integer number of days (1 to 36500)'),
     webhooksAllowPrivate: read('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE', false, onOff, '"on" or "off"'),
     inputSummaryFlushMs: read('PROMPTLINE_INPUT_SUMMARY_FLUSH_MS', 5_000, integerIn(10, 600_000), 'an integer number of milliseconds (10 to 600000)'),
+    evaluationLeaseMs: read('PROMPTLINE_EVALUATION_LEASE_MS', 15_000, integerIn(300, 600_000), 'an integer number of milliseconds (300 to 600000)'),
     postgres: readPostgresSettings(read),
   };
   const providers = parseProviderEnv(env);

@@ -29,9 +29,10 @@ import { createImpactService } from './modules/inputs/impact.service.js';
 import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
-import { createDatasetService } from './modules/datasets/datasets.service.js';
-import { createEvaluatorService, evaluatorFacts } from './modules/evaluators/evaluators.service.js';
 import { createOnlineScoringService } from './modules/onlineScoring/onlineScoring.service.js';
+import { createDatasetService, datasetFacts } from './modules/datasets/datasets.service.js';
+import { createEvaluatorService, evaluatorFacts } from './modules/evaluators/evaluators.service.js';
+import { createEvaluationService } from './modules/evaluations/evaluations.service.js';
 import { matchingRunIds, runTexts } from './modules/runs/runSamples.js';
 
 /** What every caller (the server and each CLI command) may set; the defaults are the CLI's. */
@@ -43,6 +44,8 @@ export interface ServiceOptions {
   webhooksAllowPrivate?: boolean;
   /** Where a stop-and-ship reads the results it is checked against (the server: its results worker); this connection by default. */
   reports?: Pick<ReportServices['results'], 'results'>;
+  /** An evaluation was queued: the server's runner looks at its queue at once rather than at its next poll. */
+  onEvaluationQueued?: () => void;
 }
 
 /**
@@ -97,6 +100,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
     /** Evaluators attached to a prompt score a sample of its live runs (the scorer runs in app.ts). */
     onlineScoring: createOnlineScoringService(store, changeLog, promptFacts, evaluatorFacts),
+    /** Evaluations read prompts, datasets and evaluators; the server's runner (app.ts) does their work. */
+    evaluations: createEvaluationService(store, { prompts: promptFacts, datasets: datasetFacts, evaluators: evaluatorFacts }, options.onEvaluationQueued),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

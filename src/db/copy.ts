@@ -38,6 +38,8 @@ export const COPY_TABLES = [
   'evaluator_versions',
   'online_evaluators',
   'run_scores',
+  'evaluations',
+  'evaluation_items',
 ] as const;
 
 /** Rows per read and per INSERT: memory stays flat for a table of millions, and round trips stay few. */

@@ -4,7 +4,8 @@ import type { TestApp } from './harness.js';
 /**
  * One of each resource a route of the route table can name, made through the API, keyed by the
  * path parameter that names it: a prompt `p` (version 1, labelled production), a draft experiment
- * `exp` on it, a run, a read key, a dataset `ds` (version 1: one item), an evaluator `ev` (version 1)
+ * `exp` on it, a run, a read key, a dataset `ds` (version 1: one item), an evaluator `ev` (version 1),
+ * an evaluation of `p` on `ds`
  * and a disabled webhook (the tests that use these make changes,
  * and nothing should be queued to a real address). Tests generated from the route table
  * (the authorization matrix, the unstorable-value cases) fill every path with these.
@@ -28,5 +29,8 @@ export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unk
   fixtures.item_id = (await t.request('GET', '/datasets/ds/items')).json.data[0].item_id;
   await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'exact_match' } });
   fixtures.evaluator_id = 'ev';
+  fixtures.evaluation_id = (
+    await t.request('POST', '/evaluations', { body: { prompt_id: 'p', versions: [1, 'production'], dataset_id: 'ds', evaluators: ['ev'] } })
+  ).json.evaluation_id;
   return fixtures;
 }

@@ -19,6 +19,17 @@ export interface RunSamples {
   runTexts(db: Sql, projectId: string, ids: readonly string[]): Promise<Array<{ id: string; inputs: Record<string, unknown>; output: string | null }>>;
 }
 
+/** What an evaluation reads of datasets (handed over by services.ts): a version, and its items in order. */
+export const datasetFacts = {
+  async versionOf(db: Sql, projectId: string, datasetId: string, version: number | undefined): Promise<{ version: number; item_count: number } | null> {
+    if ((await repo.findDataset(db, projectId, datasetId)) === undefined) return null;
+    const row = version === undefined ? await repo.latestVersion(db, projectId, datasetId) : await repo.findVersion(db, projectId, datasetId, version);
+    return row === undefined ? null : { version: row.version, item_count: row.item_count };
+  },
+  items: (db: Sql, projectId: string, datasetId: string, version: number, afterSeq: number, limit: number) =>
+    repo.listItems(db, projectId, datasetId, version, afterSeq, limit),
+};
+
 /** The newest matching runs a random sample is drawn from: a bound on what one call reads (each candidate is a row read, on SQLite in one synchronous statement). */
 const SAMPLE_SCAN_LIMIT = 20_000;
 

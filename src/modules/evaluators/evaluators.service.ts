@@ -14,17 +14,6 @@ export interface JudgePromptFacts {
   versionExists(db: Sql, projectId: string, promptId: string, version: number): Promise<boolean>;
 }
 
-/** What other modules read of an evaluator (online scoring), handed over by the composition root. */
-export const evaluatorFacts = {
-  /** The evaluator with its latest version's number and settings; undefined when it does not exist. */
-  async latest(db: Sql, projectId: string, evaluatorId: string) {
-    const row = await repo.findEvaluator(db, projectId, evaluatorId);
-    if (row === undefined) return undefined;
-    const latest = await repo.latestVersion(db, projectId, evaluatorId);
-    return { kind: row.kind, archived: row.archived_at !== null, version: latest.version, settings: latest.settings };
-  },
-};
-
 const versionView = (evaluatorId: string, kind: EvaluatorKind, row: repo.EvaluatorVersionRow): EvaluatorVersionView => ({
   evaluator_id: evaluatorId,
   version: row.version,
@@ -48,6 +37,16 @@ function settingsOf(body: Record<string, unknown>): Record<string, unknown> {
   const { evaluator_id: _id, description: _description, kind: _kind, ...settings } = body;
   return settings;
 }
+
+/** What an evaluation reads of evaluators (handed over by services.ts): a live evaluator's latest version. */
+export const evaluatorFacts = {
+  async latest(db: Sql, projectId: string, evaluatorId: string) {
+    const row = await repo.findEvaluator(db, projectId, evaluatorId);
+    if (row === undefined || row.archived_at !== null) return null;
+    const latest = await repo.latestVersion(db, projectId, evaluatorId);
+    return { evaluator_id: evaluatorId, version: latest.version, kind: row.kind, scale: scaleOf(row.kind, latest.settings), settings: latest.settings };
+  },
+};
 
 export function createEvaluatorService(store: Store, changeLog: ChangeLog, prompts: JudgePromptFacts) {
   const require = async (db: Sql, projectId: string, evaluatorId: string) => {

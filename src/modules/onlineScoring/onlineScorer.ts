@@ -2,6 +2,7 @@ import type { Store } from '../../db/store.js';
 import { compileScorer, type RuleDefinition, type Scorer } from '../evaluators/scorers/index.js';
 import * as repo from './onlineScoring.repo.js';
 import type { EvaluatorFacts } from './onlineScoring.service.js';
+import type { EvaluatorKind } from '../evaluators/evaluators.schemas.js';
 import { inSample } from './sampling.js';
 
 /** Runs looked at per attachment and pass (one write stores their scores). */
@@ -28,46 +29,51 @@ interface Log {
 export function createOnlineScorer(store: Store, evaluators: EvaluatorFacts, options: { log: Log; settleMs?: number }) {
   const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
 
+  async function scoreRuns(
+    a: repo.DueAttachment,
+    live: { kind: EvaluatorKind; version: number; settings: Record<string, unknown> },
+    sampled: readonly repo.ServedRun[],
+    at: string,
+  ): Promise<repo.RunScoreRow[]> {
+    let scorer: Scorer | string;
+    try {
+      scorer = compileScorer({ kind: live.kind, settings: live.settings } as RuleDefinition);
+    } catch (error) {
+      scorer = error instanceof Error ? error.message : String(error);
+    }
+    const outputs = await repo.runOutputs(
+      store.sql,
+      a.project_id,
+      sampled.map((r) => r.id),
+    );
+    return sampled.map((run) => {
+      const output = outputs.get(run.id);
+      const score =
+        typeof scorer === 'string'
+          ? { error: scorer }
+          : output === null || output === undefined
+            ? { error: 'the run has no output text (past the text retention period)' }
+            : scorer({ output });
+      return {
+        run_id: run.id,
+        evaluator_id: a.evaluator_id,
+        evaluator_version: live.version,
+        score: 'error' in score ? null : score.score,
+        passed: 'error' in score ? null : score.passed,
+        error: 'error' in score ? score.error : null,
+        created_at: at,
+      };
+    });
+  }
+
   async function scoreAttachment(a: repo.DueAttachment, now: number): Promise<number> {
     const before = new Date(now - settleMs).toISOString();
     const runs = await repo.runsAfter(store.sql, a.project_id, a.prompt_id, { at: a.cursor_at, id: a.cursor_id }, before, BATCH);
     const last = runs[runs.length - 1];
     const sampled = runs.filter((r) => inSample(r.id, a.evaluator_id, Number(a.sample_rate)));
-    const rows: repo.RunScoreRow[] = [];
-    if (sampled.length > 0) {
-      // An attachment holds its evaluator (a foreign key): it exists.
-      const version = (await evaluators.latest(store.sql, a.project_id, a.evaluator_id))!;
-      let scorer: Scorer | string;
-      try {
-        scorer = compileScorer({ kind: version.kind, settings: version.settings } as RuleDefinition);
-      } catch (error) {
-        scorer = error instanceof Error ? error.message : String(error);
-      }
-      const outputs = await repo.runOutputs(
-        store.sql,
-        a.project_id,
-        sampled.map((r) => r.id),
-      );
-      const at = new Date(now).toISOString();
-      for (const run of sampled) {
-        const output = outputs.get(run.id);
-        const score =
-          typeof scorer === 'string'
-            ? { error: scorer }
-            : output === null || output === undefined
-              ? { error: 'the run has no output text (past the text retention period)' }
-              : scorer({ output });
-        rows.push({
-          run_id: run.id,
-          evaluator_id: a.evaluator_id,
-          evaluator_version: version.version,
-          score: 'error' in score ? null : score.score,
-          passed: 'error' in score ? null : score.passed,
-          error: 'error' in score ? score.error : null,
-          created_at: at,
-        });
-      }
-    }
+    // An evaluator archived since it was attached scores nothing more: its runs are passed over.
+    const live = sampled.length === 0 ? null : await evaluators.latest(store.sql, a.project_id, a.evaluator_id);
+    const rows = live === null ? [] : await scoreRuns(a, live, sampled, new Date(now).toISOString());
     await store.writer.write(async (db) => {
       // Detached meanwhile: store nothing (advance finds no row either).
       if ((await repo.findAttachment(db, a.project_id, a.prompt_id, a.evaluator_id)) === undefined) return;

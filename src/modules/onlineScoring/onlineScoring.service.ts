@@ -12,13 +12,9 @@ export interface PromptFacts {
   promptIsLive(db: Sql, projectId: string, promptId: string): Promise<boolean>;
 }
 
-/** An evaluator as online scoring reads it: the evaluators module's, handed over by the composition root. */
+/** A live (not archived) evaluator's latest version, null for none: the evaluators module's, handed over by the composition root. */
 export interface EvaluatorFacts {
-  latest(
-    db: Sql,
-    projectId: string,
-    evaluatorId: string,
-  ): Promise<{ kind: EvaluatorKind; archived: boolean; version: number; settings: Record<string, unknown> } | undefined>;
+  latest(db: Sql, projectId: string, evaluatorId: string): Promise<{ kind: EvaluatorKind; version: number; settings: Record<string, unknown> } | null>;
 }
 
 /**
@@ -54,8 +50,7 @@ export function createOnlineScoringService(store: Store, changeLog: ChangeLog, p
       return store.writer.write(async (db) => {
         await requirePrompt(db, projectId, promptId);
         const evaluator = await evaluators.latest(db, projectId, input.evaluator_id);
-        if (evaluator === undefined) throw invalid('body', ['evaluator_id'], `no evaluator '${input.evaluator_id}' in this project`);
-        if (evaluator.archived) throw invalid('body', ['evaluator_id'], `evaluator '${input.evaluator_id}' is archived`);
+        if (evaluator === null) throw invalid('body', ['evaluator_id'], `no evaluator '${input.evaluator_id}' in this project, or it is archived`);
         const why = offlineOnly(evaluator.kind, evaluator.settings);
         if (why !== null) throw invalid('body', ['evaluator_id'], why);
         if ((await repo.findAttachment(db, projectId, promptId, input.evaluator_id)) !== undefined) {

@@ -20,7 +20,8 @@ export interface OutcomeDeps {
     projectId: string,
     runId: string,
   ): Promise<
-    { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null; source: 'api' | 'playground' } | undefined
+    | { prompt_id: string; experiment_id: string | null; variant: string | null; external_user_id: string | null; source: 'api' | 'playground' | 'evaluation' }
+    | undefined
   >;
   /** The stored assignment an outcome without a run belongs to: the user's assignment in the running experiment, else the latest one. */
   assignmentAttribution(db: Sql, projectId: string, promptId: string, externalUserId: string): Promise<{ experimentId: string; variant: string } | null>;
@@ -49,8 +50,8 @@ export function createOutcomeService(deps: OutcomeDeps) {
       if (run.experiment_id !== null) {
         return { experiment_id: run.experiment_id, variant: run.variant, attributed_by: 'run', attributed_user: run.external_user_id };
       }
-      // A playground run is a trial, never an experiment's: an outcome of it must not reach one through its user.
-      if (run.source === 'playground') return { experiment_id: null, variant: null, attributed_by: 'none', attributed_user: null };
+      // A playground or evaluation run is a trial, never an experiment's: an outcome of it must not reach one through its user.
+      if (run.source !== 'api') return { experiment_id: null, variant: null, attributed_by: 'none', attributed_user: null };
     }
     if (input.external_user_id != null) {
       const found = await deps.assignmentAttribution(db, projectId, input.prompt_id, input.external_user_id);

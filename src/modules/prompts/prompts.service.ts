@@ -19,6 +19,12 @@ export const promptFacts = {
     return prompt !== undefined && prompt.archived_at === null;
   },
   versionExists: (db: Sql, projectId: string, promptId: string, version: number): Promise<boolean> => repo.versionExists(db, projectId, promptId, version),
+  /** The version a label points at, or null. */
+  async labelVersion(db: Sql, projectId: string, promptId: string, label: string): Promise<number | null> {
+    return (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version ?? null;
+  },
+  /** The newest version's number (0 without versions). */
+  latestVersion: (db: Sql, projectId: string, promptId: string): Promise<number> => repo.latestVersionNumber(db, projectId, promptId),
   /** Points a label at a version; answers the version it pointed at before (null: a new label). */
   async moveLabel(db: Sql, projectId: string, promptId: string, label: string, version: number, at: string): Promise<number | null> {
     const before = (await repo.listLabels(db, projectId, promptId)).find((l) => l.label === label)?.version ?? null;

@@ -38,7 +38,7 @@ export interface RunRecord {
   source: RunSource;
 }
 
-export type RunSource = 'api' | 'playground';
+export type RunSource = 'api' | 'playground' | 'evaluation';
 type RunStatus = 'ok' | 'error' | 'cancelled';
 
 interface RunRow extends Omit<RunRecord, 'inputs' | 'rendered' | 'tokens_estimated' | 'cost_known' | 'price' | 'attempts'> {

@@ -44,8 +44,9 @@ export const ListFilters = {
   ...PageQuery,
 };
 
-const RunSourceSchema = Type.Union([Type.Literal('api'), Type.Literal('playground')], {
-  description: "'api': served by POST /run_prompt; 'playground': a trial run of a chosen version (POST /prompts/{prompt_id}/versions/{version}/run)",
+const RunSourceSchema = Type.Union([Type.Literal('api'), Type.Literal('playground'), Type.Literal('evaluation')], {
+  description:
+    "'api': served by POST /run_prompt; 'playground': a trial run of a chosen version (POST /prompts/{prompt_id}/versions/{version}/run); 'evaluation': a call made by an evaluation (POST /evaluations)",
 });
 
 export const ListRunsQuery = Type.Object({

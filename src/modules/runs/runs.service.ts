@@ -4,7 +4,7 @@ import { timeBound, toPage } from '../../db/pagination.js';
 import { isoNow } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { invalid, notFound } from '../../lib/errors.js';
-import type { ModelGateway, ModelRequest, ModelResult } from '../../providers/gateway.js';
+import { ModelCallError, type ModelGateway, type ModelRequest, type ModelResult } from '../../providers/gateway.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import { answerOf, storeFailure, withResult } from './runRecords.js';
 import { streamRun, type RunStream } from './runStream.js';
@@ -201,6 +201,30 @@ export function createRunService(deps: {
     },
 
     /**
+     * One model call of an evaluation (src/modules/evaluations): a chosen version rendered with an
+     * item's inputs, run on its own model and stored as a run of source 'evaluation' (never part of
+     * an experiment, left out of a prompt's stats). A failed call is stored too; either way the
+     * stored run is answered, never thrown, so the evaluation records it as that item's result.
+     * A render failure (a variable the item lacks) makes no call and no run: it is thrown.
+     */
+    async runForEvaluation(projectId: string, promptId: string, number: number, inputs: Record<string, unknown>): Promise<EvaluationCall> {
+      const { run, request } = await chosenRun(projectId, promptId, number, { inputs }, new AbortController());
+      const evaluationRun: RunRecord = { ...run, source: 'evaluation' };
+      let result: ModelResult;
+      try {
+        result = await gateway.execute({ ...request });
+      } catch (error) {
+        // An overloaded gateway reached no provider: nothing ran, the evaluation may try again.
+        if (error instanceof ModelCallError && error.kind === 'busy') throw error;
+        await storeFailure(store, projectId, evaluationRun, error);
+        return { run_id: run.id, output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0 };
+      }
+      const stored = withResult(evaluationRun, result);
+      await store.writer.write((db) => insertRun(db, projectId, stored));
+      return { run_id: stored.id, output: stored.output, error: null, cost_nano_usd: stored.cost_nano_usd };
+    },
+
+    /**
      * `run`, answered as it is generated (docs/streaming.md). Errors before the first token are
      * `run`'s; the run is stored when the stream ends. An Idempotency-Key is not honoured: a stream
      * cannot be replayed.
@@ -244,3 +268,11 @@ export function createRunService(deps: {
 }
 
 export type RunService = ReturnType<typeof createRunService>;
+
+/** What an evaluation keeps of one model call: the stored run's id, its output or error, and its cost. */
+export interface EvaluationCall {
+  run_id: string;
+  output: string | null;
+  error: string | null;
+  cost_nano_usd: number;
+}

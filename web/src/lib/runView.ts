@@ -42,7 +42,7 @@ export interface Run {
   attempts: Attempt[];
   created_at: string;
   /** 'playground': a trial run of a chosen version from the prompt page, never part of an experiment. */
-  source: 'api' | 'playground';
+  source: 'api' | 'playground' | 'evaluation';
 }
 
 /** What the run sent: a text prompt (one user message, the rendered text) or its chat messages. */

@@ -43,7 +43,13 @@ export function RunPage({ runId }: { runId: string }) {
           <span className={`status status-${r.status}`}>{r.status}</span>
         </dd>
         <dt>Source</dt>
-        <dd data-fact="source">{r.source === 'playground' ? 'Playground: a trial run, never part of an experiment' : 'API (/run_prompt)'}</dd>
+        <dd data-fact="source">
+          {r.source === 'playground'
+            ? 'Playground: a trial run, never part of an experiment'
+            : r.source === 'evaluation'
+              ? 'Evaluation: a call made by an evaluation, never part of an experiment'
+              : 'API (/run_prompt)'}
+        </dd>
         <dt>Prompt</dt>
         <dd>
           <Link href={`/prompts/${enc(r.prompt_id)}/versions/${r.prompt_version}`}>

@@ -1,0 +1,52 @@
+/**
+ * An llm_judge evaluator scoring one output: its Promptline prompt (the version fixed when the
+ * evaluation was made) called through the gateway with the rubric, the item and the output, and
+ * its answer read by parseJudgeAnswer. A call that fails, or an answer that says no score, is
+ * tried again; after the last attempt the item's score is a judge error, counted apart, and the
+ * evaluation goes on.
+ */
+import { parseJudgeAnswer, type JudgeScale } from '../evaluators/scorers/judgeAnswer.js';
+import type { EvaluationCall } from '../runs/runs.service.js';
+import type { FrozenEvaluator, StoredScore } from './evaluations.repo.js';
+
+/** Attempts per item: the first and two retries. */
+const JUDGE_ATTEMPTS = 3;
+
+export type Call = (promptId: string, version: number, inputs: Record<string, unknown>) => Promise<EvaluationCall>;
+
+export interface Judged {
+  score: StoredScore;
+  runIds: string[];
+  costNanoUsd: number;
+}
+
+const asText = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+export async function judge(
+  call: Call,
+  evaluator: FrozenEvaluator,
+  item: { inputs: Record<string, unknown>; expected: unknown },
+  output: string,
+): Promise<Judged> {
+  const s = evaluator.settings;
+  const variables = { rubric: s.rubric, input: JSON.stringify(item.inputs), output, expected: asText(item.expected) };
+  const runIds: string[] = [];
+  let costNanoUsd = 0;
+  let last = '';
+  for (let attempt = 1; attempt <= JUDGE_ATTEMPTS; attempt++) {
+    const answer = await call(s.prompt_id as string, s.judge_version as number, variables);
+    runIds.push(answer.run_id);
+    costNanoUsd += answer.cost_nano_usd;
+    if (answer.output === null) {
+      last = answer.error ?? 'the judge call failed';
+      continue;
+    }
+    const verdict = parseJudgeAnswer(answer.output, (s.scale as JudgeScale | undefined) ?? 'pass_fail');
+    if ('error' in verdict) {
+      last = verdict.error;
+      continue;
+    }
+    return { score: { score: verdict.score, passed: verdict.passed, reasoning: verdict.reasoning ?? null }, runIds, costNanoUsd };
+  }
+  return { score: { error: `judge error after ${JUDGE_ATTEMPTS} attempts: ${last}`, judge_error: true }, runIds, costNanoUsd };
+}
