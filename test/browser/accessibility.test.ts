@@ -19,6 +19,7 @@ let server: RunningServer;
 let browser: Browser;
 let runId: string;
 let webhookId: string;
+let evaluationId: string;
 
 interface ConsolePage {
   name: string;
@@ -45,6 +46,8 @@ const PAGES: ConsolePage[] = [
   { name: 'datasets', path: () => '/datasets', ready: (page) => page.locator('table.datasets tbody tr').first().waitFor() },
   { name: 'a dataset', path: () => '/datasets/a11y-questions', ready: (page) => page.locator('table.dataset-items tbody tr').first().waitFor() },
   { name: 'evaluators', path: () => '/evaluators', ready: (page) => page.locator('table.evaluators tbody tr').first().waitFor() },
+  { name: 'evaluations', path: () => '/evaluations', ready: (page) => page.locator('table.evaluations tbody tr').first().waitFor() },
+  { name: 'an evaluation', path: () => `/evaluations/${evaluationId}`, ready: (page) => page.locator('table.evaluation-items tbody tr').first().waitFor() },
 ];
 
 const SETTINGS = [
@@ -98,6 +101,13 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
       });
       expect(made.status).toBe(201);
     }
+    const evaluation = await fetch(`${server.origin}/evaluations`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt_id: DEMO_PROMPT, versions: [2, 1], dataset_id: 'a11y-questions', evaluators: ['short'] }),
+    });
+    expect(evaluation.status).toBe(202);
+    evaluationId = ((await evaluation.json()) as { evaluation_id: string }).evaluation_id;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

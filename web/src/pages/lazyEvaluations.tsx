@@ -1,9 +1,11 @@
 import { lazy, Suspense } from 'react';
 import type { Role } from '../lib/api';
 
-/** The Datasets and Evaluators pages load on first visit: the first page's JavaScript does not grow for them. */
+/** The Datasets, Evaluators and Evaluations pages load on first visit: the first page's JavaScript does not grow for them. */
 const DatasetsPage = lazy(() => import('./DatasetsPage').then((m) => ({ default: m.DatasetsPage })));
 const DatasetPage = lazy(() => import('./DatasetPage').then((m) => ({ default: m.DatasetPage })));
+const EvaluationsPage = lazy(() => import('./EvaluationsPage').then((m) => ({ default: m.EvaluationsPage })));
+const EvaluationPage = lazy(() => import('./EvaluationPage').then((m) => ({ default: m.EvaluationPage })));
 const EvaluatorsPage = lazy(() => import('./EvaluatorsPage').then((m) => ({ default: m.EvaluatorsPage })));
 
 const loading = <p className="loading">Loading…</p>;
@@ -28,6 +30,22 @@ export function EvaluatorsRoute() {
   return (
     <Suspense fallback={loading}>
       <EvaluatorsPage />
+    </Suspense>
+  );
+}
+
+export function EvaluationsRoute() {
+  return (
+    <Suspense fallback={loading}>
+      <EvaluationsPage />
+    </Suspense>
+  );
+}
+
+export function EvaluationRoute({ evaluationId }: { evaluationId: string }) {
+  return (
+    <Suspense fallback={loading}>
+      <EvaluationPage evaluationId={evaluationId} />
     </Suspense>
   );
 }
