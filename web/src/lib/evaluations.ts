@@ -65,7 +65,7 @@ interface Score {
   reasoning: string | null;
 }
 
-export interface ItemSide {
+interface ItemSide {
   state: string;
   output: string | null;
   error: string | null;
