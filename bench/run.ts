@@ -158,6 +158,10 @@ if (only === 'compare') {
   main(process.argv.slice(3));
 }
 if (only === 'runtime') await runtimeEndpoints();
+if (!only || only === 'evaluation') {
+  const { main } = await import('./evaluation.js');
+  await main();
+}
 if (!only || only === 'gateway') {
   const { main } = await import('./gateway.js');
   await main();

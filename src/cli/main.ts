@@ -17,6 +17,7 @@ import { addDbCommands } from './dbCommands.js';
 import { addPromptCommands } from './prompts/commands.js';
 import { addImportCommand } from './import/command.js';
 import { addDatasetCommands } from './datasets/commands.js';
+import { addEvalCommands } from './eval/commands.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
@@ -252,6 +253,7 @@ function buildCli(): Command {
   addPromptCommands(program);
   addImportCommand(program);
   addDatasetCommands(program);
+  addEvalCommands(program);
   return program;
 }
 

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { EvaluationView } from '../../modules/evaluations/evaluations.schemas.js';
+import { contentHash, versionContent } from '../../promptFiles/hash.js';
+import { parsePromptFile } from '../../promptFiles/parse.js';
+import type { ApiClient } from '../api/client.js';
+import { withApi } from '../api/connect.js';
+import { markdownSummary, progressLine, textSummary, worseOn } from './summary.js';
+
+const ENDED = new Set(['completed', 'cancelled', 'budget_exhausted', 'failed']);
+const POLL_MS = 500;
+/** Exit codes: 1 the candidate is significantly worse on a gating evaluator (with --fail-if-worse); 2 the evaluation did not complete. */
+const EXIT_WORSE = 1;
+const EXIT_INCOMPLETE = 2;
+
+const versionRef = (value: string): number | string => (/^[1-9]\d{0,14}$/.test(value) ? Number(value) : value);
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+interface RunOptions {
+  project?: string;
+  prompt: string;
+  candidate?: string;
+  candidateFile?: string;
+  baseline: string;
+  dataset: string;
+  datasetVersion?: number;
+  evaluator: string[];
+  gate?: string[];
+  concurrency?: number;
+  budget?: number;
+  failIfWorse?: boolean;
+  format: 'text' | 'markdown' | 'json';
+  progress: boolean;
+}
+
+/**
+ * The candidate of a prompt file: the version of the prompt with the same content if there is one,
+ * else the file's content pushed as a new version (no label moves, so it serves no one).
+ */
+async function candidateFromFile(api: ApiClient, promptId: string, file: string): Promise<{ version: number; pushed: boolean }> {
+  const parsed = parsePromptFile(fs.readFileSync(file, 'utf8'), promptId);
+  if (!parsed.ok) throw new Error(parsed.problems.map((p) => `${file}:${p.line}: ${p.message}`).join('\n'));
+  const wanted = contentHash(versionContent(parsed.file));
+  const versions = await api.request<{ data: Array<Parameters<typeof versionContent>[0] & { version: number; declared_variables: unknown }> }>(
+    'GET',
+    `/prompts/${encodeURIComponent(promptId)}/versions`,
+  );
+  // A version's `variables` are the names its templates use; what it declared is `declared_variables`.
+  const same = versions.data.find((v) => contentHash(versionContent({ ...v, variables: v.declared_variables })) === wanted);
+  if (same !== undefined) return { version: same.version, pushed: false };
+  const { template, messages, model, params, fallbacks, variables } = parsed.file;
+  const created = await api.request<{ version: number }>('POST', `/prompts/${encodeURIComponent(promptId)}/versions`, {
+    body: { template, messages, model, params, fallbacks, variables },
+  });
+  return { version: created.version, pushed: true };
+}
+
+async function run(api: ApiClient, opts: RunOptions): Promise<void> {
+  if ((opts.candidate === undefined) === (opts.candidateFile === undefined)) throw new Error('give one of --candidate and --candidate-file');
+  let candidate: number | string;
+  if (opts.candidateFile !== undefined) {
+    const found = await candidateFromFile(api, opts.prompt, opts.candidateFile);
+    process.stderr.write(
+      `${opts.candidateFile}: ${found.pushed ? `pushed as version ${found.version} (no label moved)` : `the content of version ${found.version}`}\n`,
+    );
+    candidate = found.version;
+  } else {
+    candidate = versionRef(opts.candidate!);
+  }
+  const created = await api.request<{ evaluation_id: string }>('POST', '/evaluations', {
+    body: {
+      prompt_id: opts.prompt,
+      versions: [candidate, versionRef(opts.baseline)],
+      dataset_id: opts.dataset,
+      dataset_version: opts.datasetVersion,
+      evaluators: opts.evaluator,
+      concurrency: opts.concurrency,
+      budget_usd: opts.budget,
+    },
+  });
+  const path = `/evaluations/${created.evaluation_id}`;
+  const bar = opts.progress && process.stderr.isTTY === true;
+  let e = await api.request<EvaluationView>('GET', path);
+  while (!ENDED.has(e.status)) {
+    if (bar) process.stderr.write(`\r${progressLine(e)}\u001b[K`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    e = await api.request<EvaluationView>('GET', path);
+  }
+  if (bar) process.stderr.write(`\r${progressLine(e)}\u001b[K\n`);
+  const gating = opts.gate ?? [];
+  const unknownGate = gating.filter((g) => !opts.evaluator.includes(g));
+  if (unknownGate.length > 0) throw new Error(`--gate names evaluators not in --evaluator: ${unknownGate.join(', ')}`);
+  process.stdout.write(
+    opts.format === 'json' ? `${JSON.stringify(e, null, 2)}\n` : opts.format === 'markdown' ? markdownSummary(e, gating) : textSummary(e, gating),
+  );
+  if (e.status !== 'completed') process.exitCode = EXIT_INCOMPLETE;
+  else if (opts.failIfWorse === true && worseOn(e, gating).length > 0) process.exitCode = EXIT_WORSE;
+}
+
+/** `promptline eval run`: an evaluation started, followed to its end, summarised, and gated for CI. */
+export function addEvalCommands(program: Command): Command {
+  const evaluation = program.command('eval').description('evaluate prompt versions on a dataset (over HTTP too)');
+  evaluation
+    .command('run')
+    .description(
+      'compare a candidate version with a baseline on a dataset (as POST /evaluations), follow it to its end and print the comparison; exit 1 with --fail-if-worse when the candidate is significantly worse on a gating evaluator, 2 when the evaluation did not complete',
+    )
+    .option('--project <name>', 'project name (local database only, default "default"; over HTTP the API key\'s project)')
+    .requiredOption('--prompt <prompt_id>', 'the prompt whose versions are compared')
+    .option('--candidate <version>', 'the candidate: a version number or a label')
+    .option(
+      '--candidate-file <file>',
+      'the candidate as a prompt file (prompts/<id>.prompt.yaml): a version with its content, else pushed as a new version with no label',
+    )
+    .option('--baseline <version>', 'the baseline: a version number or a label', 'production')
+    .requiredOption('--dataset <dataset_id>', 'the dataset')
+    .option('--dataset-version <n>', "the dataset's version (default its latest)", (v) => Math.trunc(positive(v)))
+    .requiredOption('--evaluator <evaluator_id>', 'an evaluator (repeat for several)', collect)
+    .option('--gate <evaluator_id>', 'an evaluator that gates --fail-if-worse (repeat; default: every --evaluator)', collect)
+    .option('--concurrency <n>', 'model calls at once (default 4)', (v) => Math.trunc(positive(v)))
+    .option('--budget <usd>', 'stop once the cost reaches this many US dollars', positive)
+    .option('--fail-if-worse', 'exit 1 when the candidate is significantly worse (p < 0.05) on a gating evaluator')
+    .addOption(new Option('--format <format>', 'text, markdown (a pull-request comment) or json').choices(['text', 'markdown', 'json']).default('text'))
+    .option('--no-progress', 'no progress bar on standard error')
+    .action((opts: RunOptions) => withApi(opts, (api) => run(api, opts)));
+  return program;
+}
