@@ -45,6 +45,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webho
 import { createExperimentSignalWatcher, type ExperimentSignalWatcher } from './modules/webhooks/experimentSignals.js';
 import { SERVICE_VERSION } from './version.js';
 import { datasetFacts } from './modules/datasets/datasets.service.js';
+import { storeEvaluationRun } from './modules/runs/runs.service.js';
 import { createServices } from './services.js';
 import { CLI_ACTOR } from './modules/changes/changeLog.js';
 
@@ -270,6 +271,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   // CLI's in-process app has no timer: it runs the evaluations it queues (`eval run` without --url).
   const evaluationRunner = createEvaluationRunner(store, {
     call: (projectId, promptId, version, inputs) => runService.runForEvaluation(projectId, promptId, version, inputs),
+    storeRun: storeEvaluationRun,
     items: datasetFacts.items,
     log: app.log,
     leaseMs: config.evaluationLeaseMs,

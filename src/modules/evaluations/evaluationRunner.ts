@@ -4,7 +4,8 @@ import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { ModelCallError } from '../../providers/errors.js';
 import { compileScorer, type RuleDefinition, type Scorer } from '../evaluators/scorers/index.js';
-import type { EvaluationCall } from '../runs/runs.service.js';
+import type { EvaluationCall, RunRecord } from '../runs/runs.service.js';
+import type { Sql } from '../../db/sql.js';
 import * as repo from './evaluations.repo.js';
 import type { EvaluationPorts } from './evaluations.service.js';
 import { judge } from './judge.js';
@@ -22,6 +23,8 @@ interface Log {
 export interface RunnerDeps {
   /** One model call, stored as an evaluation run (runs.runForEvaluation). */
   call(projectId: string, promptId: string, version: number, inputs: Record<string, unknown>): Promise<EvaluationCall>;
+  /** Stores a successful run of the evaluation, in the transaction of its item's result. */
+  storeRun(db: Sql, projectId: string, run: RunRecord): Promise<void>;
   items: EvaluationPorts['datasets']['items'];
   log: Log;
   leaseMs?: number;
@@ -56,7 +59,7 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
           continue;
         }
         // A render failure (an item without a variable the version needs): no call was made.
-        return { run_id: '', output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0 };
+        return { run_id: '', output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0, unstored: null };
       }
     }
   }
@@ -68,6 +71,7 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
     const answer = await callOnce(row.project_id, row.prompt_id, version, inputs);
     const scores: Record<string, repo.StoredScore> = {};
     const judgeRunIds: string[] = [];
+    const runs = answer.unstored === null ? [] : [answer.unstored];
     let cost = answer.cost_nano_usd;
     for (const e of row.evaluators) {
       if (answer.output === null) {
@@ -81,14 +85,17 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
         );
         scores[e.evaluator_id] = judged.score;
         judgeRunIds.push(...judged.runIds.filter((id) => id !== ''));
+        runs.push(...judged.unstored);
         cost += judged.costNanoUsd;
       } else {
         const s = scorers.get(e.evaluator_id)!({ output: answer.output, expected: item?.expected ?? undefined });
         scores[e.evaluator_id] = 'error' in s ? { error: s.error } : { score: s.score, passed: s.passed, reasoning: s.reason ?? null };
       }
     }
-    await store.writer.write((db) =>
-      repo.finishWork(db, row.project_id, row.id, owner, {
+    // The runs and the item's result in one transaction: one commit per item.
+    await store.writer.write(async (db) => {
+      for (const r of runs) await deps.storeRun(db, row.project_id, r);
+      await repo.finishWork(db, row.project_id, row.id, owner, {
         seq: w.seq,
         side: w.side,
         run_id: answer.run_id === '' ? null : answer.run_id,
@@ -98,8 +105,8 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
         judge_run_ids: judgeRunIds,
         cost_nano_usd: cost,
         at: isoNow(store.clock),
-      }),
-    );
+      });
+    });
     return cost;
   }
 

@@ -96,6 +96,7 @@ export const EvaluationSchema = Type.Object(
     versions: Type.Object({ candidate: VersionSide, baseline: VersionSide }),
     dataset_id: Type.String(),
     dataset_version: Type.Integer(),
+    evaluator_ids: Type.Array(Type.String()),
     concurrency: Type.Integer(),
     budget_usd: Nullable(Type.Number()),
     progress: Type.Object({

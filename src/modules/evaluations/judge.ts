@@ -6,7 +6,7 @@
  * evaluation goes on.
  */
 import { parseJudgeAnswer, type JudgeScale } from '../evaluators/scorers/judgeAnswer.js';
-import type { EvaluationCall } from '../runs/runs.service.js';
+import type { EvaluationCall, RunRecord } from '../runs/runs.service.js';
 import type { FrozenEvaluator, StoredScore } from './evaluations.repo.js';
 
 /** Attempts per item: the first and two retries. */
@@ -17,6 +17,8 @@ export type Call = (promptId: string, version: number, inputs: Record<string, un
 export interface Judged {
   score: StoredScore;
   runIds: string[];
+  /** The judge's successful runs, to store with the item's result. */
+  unstored: RunRecord[];
   costNanoUsd: number;
 }
 
@@ -31,11 +33,13 @@ export async function judge(
   const s = evaluator.settings;
   const variables = { rubric: s.rubric, input: JSON.stringify(item.inputs), output, expected: asText(item.expected) };
   const runIds: string[] = [];
+  const unstored: RunRecord[] = [];
   let costNanoUsd = 0;
   let last = '';
   for (let attempt = 1; attempt <= JUDGE_ATTEMPTS; attempt++) {
     const answer = await call(s.prompt_id as string, s.judge_version as number, variables);
     runIds.push(answer.run_id);
+    if (answer.unstored !== null) unstored.push(answer.unstored);
     costNanoUsd += answer.cost_nano_usd;
     if (answer.output === null) {
       last = answer.error ?? 'the judge call failed';
@@ -46,7 +50,7 @@ export async function judge(
       last = verdict.error;
       continue;
     }
-    return { score: { score: verdict.score, passed: verdict.passed, reasoning: verdict.reasoning ?? null }, runIds, costNanoUsd };
+    return { score: { score: verdict.score, passed: verdict.passed, reasoning: verdict.reasoning ?? null }, runIds, unstored, costNanoUsd };
   }
-  return { score: { error: `judge error after ${JUDGE_ATTEMPTS} attempts: ${last}`, judge_error: true }, runIds, costNanoUsd };
+  return { score: { error: `judge error after ${JUDGE_ATTEMPTS} attempts: ${last}`, judge_error: true }, runIds, unstored, costNanoUsd };
 }

@@ -202,10 +202,11 @@ export function createRunService(deps: {
 
     /**
      * One model call of an evaluation (src/modules/evaluations): a chosen version rendered with an
-     * item's inputs, run on its own model and stored as a run of source 'evaluation' (never part of
-     * an experiment, left out of a prompt's stats). A failed call is stored too; either way the
-     * stored run is answered, never thrown, so the evaluation records it as that item's result.
-     * A render failure (a variable the item lacks) makes no call and no run: it is thrown.
+     * item's inputs, run on its own model, as a run of source 'evaluation' (never part of an
+     * experiment, left out of a prompt's stats). A successful run is answered unstored, for the
+     * evaluation to store in the same transaction as the item's result (`storeEvaluationRun`): one
+     * commit per item, not two. A failed call is stored at once. A render failure (a variable the
+     * item lacks) makes no call and no run: it is thrown, as is an overloaded gateway (busy).
      */
     async runForEvaluation(projectId: string, promptId: string, number: number, inputs: Record<string, unknown>): Promise<EvaluationCall> {
       const { run, request } = await chosenRun(projectId, promptId, number, { inputs }, new AbortController());
@@ -217,11 +218,10 @@ export function createRunService(deps: {
         // An overloaded gateway reached no provider: nothing ran, the evaluation may try again.
         if (error instanceof ModelCallError && error.kind === 'busy') throw error;
         await storeFailure(store, projectId, evaluationRun, error);
-        return { run_id: run.id, output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0 };
+        return { run_id: run.id, output: null, error: error instanceof Error ? error.message : String(error), cost_nano_usd: 0, unstored: null };
       }
       const stored = withResult(evaluationRun, result);
-      await store.writer.write((db) => insertRun(db, projectId, stored));
-      return { run_id: stored.id, output: stored.output, error: null, cost_nano_usd: stored.cost_nano_usd };
+      return { run_id: stored.id, output: stored.output, error: null, cost_nano_usd: stored.cost_nano_usd, unstored: stored };
     },
 
     /**
@@ -269,10 +269,17 @@ export function createRunService(deps: {
 
 export type RunService = ReturnType<typeof createRunService>;
 
-/** What an evaluation keeps of one model call: the stored run's id, its output or error, and its cost. */
+/** What an evaluation keeps of one model call: the run's id, its output or error, its cost, and the run to store when it succeeded. */
 export interface EvaluationCall {
   run_id: string;
   output: string | null;
   error: string | null;
   cost_nano_usd: number;
+  /** The successful run, not yet stored: the evaluation stores it with the item's result. */
+  unstored: RunRecord | null;
 }
+
+export type { RunRecord };
+
+/** Stores an evaluation's successful run, in the evaluation's own transaction. */
+export const storeEvaluationRun = (db: Sql, projectId: string, run: RunRecord): Promise<void> => insertRun(db, projectId, run);
