@@ -21,6 +21,8 @@ import { createResultsRunner } from './modules/results/resultsRunner.js';
 import { createRunTextRetention, type RunTextRetention } from './modules/runs/textRetention.js';
 import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
+import { createOnlineScorer, type OnlineScorer } from './modules/onlineScoring/onlineScorer.js';
+import { evaluatorFacts } from './modules/evaluators/evaluators.service.js';
 import { createEvaluationRunner, type EvaluationRunner } from './modules/evaluations/evaluationRunner.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
@@ -43,6 +45,8 @@ const EVALUATION_POLL_MS = 1_000;
 const SIGNAL_INTERVAL_MS = 60_000;
 /** How often the scheduler looks for a rollout or bandit check that fell due (each is due hourly). */
 const SCHEDULER_POLL_MS = 30_000;
+/** How often attached evaluators score the live runs that settled since their last pass. */
+const ONLINE_SCORING_POLL_MS = 2_000;
 
 export interface AppDeps {
   clock?: Clock;
@@ -56,6 +60,8 @@ export interface AppDeps {
   webhookTimers?: boolean;
   /** false: no timer runs the scheduler's passes; the caller does (`scheduler.runDue()`), as tests that drive the clock. */
   schedulerTimers?: boolean;
+  /** How far behind the newest runs online scoring stays (default 5 minutes); tests set 0 and step it with `onlineScorer.scoreDue()` (timers off with webhookTimers: false). */
+  onlineScoringSettleMs?: number;
   /**
    * The CLI's own app on the local database (src/cli/api/local.ts), called in-process, never listening:
    * requests with this token are the operator's (http/operator.ts). It also leaves out what only a
@@ -80,6 +86,8 @@ export interface PromptlineApp {
   webhooks: { dispatcher: WebhookDispatcher; signals: ExperimentSignalWatcher };
   /** Checks running rollouts and bandits (also on a timer, unless schedulerTimers is false). */
   scheduler: Scheduler;
+  /** Scores the sampled live runs of prompts with attached evaluators (also on a timer). */
+  onlineScorer: OnlineScorer;
   /** The background runner of evaluations (docs/evaluations.md): it also runs on a timer in a server. */
   evaluations: EvaluationRunner;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
@@ -174,35 +182,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     );
   }
 
-  const retention =
-    config.runTextRetentionDays === null || deps.operatorToken !== undefined ? null : createRunTextRetention(store, config.runTextRetentionDays, projects);
+  // The background passes, each on its own timer (unref'd, cleared first on close); a pass that
+  // fails is logged, never thrown. `when` false: the caller steps it by hand (tests), or the CLI's app.
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, what: string, pass: () => Promise<unknown>, when: boolean) => {
+    if (!when) return;
+    const timer = setInterval(() => void pass().catch((error: unknown) => app.log.warn({ err: error }, `${what} failed`)), ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  const server = deps.operatorToken === undefined;
+
+  const retention = config.runTextRetentionDays === null || !server ? null : createRunTextRetention(store, config.runTextRetentionDays, projects);
   let sweeping: Promise<unknown> = Promise.resolve();
-  const sweepTimer =
-    retention === null
-      ? null
-      : setInterval(() => {
-          sweeping = sweeping.then(() => retention.sweepOnce()).catch((error: unknown) => app.log.warn({ err: error }, 'run text retention failed'));
-        }, RETENTION_INTERVAL_MS);
-  sweepTimer?.unref();
+  // One sweep at a time: each pass waits for the one before (whose failure its own pass logged).
+  every(RETENTION_INTERVAL_MS, 'run text retention', () => (sweeping = sweeping.catch(() => undefined).then(() => retention?.sweepOnce())), retention !== null);
 
   const dispatcher = createWebhookDispatcher(store, { allowPrivate: config.webhooksAllowPrivate, log: app.log, version: SERVICE_VERSION });
   const signals = createExperimentSignalWatcher(store, runningExperimentIds, (projectId, experimentId) => results.results(projectId, experimentId, {}));
-  const webhookTimers =
-    deps.webhookTimers === false
-      ? []
-      : [
-          setInterval(() => dispatcher.deliverDue().catch((error: unknown) => app.log.warn({ err: error }, 'webhook delivery pass failed')), WEBHOOK_POLL_MS),
-          setInterval(() => signals.checkOnce().catch((error: unknown) => app.log.warn({ err: error }, 'experiment signal check failed')), SIGNAL_INTERVAL_MS),
-        ];
-  for (const timer of webhookTimers) timer.unref();
-
+  every(WEBHOOK_POLL_MS, 'webhook delivery pass', () => dispatcher.deliverDue(), deps.webhookTimers !== false);
+  every(SIGNAL_INTERVAL_MS, 'experiment signal check', () => signals.checkOnce(), deps.webhookTimers !== false);
+  const onlineScorer = createOnlineScorer(store, evaluatorFacts, { log: app.log, settleMs: deps.onlineScoringSettleMs });
+  every(ONLINE_SCORING_POLL_MS, 'online scoring pass', () => onlineScorer.scoreDue(), deps.webhookTimers !== false && server);
   const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log);
-  const schedulerTimer =
-    deps.schedulerTimers === false || deps.operatorToken !== undefined
-      ? null
-      : setInterval(() => scheduler.runDue().catch((error: unknown) => app.log.warn({ err: error }, 'scheduler pass failed')), SCHEDULER_POLL_MS);
-  schedulerTimer?.unref();
-
+  every(SCHEDULER_POLL_MS, 'scheduler pass', () => scheduler.runDue(), deps.schedulerTimers !== false && server);
   // Evaluation work yields to the event loop between items, so runtime requests come first. The
   // CLI's in-process app has no timer: it runs the evaluations it queues (`eval run` without --url).
   const evaluationRunner = createEvaluationRunner(store, {
@@ -212,24 +215,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     log: app.log,
     leaseMs: config.evaluationLeaseMs,
   });
-  const evaluationTimer =
-    deps.operatorToken === undefined
-      ? setInterval(() => evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'evaluation queue pass failed')), EVALUATION_POLL_MS)
-      : null;
-  evaluationTimer?.unref();
+  every(EVALUATION_POLL_MS, 'evaluation queue pass', () => evaluationRunner.poll(), server);
 
   const keyAccess = createAccessControl(keys, config.limits, sessions);
   const access: AccessCheck =
     deps.operatorToken === undefined
       ? keyAccess
       : { check: keyAccess.check, checkSession: keyAccess.checkSession, operator: operatorCaller(deps.operatorToken, CLI_ACTOR.keyName) };
-  if (deps.operatorToken !== undefined) keepThrownErrors(app);
+  if (!server) keepThrownErrors(app);
   // Aborted at the shutdown deadline, just before the connections still open are closed.
   const cutByShutdown = new AbortController();
   registerRoutes(app, access, services, { results, scheduler, cutByShutdown: cutByShutdown.signal });
   const feed = changeFeed;
   registerOperationsRoutes(app, createReadinessCheck(store, store.migrations, feed === null ? undefined : () => feed.freshness()));
-  if (deps.operatorToken === undefined) await registerConsole(app);
+  if (server) await registerConsole(app);
   await app.ready();
 
   return {
@@ -242,6 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     inputShapes,
     webhooks: { dispatcher, signals },
     scheduler,
+    onlineScorer,
     evaluations: evaluationRunner,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
@@ -267,13 +267,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       if (store.writer.storageFailure !== null) {
         app.log.warn({ err: store.writer.storageFailure }, 'shutting down while the storage refuses writes: exposure counts of the last second may be lost');
       }
-      if (sweepTimer !== null) clearInterval(sweepTimer);
+      for (const timer of timers) clearInterval(timer);
       await step('finishing the retention sweep', () => sweeping);
-      for (const timer of webhookTimers) clearInterval(timer);
       await step('stopping webhook deliveries', () => dispatcher.close());
-      if (schedulerTimer !== null) clearInterval(schedulerTimer);
+      await step('finishing online scoring', () => onlineScorer.close());
       await step('stopping the scheduler', () => scheduler.close());
-      if (evaluationTimer !== null) clearInterval(evaluationTimer);
       // Calls in flight finish and are recorded; the leases are released for the next start.
       await step('stopping evaluations', () => evaluationRunner.close());
       await step('closing the server', () => app.close());
@@ -285,7 +283,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       await step('closing provider connections', () => gateway.close());
       const { sqlite } = store;
       // The CLI's app leaves the WAL to the server that may be running on the same file, as the CLI always has.
-      if (sqlite !== null && deps.operatorToken === undefined) await step('checkpointing the WAL', () => sqlite.pragma('wal_checkpoint(TRUNCATE)'));
+      if (sqlite !== null && server) await step('checkpointing the WAL', () => sqlite.pragma('wal_checkpoint(TRUNCATE)'));
       await step('closing the database', () => store.close());
     },
   };

@@ -7,6 +7,7 @@ import { registerEvaluatorRoutes } from './modules/evaluators/evaluators.routes.
 import { registerExperimentRoutes } from './modules/experiments/experiments.routes.js';
 import { registerImpactRoutes } from './modules/inputs/impact.routes.js';
 import { registerKeyRoutes } from './modules/keys/keys.routes.js';
+import { registerOnlineScoringRoutes } from './modules/onlineScoring/onlineScoring.routes.js';
 import { registerOutcomeRoutes } from './modules/outcomes/outcomes.routes.js';
 import { registerPromptRoutes } from './modules/prompts/prompts.routes.js';
 import { registerSyncRoutes } from './modules/prompts/sync.routes.js';
@@ -47,5 +48,6 @@ export function registerRoutes(app: FastifyInstance, access: AccessCheck, servic
   registerWebhookRoutes(app, access, services.webhooks);
   registerDatasetRoutes(app, access, services.datasets);
   registerEvaluatorRoutes(app, access, services.evaluators);
+  registerOnlineScoringRoutes(app, access, services.onlineScoring);
   registerEvaluationRoutes(app, access, services.evaluations, extras.cutByShutdown);
 }

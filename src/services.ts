@@ -33,6 +33,7 @@ import { createImpactService } from './modules/inputs/impact.service.js';
 import { createInputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { promptRequirements } from './modules/prompts/requirements.js';
 import { runningExperimentOn } from './modules/experiments/runningExperiment.js';
+import { createOnlineScoringService } from './modules/onlineScoring/onlineScoring.service.js';
 import { createDatasetService, datasetFacts } from './modules/datasets/datasets.service.js';
 import { createEvaluatorService, evaluatorFacts } from './modules/evaluators/evaluators.service.js';
 import { createEvaluationService } from './modules/evaluations/evaluations.service.js';
@@ -101,6 +102,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }),
     /** A judge evaluator names a prompt of the project. */
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
+    /** Evaluators attached to a prompt score a sample of its live runs (the scorer runs in app.ts). */
+    onlineScoring: createOnlineScoringService(store, changeLog, promptFacts, evaluatorFacts),
     /** Evaluations read prompts, datasets and evaluators; the server's runner (app.ts) does their work. */
     evaluations: createEvaluationService(store, { prompts: promptFacts, datasets: datasetFacts, evaluators: evaluatorFacts }, options.onEvaluationQueued),
     /** Computed on this connection; the server computes its reports in the results worker instead. */

@@ -39,6 +39,8 @@ export const COPY_TABLES = [
   'dataset_items',
   'evaluators',
   'evaluator_versions',
+  'online_evaluators',
+  'run_scores',
   'evaluations',
   'evaluation_items',
 ] as const;

@@ -19,6 +19,7 @@ let server: RunningServer;
 let browser: Browser;
 let runId: string;
 let webhookId: string;
+let evaluationId: string;
 
 interface ConsolePage {
   name: string;
@@ -42,6 +43,11 @@ const PAGES: ConsolePage[] = [
   { name: 'audit log', path: () => '/audit', ready: (page) => page.locator('table.audit tbody tr').first().waitFor() },
   { name: 'webhooks', path: () => '/webhooks', ready: (page) => page.locator('table.webhooks tbody tr').first().waitFor() },
   { name: 'a webhook', path: () => `/webhooks/${webhookId}`, ready: (page) => page.locator('h1.webhook-title').waitFor() },
+  { name: 'datasets', path: () => '/datasets', ready: (page) => page.locator('table.datasets tbody tr').first().waitFor() },
+  { name: 'a dataset', path: () => '/datasets/a11y-questions', ready: (page) => page.locator('table.dataset-items tbody tr').first().waitFor() },
+  { name: 'evaluators', path: () => '/evaluators', ready: (page) => page.locator('table.evaluators tbody tr').first().waitFor() },
+  { name: 'evaluations', path: () => '/evaluations', ready: (page) => page.locator('table.evaluations tbody tr').first().waitFor() },
+  { name: 'an evaluation', path: () => `/evaluations/${evaluationId}`, ready: (page) => page.locator('table.evaluation-items tbody tr').first().waitFor() },
 ];
 
 const SETTINGS = [
@@ -83,6 +89,25 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
       body: JSON.stringify({ url: 'https://example.com/hook', events: ['prompt.label_moved'], description: 'ops' }),
     });
     webhookId = ((await hook.json()) as { webhook_id: string }).webhook_id;
+    for (const [path, body] of [
+      ['/datasets', { dataset_id: 'a11y-questions', description: 'help desk' }],
+      ['/datasets/a11y-questions/items', { items: [{ inputs: { question: 'Can I get a refund?' }, expected: 'Within 30 days.' }] }],
+      ['/evaluators', { evaluator_id: 'short', kind: 'length', max_chars: 200 }],
+    ] as const) {
+      const made = await fetch(`${server.origin}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(made.status).toBe(201);
+    }
+    const evaluation = await fetch(`${server.origin}/evaluations`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt_id: DEMO_PROMPT, versions: [2, 1], dataset_id: 'a11y-questions', evaluators: ['short'] }),
+    });
+    expect(evaluation.status).toBe(202);
+    evaluationId = ((await evaluation.json()) as { evaluation_id: string }).evaluation_id;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

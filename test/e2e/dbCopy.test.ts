@@ -49,7 +49,7 @@ const fileHash = (file: string) => createHash('sha256').update(fs.readFileSync(f
 const copy = (from: string, to: string) => cli(['db', 'copy', '--from', from, '--to', to], { LOG_LEVEL: 'silent' });
 
 beforeAll(async () => {
-  const t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' }, { webhookTimers: false });
+  const t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' }, { webhookTimers: false, onlineScoringSettleMs: 0 });
   try {
     const runtime = await t.keyFor('runtime');
     await t.request('POST', '/keys', { body: { name: 'ops', role: 'read', rate_limit_per_minute: 120 } });
@@ -70,6 +70,9 @@ beforeAll(async () => {
     });
     expect(experiment.status).toBe(201);
     await t.request('POST', '/experiments/x1/start');
+    // An evaluator scoring every live run (online_evaluators, and run_scores once scored below).
+    expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'live', kind: 'length', max_chars: 12 } })).status).toBe(201);
+    expect((await t.request('POST', '/prompts/greet/online_evaluators', { body: { evaluator_id: 'live', sample_rate: 1 } })).status).toBe(201);
     for (let i = 0; i < 40; i++) {
       const run = await t.request('POST', '/run_prompt', {
         key: runtime,
@@ -91,6 +94,7 @@ beforeAll(async () => {
     await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'x ✓' }, expected: { a: 1 }, metadata: { m: true } }] } });
     expect((await t.request('POST', '/datasets/ds/from_runs', { body: { prompt_id: 'greet', limit: 5 } })).status).toBe(201);
     expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'regex', pattern: '^Hi' } })).status).toBe(201);
+    await t.onlineScorer.scoreDue();
     const evaluation = await t.request('POST', '/evaluations', { body: { prompt_id: 'greet', versions: [1, 1], dataset_id: 'ds', evaluators: ['ev'] } });
     expect(evaluation.status).toBe(202);
     await t.evaluations.poll();

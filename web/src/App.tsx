@@ -6,6 +6,7 @@ import { forgetSession, SESSION_QUERY, type SignedIn, signOut, useSession } from
 import { KeysPage } from './pages/KeysPage';
 import { AuditRoute, WebhookRoute, WebhooksRoute } from './pages/lazyAdmin';
 import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
+import { DatasetRoute, DatasetsRoute, EvaluationRoute, EvaluationsRoute, EvaluatorsRoute } from './pages/lazyEvaluations';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
 import { RunPage } from './pages/RunPage';
@@ -86,6 +87,9 @@ function Shell({ signedIn, focusFirst, onSignOut }: { signedIn: SignedIn; focusF
           <Link href="/prompts">Prompts</Link>
           <Link href="/experiments">Experiments</Link>
           <Link href="/runs">Runs</Link>
+          <Link href="/datasets">Datasets</Link>
+          <Link href="/evaluators">Evaluators</Link>
+          <Link href="/evaluations">Evaluations</Link>
           {role === 'admin' && <Link href="/keys">Keys</Link>}
           {role === 'admin' && <Link href="/audit">Audit log</Link>}
           {role === 'admin' && <Link href="/webhooks">Webhooks</Link>}
@@ -103,7 +107,7 @@ function Shell({ signedIn, focusFirst, onSignOut }: { signedIn: SignedIn; focusF
             <PromptsPage role={role} />
           </Route>
           <Route path="/prompts/:id">{(params) => <PromptPage promptId={params.id} role={role} />}</Route>
-          <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} />}</Route>
+          <Route path="/prompts/:id/versions/:version">{(params) => <VersionPage promptId={params.id} version={Number(params.version)} role={role} />}</Route>
           <Route path="/experiments">
             <ExperimentsRoute role={role} />
           </Route>
@@ -112,6 +116,17 @@ function Shell({ signedIn, focusFirst, onSignOut }: { signedIn: SignedIn; focusF
             <RunsPage />
           </Route>
           <Route path="/runs/:id">{(params) => <RunPage runId={params.id} />}</Route>
+          <Route path="/datasets">
+            <DatasetsRoute role={role} />
+          </Route>
+          <Route path="/datasets/:id">{(params) => <DatasetRoute datasetId={params.id} role={role} />}</Route>
+          <Route path="/evaluators">
+            <EvaluatorsRoute />
+          </Route>
+          <Route path="/evaluations">
+            <EvaluationsRoute />
+          </Route>
+          <Route path="/evaluations/:id">{(params) => <EvaluationRoute evaluationId={params.id} />}</Route>
           <Route path="/keys">
             <KeysPage role={role} signedInKeyId={signedIn.key_id} />
           </Route>

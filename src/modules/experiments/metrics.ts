@@ -12,12 +12,14 @@ import { Nullable } from '../../lib/schemas.js';
 
 export const OUTCOME_KINDS = ['success_rate', 'mean'] as const;
 const RUN_KINDS = ['latency_ms', 'ttft_ms', 'cost_usd', 'error_rate', 'total_tokens', 'schema_valid_rate'] as const;
+const EVALUATOR_KINDS = ['mean_score', 'pass_rate'] as const;
 export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 export type RunKind = (typeof RUN_KINDS)[number];
-export type MetricKindName = OutcomeKind | RunKind;
+export type EvaluatorMetricKind = (typeof EVALUATOR_KINDS)[number];
+export type MetricKindName = OutcomeKind | RunKind | EvaluatorMetricKind;
 
 /** Kinds whose per-user value is a 0/1 share: they cannot be capped. */
-const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate', 'schema_valid_rate']);
+const RATE_KINDS: ReadonlySet<MetricKindName> = new Set(['success_rate', 'error_rate', 'schema_valid_rate', 'pass_rate']);
 /** Runs kinds where more is better (the default direction of runs metrics is lower). */
 const HIGHER_RUN_KINDS: ReadonlySet<MetricKindName> = new Set(['schema_valid_rate']);
 const isRateKind = (kind: MetricKindName) => RATE_KINDS.has(kind);
@@ -34,6 +36,8 @@ const KIND_DESCRIPTIONS: Record<MetricKindName, string> = {
   total_tokens: "runs: mean over users with runs of each user's mean total tokens per run",
   schema_valid_rate:
     "runs: mean over users with checked runs of each user's share of outputs that satisfied the version's json response_format (runs without one, failed runs and answers of tool calls alone are not counted); higher is better",
+  mean_score: "evaluator: mean over users with scored runs of each user's mean score per scored run (online scoring: docs/evaluations.md)",
+  pass_rate: "evaluator: mean over users with scored runs of each user's share of scored runs that passed",
 };
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
@@ -43,7 +47,7 @@ const literals = <T extends string>(values: readonly T[], description: string) =
   );
 
 export const MetricKindSchema = literals(
-  [...OUTCOME_KINDS, ...RUN_KINDS],
+  [...OUTCOME_KINDS, ...RUN_KINDS, ...EVALUATOR_KINDS],
   Object.entries(KIND_DESCRIPTIONS)
     .map(([k, d]) => `${k}: ${d}`)
     .join('; '),
@@ -68,11 +72,19 @@ const CapSchema = Type.Unsafe<Cap>({
 });
 
 export const MetricInputSchema = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'how the metric is shown; default "<event_type>:<kind>" or "runs:<kind>"' })),
-  source: Type.Optional(
-    literals(['outcomes', 'runs'] as const, 'outcomes (default): the event type the application tracks; runs: what Promptline measured on every run'),
+  name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'how the metric is shown; default "<event_type>:<kind>", "runs:<kind>" or "<evaluator>:<kind>"' }),
   ),
-  event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'required for outcome metrics; absent for runs metrics' })),
+  source: Type.Optional(
+    literals(
+      ['outcomes', 'runs', 'evaluator'] as const,
+      "outcomes (default): the event type the application tracks; runs: what Promptline measured on every run; evaluator: the online scores of an evaluator attached to the experiment's prompt",
+    ),
+  ),
+  event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'required for outcome metrics; absent for the others' })),
+  evaluator: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, description: 'required for evaluator metrics: the evaluator whose online scores are read' }),
+  ),
   kind: MetricKindSchema,
   role: RoleSchema,
   direction: Type.Optional(DirectionSchema),
@@ -82,8 +94,9 @@ export type MetricInput = Static<typeof MetricInputSchema>;
 
 export const MetricSchema = Type.Object({
   name: Type.String(),
-  source: literals(['outcomes', 'runs'] as const, 'where the per-user values come from'),
+  source: literals(['outcomes', 'runs', 'evaluator'] as const, 'where the per-user values come from'),
   event_type: Nullable(Type.String()),
+  evaluator: Type.Optional(Type.String({ description: 'evaluator metrics only: whose online scores' })),
   kind: MetricKindSchema,
   role: RoleSchema,
   direction: DirectionSchema,
@@ -122,23 +135,29 @@ export function normaliseMetrics(inputs: readonly MetricInput[]): { metrics: Met
   const measures = new Set<string>();
   inputs.forEach((m, i) => {
     const source = m.source ?? 'outcomes';
-    const kinds: readonly string[] = source === 'runs' ? RUN_KINDS : OUTCOME_KINDS;
+    const kinds: readonly string[] = source === 'runs' ? RUN_KINDS : source === 'evaluator' ? EVALUATOR_KINDS : OUTCOME_KINDS;
     if (!kinds.includes(m.kind)) issues.push(issue([i, 'kind'], `a ${source} metric's kind is one of ${kinds.join(', ')}`));
     if (source === 'outcomes' && m.event_type === undefined) issues.push(issue([i, 'event_type'], 'an outcome metric needs its event_type'));
-    if (source === 'runs' && m.event_type !== undefined) issues.push(issue([i, 'event_type'], 'a runs metric has no event_type'));
+    if (source !== 'outcomes' && m.event_type !== undefined) issues.push(issue([i, 'event_type'], `a ${source} metric has no event_type`));
+    if (source === 'evaluator' && m.evaluator === undefined) issues.push(issue([i, 'evaluator'], 'an evaluator metric names its evaluator'));
+    if (source !== 'evaluator' && m.evaluator !== undefined) issues.push(issue([i, 'evaluator'], 'only an evaluator metric names an evaluator'));
+    // Scores are bounded (0–1, 1–5): there is no whale to cap.
+    if (source === 'evaluator' && m.cap !== undefined && m.cap !== null) issues.push(issue([i, 'cap'], 'an evaluator metric cannot be capped'));
     if (m.role === 'primary' && metrics.some((d) => d.role === 'primary')) issues.push(issue([i, 'role'], 'at most one metric can be primary'));
-    const eventType = source === 'runs' ? null : (m.event_type ?? null);
-    const measure = `${source}\u0000${eventType}\u0000${m.kind}`;
+    const eventType = source === 'outcomes' ? (m.event_type ?? null) : null;
+    const evaluator = source === 'evaluator' ? m.evaluator : undefined;
+    const measure = `${source}\u0000${eventType ?? evaluator}\u0000${m.kind}`;
     if (measures.has(measure)) issues.push(issue([i], 'this metric is declared twice'));
     measures.add(measure);
-    const name = m.name ?? `${eventType ?? 'runs'}:${m.kind}`;
+    const name = m.name ?? `${eventType ?? evaluator ?? 'runs'}:${m.kind}`;
     if (names.has(name)) issues.push(issue([i, 'name'], `metric name '${name}' is used twice`));
     names.add(name);
-    const cap = checkCap(m.cap, i, m.kind, issues);
+    const cap = source === 'evaluator' ? null : checkCap(m.cap, i, m.kind, issues);
     metrics.push({
       name,
       source,
       event_type: eventType,
+      ...(evaluator === undefined ? {} : { evaluator }),
       kind: m.kind,
       role: m.role,
       direction: m.direction ?? (source === 'runs' && !HIGHER_RUN_KINDS.has(m.kind) ? 'lower' : 'higher'),

@@ -152,6 +152,7 @@ export function metricView(metric: Compared, ctx: ViewContext, adjusted: Readonl
     name: def.name,
     source: def.source,
     event_type: def.event_type,
+    ...(def.evaluator === undefined ? {} : { evaluator: def.evaluator }),
     kind: def.kind,
     role: def.role,
     direction: def.direction,

@@ -1,6 +1,6 @@
 import { jsonColumns, jsonRows } from '../../db/jsonColumns.js';
 import type { Sql } from '../../db/sql.js';
-import type { RunKind } from '../experiments/metrics.js';
+import type { EvaluatorMetricKind, RunKind } from '../experiments/metrics.js';
 import { covariateParams, covariateSql, type Covariate } from '../experiments/covariate.js';
 
 /**
@@ -53,6 +53,31 @@ export async function runsMetric(db: Sql, projectId: string, experimentId: strin
       WHERE project_id = @project AND experiment_id = @experiment AND variant = @variant AND external_user_id IS NOT NULL${RUN_FILTER[kind] ?? ''}
       GROUP BY external_user_id) AS per_user`,
     { project: projectId, experiment: experimentId, variant, cap },
+  ))!;
+}
+
+/**
+ * An evaluator metric in one variant, over the users with at least one scored run: each user's
+ * mean score (or share of passes) over their runs the evaluator scored online. Runs it could not
+ * score (an error) are left out, as in an evaluation: an error is never a fail.
+ */
+export async function evaluatorMetric(
+  db: Sql,
+  projectId: string,
+  experimentId: string,
+  variant: string,
+  evaluatorId: string,
+  kind: EvaluatorMetricKind,
+): Promise<UserSums> {
+  const value = kind === 'pass_rate' ? asDouble('s.passed') : asDouble('s.score');
+  return (await db.get<UserSums>(
+    `SELECT count(*) AS users, coalesce(sum(y), 0) AS sum, coalesce(sum(y * y), 0) AS sum_squares FROM (
+      SELECT ${value} AS y FROM runs r
+      JOIN run_scores s ON s.project_id = r.project_id AND s.run_id = r.id AND s.evaluator_id = @evaluator
+      WHERE r.project_id = @project AND r.experiment_id = @experiment AND r.variant = @variant AND r.external_user_id IS NOT NULL
+        AND s.score IS NOT NULL${kind === 'pass_rate' ? ' AND s.passed IS NOT NULL' : ''}
+      GROUP BY r.external_user_id) AS per_user`,
+    { project: projectId, experiment: experimentId, variant, evaluator: evaluatorId },
   ))!;
 }
 

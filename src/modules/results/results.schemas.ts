@@ -107,9 +107,12 @@ const ComparisonSchema = Type.Object({
 export type ComparisonView = Static<typeof ComparisonSchema>;
 
 const MetricSchema = Type.Object({
-  name: Type.String({ description: 'the declared name, or "<event_type>:<kind>" / "runs:<kind>"' }),
-  source: Type.Union([Type.Literal('outcomes'), Type.Literal('runs')], { description: 'outcomes the app tracks, or what Promptline measured on runs' }),
-  event_type: Nullable(Type.String({ description: 'null for runs metrics' })),
+  name: Type.String({ description: 'the declared name, or "<event_type>:<kind>" / "runs:<kind>" / "<evaluator>:<kind>"' }),
+  source: Type.Union([Type.Literal('outcomes'), Type.Literal('runs'), Type.Literal('evaluator')], {
+    description: "outcomes the app tracks, what Promptline measured on runs, or an evaluator's online scores",
+  }),
+  event_type: Nullable(Type.String({ description: 'null for runs and evaluator metrics' })),
+  evaluator: Type.Optional(Type.String({ description: 'evaluator metrics only: whose online scores' })),
   kind: MetricKindSchema,
   role: Type.Union([Type.Literal('primary'), Type.Literal('secondary'), Type.Literal('guardrail'), Type.Literal('exploratory')], {
     description: 'exploratory: an event type no metric declares, reported only with explore',

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/sql.js';
 import type { ExperimentView } from '../experiments/experiments.schemas.js';
-import type { MetricDef, RunKind } from '../experiments/metrics.js';
+import type { EvaluatorMetricKind, MetricDef, RunKind } from '../experiments/metrics.js';
 import { percentileCap } from '../../stats/index.js';
 import type { MetricRead, ResultsReads } from './measurement.js';
 import * as sources from './metricSources.repo.js';
@@ -104,6 +104,10 @@ export async function readResults(db: Sql, projectId: string, e: ExperimentView,
       t === checkedType ? Promise.resolve(joinedRows!) : readEach(keys, (k) => repo.userRows(db, projectId, id, t, k)),
   );
   const readMetric = async (m: MetricDef): Promise<MetricRead> => {
+    if (m.source === 'evaluator') {
+      const kind = m.kind as EvaluatorMetricKind;
+      return { source: 'runs', cap: null, perVariant: await readEach(keys, (k) => sources.evaluatorMetric(db, projectId, id, k, m.evaluator!, kind)) };
+    }
     if (m.source === 'runs') {
       const kind = m.kind as RunKind;
       const cap =

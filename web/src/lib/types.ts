@@ -76,13 +76,24 @@ export interface Page<T> {
 // ---- Experiments and results (console-experiments) ----
 
 export type ExperimentStatus = Experiment['status'];
-export type MetricKind = 'success_rate' | 'mean' | 'latency_ms' | 'ttft_ms' | 'cost_usd' | 'error_rate' | 'total_tokens' | 'schema_valid_rate';
+export type MetricKind =
+  | 'success_rate'
+  | 'mean'
+  | 'latency_ms'
+  | 'ttft_ms'
+  | 'cost_usd'
+  | 'error_rate'
+  | 'total_tokens'
+  | 'schema_valid_rate'
+  | 'mean_score'
+  | 'pass_rate';
 export type Direction = 'higher' | 'lower';
 
 interface MetricDef {
   name: string;
-  source: 'outcomes' | 'runs';
+  source: 'outcomes' | 'runs' | 'evaluator';
   event_type: string | null;
+  evaluator?: string;
   kind: MetricKind;
   role: 'primary' | 'secondary' | 'guardrail';
   direction: Direction;
@@ -178,8 +189,9 @@ export interface Comparison {
 
 export interface MetricResult {
   name: string;
-  source: 'outcomes' | 'runs';
+  source: 'outcomes' | 'runs' | 'evaluator';
   event_type: string | null;
+  evaluator?: string;
   kind: MetricKind;
   role: 'primary' | 'secondary' | 'guardrail' | 'exploratory';
   direction: Direction;

@@ -1,15 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { api } from '../lib/api';
+import { api, type Role } from '../lib/api';
 import { describeSource, formatTime } from '../lib/format';
 import { messageText } from '../lib/runView';
-import type { Version } from '../lib/types';
+import type { Prompt, Version } from '../lib/types';
 import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote } from './parts';
+import { EvaluateAction } from './prompt/EvaluateAction';
 
-export function VersionPage({ promptId, version }: { promptId: string; version: number }) {
+export function VersionPage({ promptId, version, role }: { promptId: string; version: number; role: Role }) {
   const path = `/prompts/${encodeURIComponent(promptId)}`;
   const v = useQuery({ queryKey: ['version', promptId, version], queryFn: () => api<Version>('GET', `${path}/versions/${version}`) });
+  const prompt = useQuery({ queryKey: ['prompt', promptId], queryFn: () => api<Prompt>('GET', path), enabled: role === 'admin' });
+  const latest = prompt.data?.latest_version ?? null;
   if (v.isError) return <ErrorNote error={v.error} />;
   if (v.isPending) return <p className="loading">Loading…</p>;
   const d = v.data;
@@ -58,6 +61,7 @@ export function VersionPage({ promptId, version }: { promptId: string; version: 
         <pre className="template">{d.template}</pre>
       )}
       <ModelConfigView config={d} />
+      {role === 'admin' && latest !== null && latest > 1 && <EvaluateAction promptId={promptId} version={d.version} latest={latest} />}
     </section>
   );
 }
