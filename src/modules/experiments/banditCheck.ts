@@ -1,7 +1,8 @@
 import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
-import type { Actor, ChangeLog } from '../changes/changeLog.js';
+import type { ChangeLog } from '../changes/changeLog.js';
+import { idle, type Outcome, SCHEDULER } from './checkOutcome.js';
 import { insertAllocation, listAllocations, type AllocationRecord } from './bandit.repo.js';
 import { DEFAULT_BANDIT_SETTINGS } from './bandit.schemas.js';
 import { decideBandit, type BanditDecision } from './banditDecision.js';
@@ -12,25 +13,11 @@ import * as repo from './experiments.repo.js';
 import { toView } from './experimentModel.js';
 import type { ExperimentChanged, PromptFacts } from './experiments.service.js';
 
-/** Who the audit log names for what a check did on its own. */
-const SCHEDULER: Actor = Object.freeze({ keyId: null, keyName: 'scheduler' });
-
 /**
  * The experiments module's port to the results (which it must not import): each guardrail's sums per
  * variant, from the report the API shows. Wired in services.ts.
  */
 export type BanditGuardrails = (projectId: string, experimentId: string) => Promise<BanditGuardrailFacts>;
-
-/** What a check did, as the scheduler records it (its CheckOutcome). */
-interface Outcome {
-  action: string;
-  reason: string;
-  step: number | null;
-  percent: number | null;
-  figures: unknown;
-}
-
-const idle = (reason: string): Outcome => ({ action: 'none', reason, step: null, percent: null, figures: null });
 
 /**
  * A bandit's check (the scheduler's check function for type bandit, docs/rollouts-and-bandits.md,

@@ -1,31 +1,18 @@
 import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
-import type { Actor, ChangeLog } from '../changes/changeLog.js';
+import type { ChangeLog } from '../changes/changeLog.js';
+import { idle, type Outcome, SCHEDULER } from './checkOutcome.js';
 import * as repo from './experiments.repo.js';
 import { toView } from './experimentModel.js';
 import type { ExperimentChanged, PromptFacts } from './experiments.service.js';
 import { decideRollout, type RolloutDecision, type RolloutFacts } from './rolloutDecision.js';
-
-/** Who the audit log names for what a check did on its own. */
-const SCHEDULER: Actor = Object.freeze({ keyId: null, keyName: 'scheduler' });
 
 /**
  * The experiments module's port to the results (which it must not import): a rollout's exposed
  * users and its guardrails' sums per variant, from the report the API shows. Wired in services.ts.
  */
 export type RolloutFactsSource = (projectId: string, experimentId: string) => Promise<RolloutFacts>;
-
-/** What a check did, as the scheduler records it (its CheckOutcome). */
-interface Outcome {
-  action: string;
-  reason: string;
-  step: number | null;
-  percent: number | null;
-  figures: unknown;
-}
-
-const idle = (reason: string): Outcome => ({ action: 'none', reason, step: null, percent: null, figures: null });
 
 /**
  * A rollout's check (the scheduler's check function for type rollout): reads the results outside
