@@ -9,18 +9,6 @@ import type { RolloutState, RolloutStep } from '../../src/modules/experiments/ex
  * Seeded, so every figure is reproducible.
  */
 
-/** mulberry32: a small seeded generator, good enough for simulation. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function gaussian(random: () => number): number {
   const u = 1 - random();
   const v = random();

@@ -3,7 +3,7 @@ import { hashV2 } from '../../../src/modules/experiments/assignment.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenPrompt } from '../../support/fixtures.js';
-import { rng } from '../../support/rolloutSimulation.js';
+import { mulberry32 } from '../../support/prng.js';
 import { rolloutTimeline } from '../../../src/cli/rolloutTimeline.js';
 
 /**
@@ -22,7 +22,7 @@ const clock = { now: () => new Date(now) };
 const HOUR = 3_600_000;
 
 /** Which calls fail: the risky candidate's template fails 60% of its calls, every other version 20%. */
-const random = rng(7);
+const random = mulberry32(7);
 const failsOf = (body: unknown) => {
   const text = JSON.stringify((body as { messages?: unknown }).messages ?? '');
   return random() < (text.includes('risky two') ? 0.6 : 0.2);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { rng, simulateRollout, type SimOptions, type SimOutcome } from '../../support/rolloutSimulation.js';
+import { mulberry32 } from '../../support/prng.js';
+import { simulateRollout, type SimOptions, type SimOutcome } from '../../support/rolloutSimulation.js';
 
 /**
  * Rollouts simulated over the pure decision, checked every hour (docs/rollouts-and-bandits.md,
@@ -14,7 +15,7 @@ const production = { errorRate: 0.05, latencyMs: 800 };
 const base: Omit<SimOptions, 'candidate'> = { control: production, steps: DAY_STEPS, usersPerHour: 2000 };
 
 function many(count: number, options: SimOptions, seed: number): SimOutcome[] {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   return Array.from({ length: count }, () => simulateRollout(options, random));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

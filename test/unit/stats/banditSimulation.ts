@@ -3,19 +3,8 @@
  * users arrive in periods (one check per period), each new user follows the weights in force, their
  * outcome is a coin with the arm's true rate. Seeded throughout, so every run gives the same figures.
  */
+import { mulberry32 } from '../../support/prng.js';
 import { armPosterior, periodWeightedEstimates, probabilityBest, thompsonWeights, type ArmEstimate, type Suff } from './banditTestKit.js';
-
-/** mulberry32: a small seeded generator for the simulated users (the statistics use their own). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SimulationOptions {
   rates: readonly number[];
@@ -37,7 +26,7 @@ export interface SimulationRun {
 }
 
 export function simulateBandit(options: SimulationOptions, seed: number): SimulationRun {
-  const random = generator(seed);
+  const random = mulberry32(seed); // the simulated users (the statistics draw with their own generator)
   const k = options.rates.length;
   const best = Math.max(...options.rates);
   let weights = new Array<number>(k).fill(1 / k);
