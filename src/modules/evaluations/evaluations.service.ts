@@ -93,8 +93,34 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
     return (await ports.prompts.labelVersion(db, projectId, promptId, 'production')) ?? (await ports.prompts.latestVersion(db, projectId, promptId));
   }
 
-  async function view(row: repo.EvaluationRow): Promise<EvaluationView> {
+  /**
+   * Each evaluation's comparisons as of its `done` count and status: nothing they are computed from
+   * changes in between, so a client polling an evaluation reads its work rows once per finished
+   * item, not once per poll. Per process, bounded (oldest first out); keyed by project and id.
+   */
+  const computed = new Map<string, { done: number; status: string; scored: number; evaluators: EvaluationView['evaluators'] }>();
+  const COMPUTED_MAX = 200;
+
+  async function comparisonsOf(row: repo.EvaluationRow): Promise<{ scored: number; evaluators: EvaluationView['evaluators'] }> {
+    const key = `${row.project_id}\u0000${row.id}`;
+    const hit = computed.get(key);
+    if (hit !== undefined && hit.done === row.done && hit.status === row.status) return hit;
     const work = (await repo.allScores(store.sql, row.project_id, row.id)).filter((w) => w.state === 'done');
+    const evaluators = row.evaluators.map((e) => ({
+      evaluator_id: e.evaluator_id,
+      version: e.version,
+      kind: e.kind,
+      scale: e.scale,
+      comparison: compareEvaluator(e, work),
+    }));
+    computed.delete(key);
+    computed.set(key, { done: row.done, status: row.status, scored: work.length, evaluators });
+    if (computed.size > COMPUTED_MAX) computed.delete(computed.keys().next().value!);
+    return { scored: work.length, evaluators };
+  }
+
+  async function view(row: repo.EvaluationRow): Promise<EvaluationView> {
+    const { scored, evaluators } = await comparisonsOf(row);
     const now = store.clock.now().getTime();
     return {
       ...summaryView(row),
@@ -104,15 +130,9 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
         done: row.done,
         total: row.total,
         cost_usd: nanoToUsd(row.cost_nano_usd),
-        eta_seconds: etaSeconds(row.status, row.started_at, now, work.length, row.total - row.done),
+        eta_seconds: etaSeconds(row.status, row.started_at, now, scored, row.total - row.done),
       },
-      evaluators: row.evaluators.map((e) => ({
-        evaluator_id: e.evaluator_id,
-        version: e.version,
-        kind: e.kind,
-        scale: e.scale,
-        comparison: compareEvaluator(e, work),
-      })),
+      evaluators,
       error: row.error,
       started_at: row.started_at,
     };
