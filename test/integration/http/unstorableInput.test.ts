@@ -21,19 +21,32 @@ interface Schema {
 }
 
 type Part = 'path' | 'query' | 'body';
+/** A member of a union told apart by its `type` (pydantic's discriminated union): its tag is a step of the 422's loc, not of the value. */
+type TagStep = { tag: string };
+type Step = string | number | TagStep;
 /** Where a value goes: the request part and the path inside it (`[key]` names a record's key). */
 interface Slot {
   part: Part;
-  path: (string | number)[];
+  path: Step[];
   kind: 'string' | 'integer' | 'key' | 'any';
 }
+
+/** An object member's `type` literal, when it has one. */
+function tagOf(member: Schema): string | undefined {
+  const type = member.properties?.type as (Schema & { const?: unknown }) | undefined;
+  return member[Kind] === 'Object' && type?.[Kind] === 'Literal' && typeof type.const === 'string' ? type.const : undefined;
+}
+
+const isTag = (step: Step | undefined): step is TagStep => typeof step === 'object';
+/** The loc pydantic reports for a path: a tag is named as itself. */
+const locOf = (path: Step[]): (string | number)[] => path.map((step) => (isTag(step) ? step.tag : step));
 
 const NUL = 'a\u0000b';
 const HUGE_INT = 1e308;
 const HUGE_INT_TEXT = '9'.repeat(30);
 
 /** Every string, integer, record key and free JSON value reachable in a schema. */
-function slotsOf(schema: Schema | undefined, part: Part, path: (string | number)[] = [], depth = 0): Slot[] {
+function slotsOf(schema: Schema | undefined, part: Part, path: Step[] = [], depth = 0): Slot[] {
   if (schema === undefined || depth > 6) return [];
   switch (schema[Kind]) {
     case 'String':
@@ -44,7 +57,10 @@ function slotsOf(schema: Schema | undefined, part: Part, path: (string | number)
     case 'Unknown':
       return [{ part, path, kind: 'any' }];
     case 'Union':
-      return (schema.anyOf ?? []).flatMap((m) => slotsOf(m, part, path, depth));
+      return (schema.anyOf ?? []).flatMap((m) => {
+        const tag = tagOf(m);
+        return slotsOf(m, part, tag === undefined ? path : [...path, { tag }], depth);
+      });
     case 'Array':
       return slotsOf(schema.items, part, [...path, 0], depth + 1);
     case 'Record': {
@@ -71,24 +87,31 @@ afterAll(async () => t.cleanup());
  * `base` with `value` at `path`, the objects and arrays on the way filled with valid samples of
  * their schemas, so the only thing wrong with the request is the value tried.
  */
-function placed(schema: Schema, base: unknown, path: (string | number)[], value: unknown, asKey: boolean): unknown {
+function placed(schema: Schema, base: unknown, path: Step[], value: unknown, asKey: boolean): unknown {
   if (path.length === 0) return asKey ? { ...(base as object), [value as string]: 'v' } : value;
-  const [step, ...rest] = path as [string | number, ...(string | number)[]];
+  const [step, ...rest] = path as [Step, ...Step[]];
+  const sample = (s: Schema | undefined) => (s === undefined ? {} : validSample(s as never, fixtures));
   if (schema[Kind] === 'Union') {
     const members = (schema.anyOf ?? []).filter((m) => m[Kind] !== 'Null');
+    if (isTag(step)) {
+      // The tagged member, from a sample of its own when the value there is another member.
+      const member = members.find((m) => tagOf(m) === step.tag)!;
+      const fitting = (base as { type?: unknown } | null)?.type === step.tag ? base : sample(member);
+      return placed(member, fitting, rest, value, asKey);
+    }
     const fits = members.find((m) => (typeof step === 'number' ? m[Kind] === 'Array' : m[Kind] === 'Object' || m[Kind] === 'Record')) ?? members[0]!;
     return placed(fits, base, path, value, asKey);
   }
-  const sample = (s: Schema | undefined) => (s === undefined ? {} : validSample(s as never, fixtures));
   if (schema[Kind] === 'Array') {
     const items = Array.isArray(base) && base.length > 0 ? structuredClone(base) : [sample(schema.items)];
     items[step as number] = placed(schema.items!, items[step as number] ?? sample(schema.items), rest, value, asKey);
     return items;
   }
-  const child = schema[Kind] === 'Record' ? Object.values(schema.patternProperties ?? {})[0]! : schema.properties![step]!;
+  const key = step as string;
+  const child = schema[Kind] === 'Record' ? Object.values(schema.patternProperties ?? {})[0]! : schema.properties![key]!;
   const node = base !== null && typeof base === 'object' && !Array.isArray(base) ? structuredClone(base) : sample(schema);
-  const current = (node as Record<string, unknown>)[step];
-  (node as Record<string, unknown>)[step] = placed(child, current === undefined ? sample(child) : current, rest, value, asKey);
+  const current = (node as Record<string, unknown>)[key];
+  (node as Record<string, unknown>)[key] = placed(child, current === undefined ? sample(child) : current, rest, value, asKey);
   return node;
 }
 
@@ -109,16 +132,17 @@ function casesFor(route: RouteEntry): Case[] {
   const urlWith = (path: Record<string, string>, query: string) =>
     route.url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(path[name] ?? 'x')) + (query ? `?${query}` : '');
   const cases: Case[] = [];
-  const name = (slot: Slot, what: string) => `${route.method} ${route.url} ${slot.part}.${slot.path.join('.')} ${what}`;
+  const name = (slot: Slot, what: string) => `${route.method} ${route.url} ${slot.part}.${locOf(slot.path).join('.')} ${what}`;
   for (const slot of [...slotsOf(route.params as Schema, 'path'), ...slotsOf(route.query as Schema, 'query'), ...slotsOf(route.body as Schema, 'body')]) {
+    const loc = locOf(slot.path);
     const values: Array<[string, unknown, (string | number)[]]> =
       slot.kind === 'integer'
-        ? [['huge integer', slot.part === 'body' ? HUGE_INT : HUGE_INT_TEXT, slot.path]]
+        ? [['huge integer', slot.part === 'body' ? HUGE_INT : HUGE_INT_TEXT, loc]]
         : slot.kind === 'key'
-          ? [['NUL in a key', NUL, [...slot.path, NUL, '[key]']]]
+          ? [['NUL in a key', NUL, [...loc, NUL, '[key]']]]
           : slot.kind === 'any'
-            ? [['NUL in a nested JSON string', { deep: [NUL] }, [...slot.path, 'deep', 0]]]
-            : [['NUL', NUL, slot.path]];
+            ? [['NUL in a nested JSON string', { deep: [NUL] }, [...loc, 'deep', 0]]]
+            : [['NUL', NUL, loc]];
     for (const [what, value, at] of values) {
       if (slot.part === 'body') {
         const body = placed(route.body as Schema, baseBody, slot.path, value, slot.kind === 'key');
