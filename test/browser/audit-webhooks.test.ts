@@ -326,7 +326,14 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     const page = await signedIn(read);
     const asked: string[] = [];
     page.on('request', (r) => asked.push(new URL(r.url()).pathname));
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Prompts', 'Experiments', 'Runs', 'Datasets', 'Evaluators', 'Evaluations']);
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+      'Prompts',
+      'Experiments',
+      'Runs',
+      'Datasets',
+      'Evaluators',
+      'Evaluations',
+    ]);
     for (const [path, title] of [
       ['/ui/audit', 'Audit log'],
       ['/ui/webhooks', 'Webhooks'],

@@ -286,7 +286,14 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     await api('POST', '/run_prompt', { prompt_id: 'welcome', inputs: { name: 'Ada' } });
     const read = (await api('POST', '/keys', { name: 'viewer', role: 'read' })).json.key;
     const page = await signedIn(read);
-    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Prompts', 'Experiments', 'Runs', 'Datasets', 'Evaluators', 'Evaluations']);
+    expect(await page.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+      'Prompts',
+      'Experiments',
+      'Runs',
+      'Datasets',
+      'Evaluators',
+      'Evaluations',
+    ]);
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await expect.poll(() => rowsOf(page).count()).toBe(1);
     await page.goto(`${server.origin}/ui/keys`);

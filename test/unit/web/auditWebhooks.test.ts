@@ -11,7 +11,7 @@ import {
 import { type AUDIT_FILTERS, type AUDIT_TARGET_TYPES, targetHref, type AuditEntry } from '../../../web/src/lib/audit.js';
 import { clipped, jsonDiff } from '../../../web/src/lib/jsonDiff.js';
 import { urlFilters } from '../../../web/src/lib/urlFilters.js';
-import { type DELIVERY_STATUSES, lastAnswer, WEBHOOK_EVENT_TYPES, type Delivery, type Webhook, type WebhookWithSecret } from '../../../web/src/lib/webhooks.js';
+import { type DELIVERY_STATUSES, firstAttemptPending, lastAnswer, WEBHOOK_EVENT_TYPES, type Delivery, type Webhook, type WebhookWithSecret } from '../../../web/src/lib/webhooks.js';
 
 describe("the Audit log and Webhooks pages' types and lists fit the API's schemas", () => {
   it('answers fit what the console reads', () => {
@@ -94,5 +94,14 @@ describe('audit targets and delivery answers in words', () => {
     expect(lastAnswer({ attempts: 1, last_status_code: 204, last_error: null })).toBe('HTTP 204');
     expect(lastAnswer({ attempts: 2, last_status_code: 500, last_error: 'HTTP 500: down' })).toBe('HTTP 500: down');
     expect(lastAnswer({ attempts: 3, last_status_code: null, last_error: 'connection refused' })).toBe('connection refused');
+  });
+  it('follows a test delivery until its first attempt is over, not merely taken by the sender', () => {
+    const d = { status: 'pending' as const, attempts: 0, last_status_code: null, last_error: null };
+    expect(firstAttemptPending(d)).toBe(true);
+    expect(firstAttemptPending({ ...d, attempts: 1 })).toBe(true); // claimed: the receiver has not answered yet
+    expect(firstAttemptPending({ ...d, attempts: 1, last_error: 'connection refused' })).toBe(false);
+    expect(firstAttemptPending({ ...d, attempts: 1, last_status_code: 500, last_error: 'HTTP 500' })).toBe(false);
+    expect(firstAttemptPending({ ...d, status: 'delivered' as const, attempts: 1, last_status_code: 204 })).toBe(false);
+    expect(firstAttemptPending({ ...d, attempts: 2 })).toBe(false);
   });
 });

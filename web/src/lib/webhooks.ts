@@ -53,6 +53,15 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'deliver
 /** The delivery history's filter, under `GET /webhooks/{id}/deliveries`'s own name. */
 export const DELIVERY_FILTERS = urlFilters(['status'] as const);
 
+/**
+ * Whether a delivery's first attempt is still on its way: a claimed delivery counts its attempt
+ * when the sender takes it, before the receiver answers; an attempt that is over always left a
+ * status code or an error.
+ */
+export function firstAttemptPending(d: Pick<Delivery, 'status' | 'attempts' | 'last_status_code' | 'last_error'>): boolean {
+  return d.status === 'pending' && (d.attempts === 0 || (d.attempts === 1 && d.last_status_code === null && d.last_error === null));
+}
+
 /** The receiver's answer on the last attempt, in words: its status code, or why none came. */
 export function lastAnswer(d: Pick<Delivery, 'attempts' | 'last_status_code' | 'last_error'>): string {
   if (d.attempts === 0) return 'not tried yet';

@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { api } from '../../lib/api';
 import { formatTime } from '../../lib/format.js';
 import type { Page } from '../../lib/types';
-import { lastAnswer, type Delivery } from '../../lib/webhooks.js';
+import { firstAttemptPending, lastAnswer, type Delivery } from '../../lib/webhooks.js';
 import { useFocusOnMount } from '../focus';
 import { ErrorNote } from '../parts';
 
@@ -14,12 +14,13 @@ function outcomeText(d: Delivery, enabled: boolean): string {
   if (d.attempts === 0) {
     return enabled ? 'Queued; sending it now…' : 'Queued, but this endpoint is disabled: the test waits until the endpoint is enabled again.';
   }
+  if (firstAttemptPending(d)) return 'Sending it now: waiting for the receiver to answer…';
   return `Attempt ${d.attempts} failed: ${lastAnswer(d)}. Next attempt at ${formatTime(d.next_attempt_at)}.`;
 }
 
 /**
  * The result of "Send test": the queued delivery, followed (every second) until its first attempt
- * is over. It takes the focus when it appears, and its sentence is announced as it changes.
+ * is over (not merely taken by the sender: that attempt may still be waiting for the receiver). It takes the focus when it appears, and its sentence is announced as it changes.
  */
 export function TestOutcome({ webhookId, queued, enabled }: { webhookId: string; queued: Delivery; enabled: boolean }) {
   const box = useFocusOnMount<HTMLElement>();
@@ -33,7 +34,7 @@ export function TestOutcome({ webhookId, queued, enabled }: { webhookId: string;
     },
     refetchInterval: (query) => {
       const d = query.state.data;
-      return enabled && (d === undefined || (d !== null && d.status === 'pending' && d.attempts === 0)) ? 1000 : false;
+      return enabled && (d === undefined || (d !== null && firstAttemptPending(d))) ? 1000 : false;
     },
   });
   const d = latest.data ?? queued;
