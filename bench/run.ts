@@ -148,6 +148,11 @@ if (!only || only === 'speed') {
   const { main } = await import('./speed.js');
   await main();
 }
+// Not part of the full run: where the CPU goes under each speed load (node --cpu-prof).
+if (only === 'speed-profile') {
+  const { main } = await import('./speedProfile.js');
+  await main();
+}
 // Not part of the full run: ten minutes (BENCH_SOAK_MINUTES).
 if (only === 'soak') {
   const { main } = await import('./soak.js');

@@ -46,7 +46,7 @@ interface Case {
 const modelRequest = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hi to Ada.' }] });
 const runRequest = JSON.stringify({ prompt_id: 'p', inputs: { name: 'Ada' } });
 
-const CASES: readonly Case[] = [
+export const CASES: readonly Case[] = [
   {
     id: 'get',
     name: '/get_prompt, no experiment',
