@@ -2,10 +2,11 @@
 // Together, Azure…): its SDK client (created once), its connection pool, its concurrency cap, one
 // chat-completions call turned into plain data, and what the SDK's errors mean.
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatAnswer, ChatChunk, ChatProvider, ChatRequest } from './chatProvider.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { type BufferedResponse, StreamedResponse } from './bufferedResponse.js';
+import { createDirectCompletion } from './directCompletion.js';
 import { createPooledFetch } from './pooledFetch.js';
 import { sseData } from './sseData.js';
 import { callDeltas } from './streaming.js';
@@ -48,6 +49,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
     fetch: pooled.fetch,
     logLevel: 'off',
   });
+  const complete = createDirectCompletion(client, pooled, config.timeoutMs);
   const secrets = [config.apiKey];
   return {
     name: config.name,
@@ -56,8 +58,7 @@ export function createOpenAICompatibleProvider(config: ProviderConfig): ChatProv
     fixedPrice: null,
     baseURL: config.baseURL,
     async call(request, signal) {
-      const completion: unknown = await client.chat.completions.create(requestBody(request) as unknown as ChatCompletionCreateParamsNonStreaming, { signal });
-      return readCompletion(completion);
+      return readCompletion(await complete(requestBody(request), signal));
     },
     async *stream(request, signal) {
       // include_usage: the last chunk carries the answer's usage (OpenAI, vLLM, Ollama, llama.cpp);
