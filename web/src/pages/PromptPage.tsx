@@ -8,6 +8,7 @@ import { ErrorNote } from './parts';
 import { LabelChange } from './prompt/LabelChange';
 import { Labels } from './prompt/Labels';
 import { ManagedInGit } from './prompt/ManagedInGit';
+import { OnlineEvaluators } from './prompt/OnlineEvaluators';
 import { Playground } from './prompt/Playground';
 import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
@@ -87,6 +88,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
       <PromptNumbers promptId={promptId} />
+      <OnlineEvaluators promptId={promptId} role={role} />
       {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
       {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} managedInGit={p.managed_in_git} />}
     </section>

@@ -6,6 +6,7 @@ import { argumentsText, costText, inputText, messageText, modelShown, promptShow
 import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote, TableScroll } from './parts';
 import { Attempts } from './runs/Attempts';
+import { OnlineScores } from './runs/OnlineScores';
 import { RunOutcomes } from './runs/RunOutcomes';
 import './runs.css';
 
@@ -160,6 +161,7 @@ export function RunPage({ runId }: { runId: string }) {
       <ModelConfigView config={r} />
       <Attempts attempts={r.attempts} />
       <RunOutcomes runId={r.run_id} />
+      <OnlineScores runId={r.run_id} />
     </section>
   );
 }
