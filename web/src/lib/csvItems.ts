@@ -1,4 +1,4 @@
-import type { ImportItem } from './datasets';
+import type { ImportItem } from './datasets.js';
 
 /**
  * Dataset items from CSV text, with the columns of the CLI's CSV import (src/cli/datasets/itemFiles.ts,

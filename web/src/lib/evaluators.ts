@@ -15,6 +15,24 @@ export interface EvaluatorVersion {
   created_at: string;
 }
 
+/** An evaluator attached to a prompt for online scoring (src/modules/onlineScoring/onlineScoring.schemas.ts). */
+export interface OnlineEvaluator {
+  prompt_id: string;
+  evaluator_id: string;
+  sample_rate: number;
+  created_at: string;
+}
+
+/** A run's online score (GET /runs/{id}/scores). */
+export interface RunScore {
+  evaluator_id: string;
+  evaluator_version: number;
+  score: number | null;
+  passed: boolean | null;
+  error: string | null;
+  created_at: string;
+}
+
 /** What each kind checks, in a line (shown under the kind picker). */
 export const KIND_HELP: Record<EvaluatorKind, string> = {
   exact_match: "The output equals the item's expected text.",

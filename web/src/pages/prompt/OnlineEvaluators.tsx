@@ -4,16 +4,9 @@ import { Link } from 'wouter';
 import { api, type Role } from '../../lib/api';
 import type { Evaluator } from '../../lib/datasets';
 import { ApiError } from '../../lib/errors';
+import type { OnlineEvaluator } from '../../lib/evaluators';
 import { formatTime } from '../../lib/format';
 import { ErrorNote, FieldError, GeneralErrors, TableScroll } from '../parts';
-
-/** An attachment as GET /prompts/{id}/online_evaluators lists it (src/modules/onlineScoring/onlineScoring.schemas.ts). */
-export interface OnlineEvaluator {
-  prompt_id: string;
-  evaluator_id: string;
-  sample_rate: number;
-  created_at: string;
-}
 
 const FIELDS = ['evaluator_id', 'sample_rate'];
 const percent = (rate: number) => `${Number((rate * 100).toPrecision(6))}%`;
@@ -119,10 +112,10 @@ function Attach({ promptId, path, attached }: { promptId: string; path: string; 
       <FieldError message={error?.forField('evaluator_id')} />
       <label htmlFor="attach-rate">Sample rate</label>
       <input id="attach-rate" aria-describedby="attach-rate-help" inputMode="decimal" value={rate} onChange={(e) => setRate(e.target.value)} />
+      <FieldError message={error?.forField('sample_rate')} />
       <p className="help" id="attach-rate-help">
         The share of live runs scored, above 0 and at most 1: 0.1 scores one run in ten.
       </p>
-      <FieldError message={error?.forField('sample_rate')} />
       <GeneralErrors error={attach.error} fields={FIELDS} />
       <button type="submit" disabled={attach.isPending || choices.length === 0}>
         Attach

@@ -1,18 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../../lib/api';
+import type { RunScore } from '../../lib/evaluators';
 import { formatTime } from '../../lib/format';
 import { ErrorNote, TableScroll } from '../parts';
-
-/** A score as GET /runs/{id}/scores lists it (src/modules/onlineScoring/onlineScoring.schemas.ts). */
-export interface RunScore {
-  evaluator_id: string;
-  evaluator_version: number;
-  score: number | null;
-  passed: boolean | null;
-  error: string | null;
-  created_at: string;
-}
 
 const passedText = (s: RunScore) => (s.passed === null ? '–' : s.passed ? 'pass' : 'fail');
 
