@@ -4,11 +4,11 @@ import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
 import { describeSource, formatTime } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
+import { OnlineEvaluatorsSection } from './lazyOnline';
 import { ErrorNote } from './parts';
 import { LabelChange } from './prompt/LabelChange';
 import { Labels } from './prompt/Labels';
 import { ManagedInGit } from './prompt/ManagedInGit';
-import { OnlineEvaluators } from './prompt/OnlineEvaluators';
 import { Playground } from './prompt/Playground';
 import { PromptNumbers } from './prompt/PromptNumbers';
 import { VersionDiff } from './prompt/VersionDiff';
@@ -88,7 +88,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
       <PromptNumbers promptId={promptId} />
-      <OnlineEvaluators promptId={promptId} role={role} />
+      <OnlineEvaluatorsSection promptId={promptId} role={role} />
       {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
       {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} managedInGit={p.managed_in_git} />}
     </section>

@@ -3,10 +3,10 @@ import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
 import { argumentsText, costText, inputText, messageText, modelShown, promptShown, tokensText, validityText, type Run } from '../lib/runView.js';
+import { OnlineScoresSection } from './lazyOnline';
 import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote, TableScroll } from './parts';
 import { Attempts } from './runs/Attempts';
-import { OnlineScores } from './runs/OnlineScores';
 import { RunOutcomes } from './runs/RunOutcomes';
 import './runs.css';
 
@@ -161,7 +161,7 @@ export function RunPage({ runId }: { runId: string }) {
       <ModelConfigView config={r} />
       <Attempts attempts={r.attempts} />
       <RunOutcomes runId={r.run_id} />
-      <OnlineScores runId={r.run_id} />
+      <OnlineScoresSection runId={r.run_id} />
     </section>
   );
 }
