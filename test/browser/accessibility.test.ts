@@ -33,12 +33,13 @@ const heading = (name: string) => (page: Page) => page.getByRole('heading', { na
 
 const PAGES: ConsolePage[] = [
   { name: 'prompts', path: () => '/prompts', ready: (page) => page.getByRole('link', { name: DEMO_PROMPT, exact: true }).first().waitFor() },
-  { name: 'a prompt', path: () => `/prompts/${DEMO_PROMPT}`, ready: heading(DEMO_PROMPT) },
+  // Its online evaluators' table is the last part to load.
+  { name: 'a prompt', path: () => `/prompts/${DEMO_PROMPT}`, ready: (page) => page.locator('table.online-evaluators tbody tr').first().waitFor() },
   { name: 'a version', path: () => `/prompts/${DEMO_PROMPT}/versions/2`, ready: heading(`${DEMO_PROMPT} v2`) },
   { name: 'experiments', path: () => '/experiments', ready: (page) => page.locator('table.experiments tbody tr').first().waitFor() },
   { name: 'an experiment with results', path: () => `/experiments/${DEMO_EXPERIMENT}`, ready: (page) => page.locator('table.scorecard').first().waitFor() },
   { name: 'runs', path: () => '/runs', ready: (page) => page.locator('table.runs tbody tr').first().waitFor() },
-  { name: 'a run', path: () => `/runs/${runId}`, ready: (page) => heading(`Run ${runId}`)(page) },
+  { name: 'a run', path: () => `/runs/${runId}`, ready: (page) => page.getByRole('heading', { name: 'Online scores' }).waitFor() },
   { name: 'keys', path: () => '/keys', ready: (page) => page.locator('table.keys tbody tr').first().waitFor() },
   { name: 'audit log', path: () => '/audit', ready: (page) => page.locator('table.audit tbody tr').first().waitFor() },
   { name: 'webhooks', path: () => '/webhooks', ready: (page) => page.locator('table.webhooks tbody tr').first().waitFor() },
@@ -46,6 +47,7 @@ const PAGES: ConsolePage[] = [
   { name: 'datasets', path: () => '/datasets', ready: (page) => page.locator('table.datasets tbody tr').first().waitFor() },
   { name: 'a dataset', path: () => '/datasets/a11y-questions', ready: (page) => page.locator('table.dataset-items tbody tr').first().waitFor() },
   { name: 'evaluators', path: () => '/evaluators', ready: (page) => page.locator('table.evaluators tbody tr').first().waitFor() },
+  { name: 'an evaluator', path: () => '/evaluators/short', ready: (page) => page.locator('table.evaluator-versions tbody tr').first().waitFor() },
   { name: 'evaluations', path: () => '/evaluations', ready: (page) => page.locator('table.evaluations tbody tr').first().waitFor() },
   { name: 'an evaluation', path: () => `/evaluations/${evaluationId}`, ready: (page) => page.locator('table.evaluation-items tbody tr').first().waitFor() },
 ];
@@ -93,6 +95,7 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
       ['/datasets', { dataset_id: 'a11y-questions', description: 'help desk' }],
       ['/datasets/a11y-questions/items', { items: [{ inputs: { question: 'Can I get a refund?' }, expected: 'Within 30 days.' }] }],
       ['/evaluators', { evaluator_id: 'short', kind: 'length', max_chars: 200 }],
+      [`/prompts/${DEMO_PROMPT}/online_evaluators`, { evaluator_id: 'short', sample_rate: 0.5 }],
     ] as const) {
       const made = await fetch(`${server.origin}${path}`, {
         method: 'POST',

@@ -6,7 +6,7 @@ import { forgetSession, SESSION_QUERY, type SignedIn, signOut, useSession } from
 import { KeysPage } from './pages/KeysPage';
 import { AuditRoute, WebhookRoute, WebhooksRoute } from './pages/lazyAdmin';
 import { ExperimentRoute, ExperimentsRoute } from './pages/lazyExperiments';
-import { DatasetRoute, DatasetsRoute, EvaluationRoute, EvaluationsRoute, EvaluatorsRoute } from './pages/lazyEvaluations';
+import { DatasetRoute, DatasetsRoute, EvaluationRoute, EvaluationsRoute, EvaluatorRoute, EvaluatorsRoute } from './pages/lazyEvaluations';
 import { PromptPage } from './pages/PromptPage';
 import { PromptsPage } from './pages/PromptsPage';
 import { RunPage } from './pages/RunPage';
@@ -121,8 +121,9 @@ function Shell({ signedIn, focusFirst, onSignOut }: { signedIn: SignedIn; focusF
           </Route>
           <Route path="/datasets/:id">{(params) => <DatasetRoute datasetId={params.id} role={role} />}</Route>
           <Route path="/evaluators">
-            <EvaluatorsRoute />
+            <EvaluatorsRoute role={role} />
           </Route>
+          <Route path="/evaluators/:id">{(params) => <EvaluatorRoute evaluatorId={params.id} role={role} />}</Route>
           <Route path="/evaluations">
             <EvaluationsRoute />
           </Route>

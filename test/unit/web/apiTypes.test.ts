@@ -11,6 +11,10 @@ import type { ApiKey, CreatedKey } from '../../../web/src/lib/keys.js';
 import type { Run } from '../../../web/src/lib/runView.js';
 import type { ExperimentCheck, ExperimentDetail, ExperimentResults, Prompt, Version } from '../../../web/src/lib/types.js';
 import type { CheckListSchema } from '../../../src/modules/scheduler/scheduler.schemas.js';
+import type { EvaluatorSchema, EvaluatorVersionSchema } from '../../../src/modules/evaluators/evaluators.schemas.js';
+import type { OnlineEvaluatorSchema, RunScoreListSchema } from '../../../src/modules/onlineScoring/onlineScoring.schemas.js';
+import type { Evaluator } from '../../../web/src/lib/datasets.js';
+import type { EvaluatorVersion, OnlineEvaluator, RunScore } from '../../../web/src/lib/evaluators.js';
 
 /**
  * The console restates the API's shapes in web/src/lib (it must not bundle server code). These
@@ -35,5 +39,11 @@ describe("the console's types fit the API's schemas", () => {
     expectTypeOf<Static<typeof RunSchema>>().toExtend<Run>();
     expectTypeOf<Static<typeof PublicKeySchema>>().toExtend<ApiKey>();
     expectTypeOf<Static<typeof CreatedKeySchema>>().toExtend<CreatedKey>();
+  });
+  it('evaluators, online evaluators and run scores', () => {
+    expectTypeOf<Static<typeof EvaluatorSchema>>().toExtend<Evaluator>();
+    expectTypeOf<Static<typeof EvaluatorVersionSchema>>().toExtend<EvaluatorVersion>();
+    expectTypeOf<Static<typeof OnlineEvaluatorSchema>>().toExtend<OnlineEvaluator>();
+    expectTypeOf<Static<typeof RunScoreListSchema>['data'][number]>().toExtend<RunScore>();
   });
 });

@@ -1,14 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
-import { type Dataset, type DatasetItem, parseJsonl } from '../lib/datasets';
+import type { Dataset, DatasetItem } from '../lib/datasets';
+import { ImportItems } from './datasets/ImportItems';
 import { ErrorNote, TableScroll } from './parts';
 import './runs.css';
 
 const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** One dataset: its items in a chosen version (the latest by default), and an import of JSONL (admin keys). */
+/** One dataset: its items in a chosen version (the latest by default), and an import of JSONL or CSV (admin keys). */
 export function DatasetPage({ datasetId, role }: { datasetId: string; role: Role }) {
   const path = `/datasets/${encodeURIComponent(datasetId)}`;
   const dataset = useQuery({ queryKey: ['dataset', datasetId], queryFn: () => api<Dataset>('GET', path) });
@@ -79,65 +80,5 @@ export function DatasetPage({ datasetId, role }: { datasetId: string; role: Role
         </>
       )}
     </section>
-  );
-}
-
-/** Pasted or uploaded JSONL, checked whole in the page before one POST adds its items as a new version. */
-function ImportItems({ datasetId, onImported }: { datasetId: string; onImported: () => void }) {
-  const queryClient = useQueryClient();
-  const [text, setText] = useState('');
-  const [problems, setProblems] = useState<string[]>([]);
-  const add = useMutation({
-    mutationFn: (items: unknown[]) => api<{ version: number; added: number }>('POST', `/datasets/${encodeURIComponent(datasetId)}/items`, { items }),
-    onSuccess: async () => {
-      setText('');
-      onImported();
-      await queryClient.invalidateQueries({ queryKey: ['dataset', datasetId] });
-      await queryClient.invalidateQueries({ queryKey: ['datasets'] });
-    },
-  });
-  return (
-    <form
-      aria-labelledby="import-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const { items, errors } = parseJsonl(text);
-        setProblems(items.length === 0 && errors.length === 0 ? ['no items: paste one JSON object a line'] : errors);
-        if (errors.length === 0 && items.length > 0) add.mutate(items);
-      }}
-    >
-      <h2 id="import-title">Add items</h2>
-      <label htmlFor="import-jsonl">Items as JSONL</label>
-      <p className="help" id="import-help">
-        One item a line: {'{"inputs": {"question": "…"}, "expected": "…", "metadata": {…}}'}. They are added as a new version.
-      </p>
-      <textarea id="import-jsonl" aria-describedby="import-help" rows={6} value={text} onChange={(e) => setText(e.target.value)} />
-      <label htmlFor="import-file">Or a .jsonl file</label>
-      <input
-        id="import-file"
-        type="file"
-        accept=".jsonl,.ndjson,application/x-ndjson"
-        onChange={(e) => {
-          const file = e.target.files?.[0];
-          if (file !== undefined) void file.text().then(setText);
-        }}
-      />
-      {problems.length > 0 && (
-        <ul role="alert" className="errors">
-          {problems.map((p) => (
-            <li key={p}>{p}</li>
-          ))}
-        </ul>
-      )}
-      <ErrorNote error={add.error} />
-      {add.data !== undefined && (
-        <p role="status">
-          Version {add.data.version}: {add.data.added} item(s) added.
-        </p>
-      )}
-      <button type="submit" disabled={add.isPending}>
-        Add items
-      </button>
-    </form>
   );
 }

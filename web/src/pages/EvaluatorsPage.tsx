@@ -1,13 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../lib/api';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { api, type Role } from '../lib/api';
 import type { Evaluator } from '../lib/datasets';
 import { formatTime } from '../lib/format.js';
+import { settingsText } from '../lib/evaluators';
+import { NewEvaluator } from './evaluators/NewEvaluator';
 import { ErrorNote, TableScroll } from './parts';
 import './runs.css';
 
-/** The project's evaluators with their latest versions' settings (made through the API or CLI). */
-export function EvaluatorsPage() {
-  const evaluators = useQuery({ queryKey: ['evaluators'], queryFn: () => api<{ data: Evaluator[] }>('GET', '/evaluators?limit=500') });
+/** The project's evaluators with their latest versions' settings; an admin key can make one. */
+export function EvaluatorsPage({ role }: { role: Role }) {
+  const [archived, setArchived] = useState(false);
+  const evaluators = useQuery({
+    queryKey: archived ? ['evaluators', 'with-archived'] : ['evaluators'],
+    queryFn: () => api<{ data: Evaluator[] }>('GET', `/evaluators?limit=500${archived ? '&include_archived=true' : ''}`),
+  });
   const list = evaluators.data?.data ?? [];
   return (
     <section aria-labelledby="evaluators-title">
@@ -15,6 +23,11 @@ export function EvaluatorsPage() {
       <p className="help">
         How an output is scored: a check of its text (contains, regex, JSON schema, length), a comparison with the expected answer, or a judge model.
       </p>
+      {role === 'admin' && <NewEvaluator />}
+      <h2 id="evaluator-list-title">All evaluators</h2>
+      <label className="inline">
+        <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} /> Show archived evaluators
+      </label>
       <ErrorNote error={evaluators.error} />
       {evaluators.isPending ? (
         <p className="loading">Loading…</p>
@@ -22,7 +35,7 @@ export function EvaluatorsPage() {
         evaluators.isSuccess && <p className="empty">No evaluators yet.</p>
       ) : (
         <TableScroll>
-          <table className="evaluators">
+          <table className="evaluators" aria-labelledby="evaluator-list-title">
             <thead>
               <tr>
                 <th scope="col">Evaluator</th>
@@ -36,13 +49,14 @@ export function EvaluatorsPage() {
               {list.map((e) => (
                 <tr key={e.evaluator_id}>
                   <td>
-                    {e.evaluator_id}
+                    <Link href={`/evaluators/${encodeURIComponent(e.evaluator_id)}`}>{e.evaluator_id}</Link>
+                    {e.archived_at !== null && <span className="chip">archived</span>}
                     {e.description !== null && e.description !== '' && <p className="muted">{e.description}</p>}
                   </td>
                   <td>{e.kind}</td>
                   <td>{e.latest_version.version}</td>
                   <td>
-                    <code>{JSON.stringify(e.latest_version.settings)}</code>
+                    <code>{settingsText(e.latest_version.settings)}</code>
                   </td>
                   <td>{formatTime(e.created_at)}</td>
                 </tr>

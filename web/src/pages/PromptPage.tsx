@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { api, type Role } from '../lib/api';
 import { describeSource, formatTime } from '../lib/format';
 import type { Prompt, Version } from '../lib/types';
+import { OnlineEvaluatorsSection } from './lazyOnline';
 import { ErrorNote } from './parts';
 import { LabelChange } from './prompt/LabelChange';
 import { Labels } from './prompt/Labels';
@@ -87,6 +88,7 @@ export function PromptPage({ promptId, role }: { promptId: string; role: Role })
       </ol>
       {list.length >= 2 && <VersionDiff promptId={promptId} versions={list} />}
       <PromptNumbers promptId={promptId} />
+      <OnlineEvaluatorsSection promptId={promptId} role={role} />
       {served !== undefined && <Playground promptId={promptId} versions={list} served={served.version} role={role} />}
       {role === 'admin' && versions.isSuccess && <VersionEditor promptId={promptId} base={list[0]} managedInGit={p.managed_in_git} />}
     </section>

@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { api } from '../lib/api';
 import { formatTime } from '../lib/format.js';
 import { argumentsText, costText, inputText, messageText, modelShown, promptShown, tokensText, validityText, type Run } from '../lib/runView.js';
+import { OnlineScoresSection } from './lazyOnline';
 import { ModelConfigView } from './ModelConfigView';
 import { ErrorNote, TableScroll } from './parts';
 import { Attempts } from './runs/Attempts';
@@ -160,6 +161,7 @@ export function RunPage({ runId }: { runId: string }) {
       <ModelConfigView config={r} />
       <Attempts attempts={r.attempts} />
       <RunOutcomes runId={r.run_id} />
+      <OnlineScoresSection runId={r.run_id} />
     </section>
   );
 }

@@ -7,6 +7,7 @@ const DatasetPage = lazy(() => import('./DatasetPage').then((m) => ({ default: m
 const EvaluationsPage = lazy(() => import('./EvaluationsPage').then((m) => ({ default: m.EvaluationsPage })));
 const EvaluationPage = lazy(() => import('./EvaluationPage').then((m) => ({ default: m.EvaluationPage })));
 const EvaluatorsPage = lazy(() => import('./EvaluatorsPage').then((m) => ({ default: m.EvaluatorsPage })));
+const EvaluatorPage = lazy(() => import('./EvaluatorPage').then((m) => ({ default: m.EvaluatorPage })));
 
 const loading = <p className="loading">Loading…</p>;
 
@@ -26,10 +27,18 @@ export function DatasetRoute({ datasetId, role }: { datasetId: string; role: Rol
   );
 }
 
-export function EvaluatorsRoute() {
+export function EvaluatorsRoute({ role }: { role: Role }) {
   return (
     <Suspense fallback={loading}>
-      <EvaluatorsPage />
+      <EvaluatorsPage role={role} />
+    </Suspense>
+  );
+}
+
+export function EvaluatorRoute({ evaluatorId, role }: { evaluatorId: string; role: Role }) {
+  return (
+    <Suspense fallback={loading}>
+      <EvaluatorPage evaluatorId={evaluatorId} role={role} />
     </Suspense>
   );
 }
