@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
@@ -244,6 +244,18 @@ describe('serving a running experiment', () => {
       "SELECT calls, CASE WHEN first_seen <= last_seen THEN 1 ELSE 0 END AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'",
     );
     expect(row).toEqual({ calls: 4, ordered: 1 });
+  });
+
+  it('counts the repeat calls of more users than one commit of the flush takes (it commits in slices of a few ms)', async () => {
+    const users = Array.from({ length: 1500 }, (_, i) => `many-${i}`);
+    const call = (user: string) => t.request('POST', '/get_prompt', { body: { prompt_id: 'greet', inputs: { name: 'm' }, external_user_id: user } });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < users.length; i += 100) await Promise.all(users.slice(i, i + 100).map(call));
+    }
+    const batches = t.store.writer.batches;
+    const counted = () => t.store.sql.all<{ calls: number }>("SELECT calls FROM assignments WHERE experiment_id = 'live' AND external_user_id LIKE 'many-%'");
+    await vi.waitFor(async () => expect((await counted()).filter((r) => r.calls === 3)).toHaveLength(users.length), { timeout: 10_000, interval: 200 });
+    expect(t.store.writer.batches - batches).toBeGreaterThan(1);
   });
 
   it('serves users outside coverage the production version with nulls and stores nothing for them', async () => {

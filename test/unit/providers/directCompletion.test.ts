@@ -55,7 +55,7 @@ describe('a chat completion sent without the SDK’s per-call machinery', () => 
   });
 
   it('times the whole call out as the SDK does, and says when the caller aborted', async () => {
-    fake.setDefault({ ...behave.ok(), delayMs: 1000 });
+    fake.setDefault(behave.ok({ delayMs: 1000 }));
     const started = performance.now();
     await expect(complete(body, signal())).rejects.toBeInstanceOf(APIConnectionTimeoutError);
     expect(performance.now() - started).toBeLessThan(900);
