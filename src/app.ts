@@ -23,6 +23,7 @@ import { createReadinessCheck } from './modules/operations/readiness.js';
 import { registerOperationsRoutes } from './modules/operations/operations.routes.js';
 import { createOnlineScorer, type OnlineScorer } from './modules/onlineScoring/onlineScorer.js';
 import { evaluatorFacts } from './modules/evaluators/evaluators.service.js';
+import { promptFacts } from './modules/prompts/prompts.service.js';
 import { createEvaluationRunner, type EvaluationRunner } from './modules/evaluations/evaluationRunner.js';
 import type { InputShapeRecorder } from './modules/inputs/inputShapeRecorder.js';
 import { createWebhookDispatcher, type WebhookDispatcher } from './modules/webhooks/dispatcher.js';
@@ -202,7 +203,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const signals = createExperimentSignalWatcher(store, runningExperimentIds, (projectId, experimentId) => results.results(projectId, experimentId, {}));
   every(WEBHOOK_POLL_MS, 'webhook delivery pass', () => dispatcher.deliverDue(), deps.webhookTimers !== false);
   every(SIGNAL_INTERVAL_MS, 'experiment signal check', () => signals.checkOnce(), deps.webhookTimers !== false);
-  const onlineScorer = createOnlineScorer(store, evaluatorFacts, { log: app.log, settleMs: deps.onlineScoringSettleMs });
+  // A judge attached to a prompt calls its prompt as evaluations do: runs of source 'evaluation'.
+  const onlineScorer = createOnlineScorer(
+    store,
+    evaluatorFacts,
+    {
+      prompts: promptFacts,
+      call: (projectId, promptId, version, inputs) => services.runs.runForEvaluation(projectId, promptId, version, inputs),
+      storeRun: storeEvaluationRun,
+    },
+    { log: app.log, settleMs: deps.onlineScoringSettleMs },
+  );
   every(ONLINE_SCORING_POLL_MS, 'online scoring pass', () => onlineScorer.scoreDue(), deps.webhookTimers !== false && server);
   const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log);
   every(SCHEDULER_POLL_MS, 'scheduler pass', () => scheduler.runDue(), deps.schedulerTimers !== false && server);

@@ -37,6 +37,8 @@ export const COPY_TABLES = [
   'datasets',
   'dataset_versions',
   'dataset_items',
+  'dataset_uploads',
+  'dataset_upload_items',
   'evaluators',
   'evaluator_versions',
   'online_evaluators',

@@ -93,6 +93,9 @@ beforeAll(async () => {
     await t.request('POST', '/datasets', { body: { dataset_id: 'ds', description: 'qüestions' } });
     await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'x ✓' }, expected: { a: 1 }, metadata: { m: true } }] } });
     expect((await t.request('POST', '/datasets/ds/from_runs', { body: { prompt_id: 'greet', limit: 5 } })).status).toBe(201);
+    // An upload left open (dataset_uploads and its staged dataset_upload_items).
+    const upload = (await t.request('POST', '/datasets/ds/uploads')).json.upload_id as string;
+    expect((await t.request('POST', `/datasets/ds/uploads/${upload}/items`, { body: { items: [{ inputs: { name: 'staged ✓' } }] } })).status).toBe(200);
     expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'regex', pattern: '^Hi' } })).status).toBe(201);
     await t.onlineScorer.scoreDue();
     const evaluation = await t.request('POST', '/evaluations', { body: { prompt_id: 'greet', versions: [1, 1], dataset_id: 'ds', evaluators: ['ev'] } });

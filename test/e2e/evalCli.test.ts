@@ -34,6 +34,15 @@ describe('promptline eval run', () => {
     expect(worse.stdout).toContain('| 0 / 0 / 12 |');
     expect(worse.stdout).toMatch(/\| `short` \| 100\.0% \| 100\.0% \| \+?0\.0 pts .*\| no significant difference \|/);
 
+    // `eval show` prints the same summary again from its id; `eval cancel` of an ended evaluation changes nothing.
+    const id = /\(`(evl_\w+)`\)/.exec(worse.stdout)![1]!;
+    const shown = await cliAsync(['eval', 'show', id, '--format', 'markdown'], http);
+    expect([shown.status, shown.stderr, shown.stdout]).toEqual([0, '', worse.stdout]);
+    const cancelled = await cliAsync(['eval', 'cancel', id], http);
+    expect([cancelled.status, cancelled.stderr, cancelled.stdout]).toEqual([0, '', `${id}: completed, 24/24 items × versions done, cost $0.0000\n`]);
+    const missing = await cliAsync(['eval', 'show', 'evl_missing'], http);
+    expect([missing.status, missing.stderr]).toEqual([1, expect.stringContaining("Evaluation 'evl_missing' not found")]);
+
     // Gated on `short` only, the same evaluation passes; without --fail-if-worse it never fails.
     expect((await evalRun(['--candidate', '2', '--fail-if-worse', '--gate', 'short'])).status).toBe(0);
     expect((await evalRun(['--candidate', '2'])).status).toBe(0);

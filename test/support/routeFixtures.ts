@@ -27,6 +27,8 @@ export async function givenRouteFixtures(t: TestApp): Promise<Record<string, unk
   await t.request('POST', '/datasets/ds/items', { body: { items: [{ inputs: { name: 'A' }, expected: 'Hi A' }] } });
   fixtures.dataset_id = 'ds';
   fixtures.item_id = (await t.request('GET', '/datasets/ds/items')).json.data[0].item_id;
+  fixtures.upload_id = (await t.request('POST', '/datasets/ds/uploads')).json.upload_id;
+  await t.request('POST', `/datasets/ds/uploads/${fixtures.upload_id}/items`, { body: { items: [{ inputs: { name: 'B' } }] } });
   await t.request('POST', '/evaluators', { body: { evaluator_id: 'ev', kind: 'exact_match' } });
   fixtures.evaluator_id = 'ev';
   fixtures.evaluation_id = (

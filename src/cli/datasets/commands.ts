@@ -108,10 +108,8 @@ export function addDatasetCommands(program: Command): Command {
         const made = await importItems(api, datasetId, file, format, opts.replace ?? false);
         if (jsonOutput()) console.log(JSON.stringify(made, null, 2));
         else {
-          const last = made.at(-1)!;
-          const added = made.reduce((n, v) => n + v.added, 0);
-          const range = made.length === 1 ? `version ${last.version}` : `versions ${made[0]!.version}-${last.version}`;
-          console.log(`${datasetId}: ${added} items imported as ${range}; version ${last.version} holds ${last.item_count} items`);
+          const [made1] = made;
+          console.log(`${datasetId}: ${made1!.added} items imported as version ${made1!.version}, which holds ${made1!.item_count} items`);
         }
       });
     });

@@ -8,15 +8,15 @@ const BATCH_CHARS = 768 * 1024;
 
 export const datasetPath = (id: string) => `/datasets/${encodeURIComponent(id)}`;
 
-/** Items cut into requests of at most BATCH_ITEMS and about BATCH_CHARS of JSON each, with the index of each batch's first item. */
-function batches(items: readonly FileItem[]): Array<{ start: number; items: FileItem[] }> {
+/** Items cut into requests of at most `maxItems` and about `maxChars` of JSON each, with the index of each batch's first item. */
+function batches(items: readonly FileItem[], maxItems: number, maxChars: number): Array<{ start: number; items: FileItem[] }> {
   const out: Array<{ start: number; items: FileItem[] }> = [];
   let current: FileItem[] = [];
   let start = 0;
   let chars = 0;
   for (const [i, item] of items.entries()) {
     const size = JSON.stringify(item).length + 1;
-    if (current.length > 0 && (current.length >= BATCH_ITEMS || chars + size > BATCH_CHARS)) {
+    if (current.length > 0 && (current.length >= maxItems || chars + size > maxChars)) {
       out.push({ start, items: current });
       current = [];
       start = i;
@@ -31,10 +31,9 @@ function batches(items: readonly FileItem[]): Array<{ start: number; items: File
 
 /**
  * The API's 422 for a batch, each item it names reported at its line of the file
- * (`["body", "items", 3, "inputs", "q"]` → `file:LINE: inputs.q: message`), and what was already
- * stored when it was not the first batch.
+ * (`["body", "items", 3, "inputs", "q"]` → `file:LINE: inputs.q: message`).
  */
-export function refusedAt(error: ApiError, file: string, lines: readonly number[], start: number, made: readonly DatasetVersionView[]): ItemFileError {
+export function refusedAt(error: ApiError, file: string, lines: readonly number[], start: number): ItemFileError {
   const detail = Array.isArray(error.detail) ? (error.detail as Array<{ loc?: unknown[]; msg?: string }>) : [];
   const problems = detail.map(({ loc = [], msg = '' }) => {
     const [part, field, index, ...rest] = loc;
@@ -42,29 +41,51 @@ export function refusedAt(error: ApiError, file: string, lines: readonly number[
     return `${file}:${lines[start + index] ?? '?'}: ${rest.length === 0 ? '' : `${rest.join('.')}: `}${msg}`;
   });
   if (problems.length === 0) problems.push(`${file}: ${error.message}`);
-  if (made.length > 0) problems.push(`(the items before line ${lines[start]} were stored as version ${made.at(-1)!.version})`);
   return new ItemFileError(problems);
 }
 
 /**
  * Reads the whole file first (a stream, every problem reported as file:line), and sends nothing
- * unless it all reads cleanly; then the items go in batches, each request a new version (all or
- * nothing). The first batch replaces the items with `replace`; the rest append, so the last
- * version holds the file's items after (or instead of) what the dataset had. The versions made.
+ * unless it all reads cleanly. A file of one request's worth is one POST (or PUT, with `replace`)
+ * of /datasets/{id}/items; a larger one goes through an upload: its batches staged, then committed
+ * as ONE version, so whatever its size the file is one version, and nothing is stored (the upload is
+ * discarded) if the API refuses any batch. The version made.
  */
-export async function importItems(api: ApiClient, datasetId: string, file: string, format: ItemFormat, replace: boolean): Promise<DatasetVersionView[]> {
+export async function importItems(
+  api: ApiClient,
+  datasetId: string,
+  file: string,
+  format: ItemFormat,
+  replace: boolean,
+  limits: { items?: number; chars?: number } = {},
+): Promise<DatasetVersionView[]> {
   const { items, lines } = await readItemFile(file, format);
-  const made: DatasetVersionView[] = [];
-  for (const [i, batch] of batches(items).entries()) {
-    const method = i === 0 && replace ? 'PUT' : 'POST';
+  const parts = batches(items, limits.items ?? BATCH_ITEMS, limits.chars ?? BATCH_CHARS);
+  if (parts.length === 1) {
     try {
-      made.push(await api.request<DatasetVersionView>(method, `${datasetPath(datasetId)}/items`, { body: { items: batch.items } }));
+      return [await api.request<DatasetVersionView>(replace ? 'PUT' : 'POST', `${datasetPath(datasetId)}/items`, { body: { items: parts[0]!.items } })];
     } catch (error) {
-      if (error instanceof ApiError && error.status === 422) throw refusedAt(error, file, lines, batch.start, made);
+      if (error instanceof ApiError && error.status === 422) throw refusedAt(error, file, lines, 0);
       throw error;
     }
   }
-  return made;
+  const upload = await api.request<{ upload_id: string }>('POST', `${datasetPath(datasetId)}/uploads`);
+  const uploadPath = `${datasetPath(datasetId)}/uploads/${encodeURIComponent(upload.upload_id)}`;
+  try {
+    for (const batch of parts) {
+      try {
+        await api.request('POST', `${uploadPath}/items`, { body: { items: batch.items } });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 422) throw refusedAt(error, file, lines, batch.start);
+        throw error;
+      }
+    }
+    return [await api.request<DatasetVersionView>('POST', `${uploadPath}/commit`, { body: { replace } })];
+  } catch (error) {
+    // Nothing was committed: the staged items go now rather than in 24 hours (a failure here changes nothing).
+    await api.request('DELETE', uploadPath).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Every item of a version, a page at a time: memory holds one page, whatever the dataset's size. */

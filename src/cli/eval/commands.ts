@@ -19,6 +19,9 @@ function positive(value: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
   return n;
 }
+const PROJECT_HELP = 'project name (local database only, default "default"; over HTTP the API key\'s project)';
+const formatOption = () =>
+  new Option('--format <format>', 'text, markdown (a pull-request comment) or json').choices(['text', 'markdown', 'json']).default('text');
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 interface RunOptions {
@@ -34,7 +37,7 @@ interface RunOptions {
   concurrency?: number;
   budget?: number;
   failIfWorse?: boolean;
-  format: 'text' | 'markdown' | 'json';
+  format: Format;
   progress: boolean;
 }
 
@@ -58,6 +61,24 @@ async function candidateFromFile(api: ApiClient, promptId: string, file: string)
     body: { template, messages, model, params, fallbacks, variables },
   });
   return { version: created.version, pushed: true };
+}
+
+type Format = 'text' | 'markdown' | 'json';
+const summaryIn = (format: Format, e: EvaluationView, gating: readonly string[]): string =>
+  format === 'json' ? `${JSON.stringify(e, null, 2)}\n` : format === 'markdown' ? markdownSummary(e, gating) : textSummary(e, gating);
+const evaluationPath = (id: string) => `/evaluations/${encodeURIComponent(id)}`;
+
+/** `eval show`: one evaluation as it stands (running or ended), summarised as `eval run` prints it. */
+export async function showEvaluation(api: ApiClient, id: string, format: Format, gating: readonly string[] = []): Promise<string> {
+  const e = await api.request<EvaluationView>('GET', evaluationPath(id));
+  return `${ENDED.has(e.status) || format === 'json' ? '' : `${progressLine(e)}\n\n`}${summaryIn(format, e, gating)}`;
+}
+
+/** `eval cancel`: stops it (items not started are skipped; calls in flight finish) and says where it stopped. */
+export async function cancelEvaluation(api: ApiClient, id: string, format: Format): Promise<string> {
+  const e = await api.request<EvaluationView>('POST', `${evaluationPath(id)}/cancel`);
+  if (format === 'json') return `${JSON.stringify(e, null, 2)}\n`;
+  return `${e.evaluation_id}: ${e.status}, ${e.progress.done}/${e.progress.total} items × versions done, cost $${e.progress.cost_usd.toFixed(4)}\n`;
 }
 
 async function run(api: ApiClient, opts: RunOptions): Promise<void> {
@@ -95,9 +116,7 @@ async function run(api: ApiClient, opts: RunOptions): Promise<void> {
   const gating = opts.gate ?? [];
   const unknownGate = gating.filter((g) => !opts.evaluator.includes(g));
   if (unknownGate.length > 0) throw new Error(`--gate names evaluators not in --evaluator: ${unknownGate.join(', ')}`);
-  process.stdout.write(
-    opts.format === 'json' ? `${JSON.stringify(e, null, 2)}\n` : opts.format === 'markdown' ? markdownSummary(e, gating) : textSummary(e, gating),
-  );
+  process.stdout.write(summaryIn(opts.format, e, gating));
   if (e.status !== 'completed') process.exitCode = EXIT_INCOMPLETE;
   else if (opts.failIfWorse === true && worseOn(e, gating).length > 0) process.exitCode = EXIT_WORSE;
 }
@@ -110,7 +129,7 @@ export function addEvalCommands(program: Command): Command {
     .description(
       'compare a candidate version with a baseline on a dataset (as POST /evaluations), follow it to its end and print the comparison; exit 1 with --fail-if-worse when the candidate is significantly worse on a gating evaluator, 2 when the evaluation did not complete',
     )
-    .option('--project <name>', 'project name (local database only, default "default"; over HTTP the API key\'s project)')
+    .option('--project <name>', PROJECT_HELP)
     .requiredOption('--prompt <prompt_id>', 'the prompt whose versions are compared')
     .option('--candidate <version>', 'the candidate: a version number or a label')
     .option(
@@ -125,8 +144,29 @@ export function addEvalCommands(program: Command): Command {
     .option('--concurrency <n>', 'model calls at once (default 4)', (v) => Math.trunc(positive(v)))
     .option('--budget <usd>', 'stop once the cost reaches this many US dollars', positive)
     .option('--fail-if-worse', 'exit 1 when the candidate is significantly worse (p < 0.05) on a gating evaluator')
-    .addOption(new Option('--format <format>', 'text, markdown (a pull-request comment) or json').choices(['text', 'markdown', 'json']).default('text'))
+    .addOption(formatOption())
     .option('--no-progress', 'no progress bar on standard error')
     .action((opts: RunOptions) => withApi(opts, (api) => run(api, opts)));
+  evaluation
+    .command('show <evaluation_id>')
+    .description('print one evaluation as `eval run` does (a running one with its progress line first), without waiting for it')
+    .option('--project <name>', PROJECT_HELP)
+    .option('--gate <evaluator_id>', 'the evaluators the "worse on" verdict names (repeat; default: every evaluator)', collect)
+    .addOption(formatOption())
+    .action((id: string, opts: { project?: string; gate?: string[]; format: Format }) =>
+      withApi(opts, async (api) => {
+        process.stdout.write(await showEvaluation(api, id, opts.format, opts.gate ?? []));
+      }),
+    );
+  evaluation
+    .command('cancel <evaluation_id>')
+    .description('cancel an evaluation (as POST /evaluations/{id}/cancel): items not started are skipped, calls in flight finish and are recorded')
+    .option('--project <name>', PROJECT_HELP)
+    .addOption(formatOption())
+    .action((id: string, opts: { project?: string; format: Format }) =>
+      withApi(opts, async (api) => {
+        process.stdout.write(await cancelEvaluation(api, id, opts.format));
+      }),
+    );
   return program;
 }

@@ -5,11 +5,13 @@ import { registerRoute, type AccessCheck } from '../../http/route.js';
 import { actorOf } from '../changes/changeLog.js';
 import type { DatasetService } from './datasets.service.js';
 import {
+  CommitUploadBody,
   CreateDatasetBody,
   DatasetIdParams,
   DatasetItemParams,
   DatasetPageSchema,
   DatasetSchema,
+  DatasetUploadParams,
   DatasetVersionListSchema,
   DatasetVersionParams,
   DatasetVersionSchema,
@@ -19,6 +21,7 @@ import {
   ListDatasetsQuery,
   ListItemsQuery,
   ListVersionsQuery,
+  UploadSchema,
 } from './datasets.schemas.js';
 
 export function registerDatasetRoutes(app: FastifyInstance, access: AccessCheck, datasets: DatasetService): void {
@@ -100,6 +103,69 @@ export function registerDatasetRoutes(app: FastifyInstance, access: AccessCheck,
     body: ItemsBody,
     response: { 201: DatasetVersionSchema, 404: Detail, 409: Detail, ...AUTH_ERRORS },
     handler: async ({ params, body, auth }) => ({ status: 201, body: await datasets.replace(auth.projectId, params.dataset_id, body.items, actorOf(auth)) }),
+  });
+
+  registerRoute(app, access, {
+    ...admin,
+    method: 'POST',
+    url: '/datasets/:dataset_id/uploads',
+    operationId: 'startDatasetUpload',
+    summary: 'Start an upload: items over many requests, committed as one version',
+    description:
+      'Opens an upload: stage items with POST …/uploads/{upload_id}/items (as many requests as needed), then commit them as ONE new version. Staged items are in no version; an upload never committed is deleted 24 hours after it was started.',
+    params: DatasetIdParams,
+    response: { 201: UploadSchema, 404: Detail, 409: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => ({ status: 201, body: await datasets.uploads.start(auth.projectId, params.dataset_id) }),
+  });
+
+  registerRoute(app, access, {
+    ...admin,
+    method: 'POST',
+    url: '/datasets/:dataset_id/uploads/:upload_id/items',
+    operationId: 'stageDatasetUploadItems',
+    summary: 'Stage items in an upload (checked now, visible once committed)',
+    description:
+      'Adds items to the upload after those staged already, checked as POST /datasets/{id}/items checks them; all of a request or none. Up to 200 000 items an upload.',
+    params: DatasetUploadParams,
+    body: ItemsBody,
+    response: { 200: UploadSchema, 404: Detail, 409: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({
+      status: 200,
+      body: await datasets.uploads.stage(auth.projectId, params.dataset_id, params.upload_id, body.items),
+    }),
+  });
+
+  registerRoute(app, access, {
+    ...admin,
+    method: 'POST',
+    url: '/datasets/:dataset_id/uploads/:upload_id/commit',
+    operationId: 'commitDatasetUpload',
+    summary: "Commit an upload: one new version with the upload's items",
+    description:
+      "Makes the next version in one transaction: the latest version's items at commit time (items added meanwhile included), then the upload's; with replace, the upload's only. The upload is gone after; committing it again answers 404. 422 when nothing was staged.",
+    params: DatasetUploadParams,
+    body: CommitUploadBody,
+    bodyOptional: true,
+    response: { 201: DatasetVersionSchema, 404: Detail, 409: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, body, auth }) => ({
+      status: 201,
+      body: await datasets.uploads.commit(auth.projectId, params.dataset_id, params.upload_id, body?.replace ?? false, actorOf(auth)),
+    }),
+  });
+
+  registerRoute(app, access, {
+    ...admin,
+    method: 'DELETE',
+    url: '/datasets/:dataset_id/uploads/:upload_id',
+    operationId: 'discardDatasetUpload',
+    summary: 'Discard an upload and the items it staged',
+    description: 'Drops an upload that is not committed, with its staged items; no version is made.',
+    params: DatasetUploadParams,
+    response: { 204: Type.Null(), 404: Detail, ...AUTH_ERRORS },
+    handler: async ({ params, auth }) => {
+      await datasets.uploads.discard(auth.projectId, params.dataset_id, params.upload_id);
+      return { status: 204 };
+    },
   });
 
   registerRoute(app, access, {

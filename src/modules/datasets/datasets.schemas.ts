@@ -7,6 +7,7 @@ const MAX_ITEMS_PER_REQUEST = 10_000;
 /** Items one from_runs call may take. */
 const MAX_ITEMS_FROM_RUNS = 10_000;
 
+export const DatasetUploadParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }), upload_id: Type.String({ maxLength: 128 }) });
 export const DatasetIdParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }) });
 export const DatasetItemParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }), item_id: Type.String({ maxLength: 128 }) });
 export const DatasetVersionParams = Type.Object({ dataset_id: Type.String({ maxLength: 128 }), version: VersionNumber() });
@@ -60,7 +61,7 @@ export const DatasetVersionSchema = Type.Object(
     item_count: Type.Integer(),
     added: Type.Integer(),
     removed: Type.Integer(),
-    details: Nullable(Type.Unknown({ description: 'from_runs: the filters given and how many runs matched' })),
+    details: Nullable(Type.Unknown({ description: 'from_runs: the filters given and how many runs matched; an upload: {upload_id}' })),
     created_at: Type.String(),
   },
   { title: 'DatasetVersion' },
@@ -111,3 +112,21 @@ export const FromRunsBody = Type.Object({
   replace: Type.Optional(Type.Boolean({ default: false, description: 'true: the new version holds only these items' })),
 });
 export type FromRunsInput = Static<typeof FromRunsBody>;
+
+export const UploadSchema = Type.Object(
+  {
+    dataset_id: Type.String(),
+    upload_id: Type.String(),
+    item_count: Type.Integer({ description: 'items staged so far' }),
+    created_at: Type.String(),
+    expires_at: Type.String({ description: 'when it is deleted if never committed (24 hours after it was started)' }),
+  },
+  { title: 'DatasetUpload' },
+);
+export type UploadView = Static<typeof UploadSchema>;
+
+export const CommitUploadBody = Type.Object({
+  replace: Type.Optional(
+    Type.Boolean({ default: false, description: "false: the latest version's items (at commit time) and the upload's; true: the upload's only" }),
+  ),
+});

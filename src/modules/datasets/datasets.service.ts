@@ -8,6 +8,8 @@ import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.j
 import * as repo from './datasets.repo.js';
 import type { CreateDatasetInput, DatasetVersionView, DatasetView, FromRunsInput, ItemInputValue, ItemView } from './datasets.schemas.js';
 import { samplePositions } from './sample.js';
+import { createUploads } from './uploads.service.js';
+import { createVersioning, versionView } from './versioning.js';
 
 /** The runs a dataset is made from: the runs module's, handed over by services.ts. */
 export interface RunSamples {
@@ -42,8 +44,6 @@ const datasetView = (row: repo.DatasetRow, latest: repo.VersionRow | undefined):
   archived_at: row.archived_at,
 });
 
-const versionView = (datasetId: string, row: repo.VersionRow): DatasetVersionView => ({ dataset_id: datasetId, ...row });
-
 const itemView = (row: repo.ItemRow): ItemView => ({
   item_id: row.item_id,
   inputs: row.inputs,
@@ -64,16 +64,6 @@ function bodyTime(field: 'since' | 'until', value: string | undefined): string |
   return new Date(ms).toISOString();
 }
 
-interface VersionChange {
-  source: repo.VersionRow['source'];
-  /** Drop every present item first (the new version holds only the items added). */
-  replace: boolean;
-  add: readonly repo.NewItem[];
-  /** One item to drop (a delete). */
-  removeItem?: string;
-  details?: unknown;
-}
-
 export function createDatasetService(store: Store, changeLog: ChangeLog, runs: RunSamples) {
   const require = async (db: Sql, projectId: string, datasetId: string) => {
     const found = await repo.findDataset(db, projectId, datasetId);
@@ -81,42 +71,12 @@ export function createDatasetService(store: Store, changeLog: ChangeLog, runs: R
     return found;
   };
 
-  /**
-   * One new version in one transaction: the next number, the items' rows (added here, removed
-   * from here), the version's row and its audit entry. Nothing is copied: the items the version
-   * keeps are the rows already there (datasets.repo, migrations/0024_datasets.sql).
-   */
-  const newVersion = (projectId: string, datasetId: string, change: VersionChange, actor: Actor): Promise<DatasetVersionView> =>
-    store.writer.write(async (db) => {
-      const dataset = await require(db, projectId, datasetId);
-      if (dataset.archived_at !== null) throw conflict(`Dataset '${datasetId}' is archived`);
-      await repo.lockDataset(db, projectId, datasetId);
-      const latest = await repo.latestVersion(db, projectId, datasetId);
-      const version = (latest?.version ?? 0) + 1;
-      let removed = 0;
-      if (change.replace) removed = await repo.removeAllItems(db, projectId, datasetId, version);
-      if (change.removeItem !== undefined) {
-        if (!(await repo.removeItem(db, projectId, datasetId, change.removeItem, version)))
-          throw notFound(`Item '${change.removeItem}' is not in the latest version`);
-        removed = 1;
-      }
-      await repo.insertItems(db, projectId, datasetId, version, change.add);
-      const row: repo.VersionRow = {
-        version,
-        source: change.source,
-        item_count: (latest?.item_count ?? 0) - removed + change.add.length,
-        added: change.add.length,
-        removed,
-        details: change.details ?? null,
-        created_at: isoNow(store.clock),
-      };
-      await repo.insertVersion(db, projectId, datasetId, row);
-      const { details: _details, ...summary } = row;
-      await changeLog.record(db, projectId, actor, { action: 'dataset.version_created', targetType: 'dataset', targetId: datasetId, after: summary });
-      return versionView(datasetId, row);
-    });
+  const newVersion = createVersioning(store, changeLog);
 
   return {
+    /** Items sent over several requests, committed as one version (uploads.service.ts). */
+    uploads: createUploads(store, newVersion),
+
     async create(projectId: string, input: CreateDatasetInput, actor: Actor = SYSTEM_ACTOR): Promise<DatasetView> {
       const row: repo.DatasetRow = { dataset_id: input.dataset_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };
       await store.writer.write(async (db) => {

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import { compareEvaluator, etaSeconds } from './comparison.js';
 import * as repo from './evaluations.repo.js';
+import { judgeVersion } from './judge.js';
 import { VERSION_LABEL, type CreateEvaluationInput, type EvaluationItemView, type EvaluationSummaryView, type EvaluationView } from './evaluations.schemas.js';
 
 /** What an evaluation needs of prompts, datasets and evaluators: their modules' facts, handed over by services.ts. */
@@ -82,17 +83,6 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
     return version;
   }
 
-  /** Which version of the judge's prompt judges, fixed for the whole evaluation: as pinned, else `production`, else the latest. */
-  async function judgeVersion(db: Sql, projectId: string, settings: Record<string, unknown>): Promise<number> {
-    const promptId = settings.prompt_id as string;
-    if (typeof settings.version === 'number') return settings.version;
-    if (typeof settings.label === 'string') {
-      const pinned = await ports.prompts.labelVersion(db, projectId, promptId, settings.label);
-      if (pinned !== null) return pinned;
-    }
-    return (await ports.prompts.labelVersion(db, projectId, promptId, 'production')) ?? (await ports.prompts.latestVersion(db, projectId, promptId));
-  }
-
   /**
    * Each evaluation's comparisons as of its `done` count and status: nothing they are computed from
    * changes in between, so a client polling an evaluation reads its work rows once per finished
@@ -162,7 +152,7 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
           if (found === null) throw invalid('body', ['evaluators', i], `no evaluator '${id}' in this project`);
           evaluators.push(
             found.kind === 'llm_judge'
-              ? { ...found, settings: { ...found.settings, judge_version: await judgeVersion(db, projectId, found.settings) } }
+              ? { ...found, settings: { ...found.settings, judge_version: await judgeVersion(ports.prompts, db, projectId, found.settings) } }
               : found,
           );
         }

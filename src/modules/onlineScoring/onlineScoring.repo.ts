@@ -20,6 +20,12 @@ export interface RunScoreRow {
   score: number | null;
   passed: boolean | null;
   error: string | null;
+  /** A judge's reasoning, when it gave one. */
+  reasoning: string | null;
+  /** What scoring the run cost: a judge's model calls (every attempt), 0 for the other kinds. */
+  cost_nano_usd: number;
+  /** A judge's runs (source `evaluation`), one per attempt that reached the model. */
+  judge_run_ids: string[];
   created_at: string;
 }
 
@@ -71,6 +77,18 @@ export async function claim(db: Sql, a: DueAttachment, now: string, until: strin
   return changes > 0;
 }
 
+/**
+ * Extends a lease this worker holds (its end still the one it set): false when it has run out and
+ * another replica took the attachment since, or the evaluator was detached.
+ */
+export async function renew(db: Sql, a: DueAttachment, held: string, until: string): Promise<boolean> {
+  const { changes } = await db.run(
+    'UPDATE online_evaluators SET lease_until = ? WHERE project_id = ? AND prompt_id = ? AND evaluator_id = ? AND lease_until = ?',
+    [until, a.project_id, a.prompt_id, a.evaluator_id, held],
+  );
+  return changes > 0;
+}
+
 /** Moves the cursor past the runs looked at and frees the lease (a detached evaluator has no row: nothing happens). */
 export async function advance(db: Sql, a: DueAttachment, cursorAt: string, cursorId: string): Promise<void> {
   await db.run('UPDATE online_evaluators SET cursor_at = ?, cursor_id = ?, lease_until = NULL WHERE project_id = ? AND prompt_id = ? AND evaluator_id = ?', [
@@ -90,6 +108,8 @@ export interface ServedRun {
 /**
  * The prompt's live runs after the cursor, up to `before` (runs still in flight may carry an
  * earlier created_at than runs already stored: the worker stays behind them by a settle time).
+ * Only runs served through /run_prompt (source `api`): playground runs, and the runs evaluations and
+ * online judges make (source `evaluation`), are never scored online.
  */
 export async function runsAfter(
   db: Sql,
@@ -108,31 +128,60 @@ export async function runsAfter(
   );
 }
 
-export async function runOutputs(db: Sql, projectId: string, ids: readonly string[]): Promise<Map<string, string | null>> {
+export interface RunText {
+  /** The caller's variables ({} once run-text retention has erased them). */
+  inputs: Record<string, unknown>;
+  output: string | null;
+}
+
+export async function runTexts(db: Sql, projectId: string, ids: readonly string[]): Promise<Map<string, RunText>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.all<{ id: string; output: string | null }>(
-    `SELECT id, output FROM runs WHERE project_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
+  const rows = await db.all<{ id: string; inputs: string | null; output: string | null }>(
+    `SELECT id, inputs, output FROM runs WHERE project_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
     [projectId, ...ids],
   );
-  return new Map(rows.map((r) => [r.id, r.output]));
+  const parsed = (text: string | null): Record<string, unknown> => {
+    const value = text === null ? null : (JSON.parse(text) as unknown);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  };
+  return new Map(rows.map((r) => [r.id, { inputs: parsed(r.inputs), output: r.output }]));
 }
 
 export async function insertScores(db: Sql, projectId: string, rows: readonly RunScoreRow[]): Promise<void> {
   for (const r of rows) {
     await db.run(
-      `INSERT INTO run_scores (project_id, run_id, evaluator_id, evaluator_version, score, passed, error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO run_scores (project_id, run_id, evaluator_id, evaluator_version, score, passed, error, reasoning, cost_nano_usd, judge_run_ids, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (project_id, run_id, evaluator_id) DO NOTHING`,
-      [projectId, r.run_id, r.evaluator_id, r.evaluator_version, r.score, r.passed === null ? null : r.passed ? 1 : 0, r.error, r.created_at],
+      [
+        projectId,
+        r.run_id,
+        r.evaluator_id,
+        r.evaluator_version,
+        r.score,
+        r.passed === null ? null : r.passed ? 1 : 0,
+        r.error,
+        r.reasoning,
+        r.cost_nano_usd,
+        r.judge_run_ids.length === 0 ? null : JSON.stringify(r.judge_run_ids),
+        r.created_at,
+      ],
     );
   }
 }
 
 export async function scoresOfRun(db: Sql, projectId: string, runId: string): Promise<RunScoreRow[]> {
-  const rows = await db.all<Omit<RunScoreRow, 'passed'> & { passed: number | null }>(
-    'SELECT run_id, evaluator_id, evaluator_version, score, passed, error, created_at FROM run_scores WHERE project_id = ? AND run_id = ? ORDER BY evaluator_id',
+  const rows = await db.all<Omit<RunScoreRow, 'passed' | 'judge_run_ids'> & { passed: number | null; judge_run_ids: string | null }>(
+    `SELECT run_id, evaluator_id, evaluator_version, score, passed, error, reasoning, cost_nano_usd, judge_run_ids, created_at
+    FROM run_scores WHERE project_id = ? AND run_id = ? ORDER BY evaluator_id`,
     [projectId, runId],
   );
-  return rows.map((r) => ({ ...r, passed: r.passed === null ? null : Number(r.passed) === 1 }));
+  return rows.map((r) => ({
+    ...r,
+    passed: r.passed === null ? null : Number(r.passed) === 1,
+    cost_nano_usd: Number(r.cost_nano_usd),
+    judge_run_ids: r.judge_run_ids === null ? [] : (JSON.parse(r.judge_run_ids) as string[]),
+  }));
 }
 
 export async function runExists(db: Sql, projectId: string, runId: string): Promise<boolean> {

@@ -25,7 +25,7 @@ export function registerOnlineScoringRoutes(app: FastifyInstance, access: Access
     operationId: 'attachOnlineEvaluator',
     summary: "Score a sampled share of a prompt's live runs with an evaluator",
     description:
-      "Attaches an evaluator to a prompt: from now on, a share (sample_rate) of the prompt's successful /run_prompt runs is scored in the background, never in the request. Evaluators that need an expected answer (exact_match, numeric, contains without a value) and judges are refused (422).",
+      "Attaches an evaluator to a prompt: from now on, a share (sample_rate) of the prompt's successful /run_prompt runs is scored in the background, never in the request. An llm_judge evaluator calls its judge prompt for each sampled run (with no expected answer; its calls are runs of source evaluation and cost). Evaluators that need an expected answer (exact_match, numeric, contains without a value) are refused (422).",
     params: PromptParams,
     body: AttachBody,
     response: { 201: OnlineEvaluatorSchema, 404: Detail, 409: Detail, ...AUTH_ERRORS },

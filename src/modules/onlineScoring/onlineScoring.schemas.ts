@@ -5,7 +5,8 @@ export const AttachBody = Type.Object({
   evaluator_id: Type.String({
     minLength: 1,
     maxLength: 128,
-    description: 'the evaluator that scores the sampled runs (contains with a value, regex, json_schema or length)',
+    description:
+      'the evaluator that scores the sampled runs (contains with a value, regex, json_schema, length, or llm_judge: a model call per sampled run, which costs)',
   }),
   sample_rate: Type.Number({
     exclusiveMinimum: 0,
@@ -38,9 +39,12 @@ export const RunScoreListSchema = Type.Object({
       {
         evaluator_id: Type.String(),
         evaluator_version: Type.Integer({ description: 'the version that scored the run (the latest when it was scored)' }),
-        score: Nullable(Type.Number({ description: '1 or 0 (pass/fail); null when the run could not be scored' })),
+        score: Nullable(Type.Number({ description: "1 or 0 (pass/fail), or a judge's 1–5; null when the run could not be scored" })),
         passed: Nullable(Type.Boolean()),
-        error: Nullable(Type.String({ description: 'why the run could not be scored' })),
+        error: Nullable(Type.String({ description: "why the run could not be scored (a judge's: 'judge error after 3 attempts: …')" })),
+        reasoning: Nullable(Type.String({ description: "a judge's reasoning, when it gave one" })),
+        cost_usd: Type.Number({ description: "what scoring the run cost: a judge's model calls, every attempt (0 for the other kinds)" }),
+        judge_run_ids: Type.Array(Type.String(), { description: "a judge's runs (source evaluation), one per attempt that reached the model" }),
         created_at: Type.String(),
       },
       { title: 'RunScore' },

@@ -2,6 +2,7 @@ import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
+import { nanoToUsd } from '../../providers/prices.js';
 import { SYSTEM_ACTOR, type Actor, type ChangeLog } from '../changes/changeLog.js';
 import type { EvaluatorKind } from '../evaluators/evaluators.schemas.js';
 import * as repo from './onlineScoring.repo.js';
@@ -19,22 +20,21 @@ export interface EvaluatorFacts {
 
 /**
  * Why an evaluator cannot score live runs, or null when it can. A live run has an output and no
- * expected answer, so only kinds that judge the output alone make sense online; the judge needs
- * a model call per run, which online scoring does not make yet.
+ * expected answer, so only kinds that judge the output alone make sense online. A judge is called
+ * with an empty `expected` (onlineJudge.ts); each run it scores costs its model calls.
  */
 function offlineOnly(kind: EvaluatorKind, settings: Record<string, unknown>): string | null {
   switch (kind) {
     case 'regex':
     case 'json_schema':
     case 'length':
+    case 'llm_judge':
       return null;
     case 'contains':
       return settings.value === undefined ? "a contains evaluator without a value compares with an item's expected text, which a live run has not" : null;
     case 'exact_match':
     case 'numeric':
       return `a ${kind} evaluator compares with an item's expected value, which a live run has not`;
-    case 'llm_judge':
-      return 'online scoring does not call a judge model yet: attach contains, regex, json_schema or length evaluators';
   }
 }
 
@@ -97,7 +97,13 @@ export function createOnlineScoringService(store: Store, changeLog: ChangeLog, p
 
     async scoresOfRun(projectId: string, runId: string) {
       if (!(await repo.runExists(store.sql, projectId, runId))) throw notFound(`Run '${runId}' not found`);
-      return { run_id: runId, data: (await repo.scoresOfRun(store.sql, projectId, runId)).map(({ run_id: _r, ...rest }) => rest) };
+      return {
+        run_id: runId,
+        data: (await repo.scoresOfRun(store.sql, projectId, runId)).map(({ run_id: _r, cost_nano_usd, ...rest }) => ({
+          ...rest,
+          cost_usd: nanoToUsd(cost_nano_usd),
+        })),
+      };
     },
   };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type ApiClient } from '../../../src/cli/api/client.js';
+import { ApiError, type ApiClient, type HttpMethod, type RequestOptions } from '../../../src/cli/api/client.js';
 import { ItemFileError } from '../../../src/cli/datasets/itemFiles.js';
 import { exportItems, importItems, refusedAt } from '../../../src/cli/datasets/transfer.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
@@ -155,31 +155,66 @@ describe('datasets import', () => {
     expect(await exported('cli', 'jsonl', 1)).toBe(asJsonl);
   });
 
-  it('a large file goes in batches, one version each, the last holding every item', async () => {
+  it('a file larger than one request goes through one upload: ONE version, nothing visible before the commit', async () => {
     await t.request('POST', '/datasets', { body: { dataset_id: 'big' } });
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ inputs: { n: String(i) }, expected: `answer ${i}` }));
-    const made = await importItems(api, 'big', file('big.jsonl', lines.join('\n')), 'jsonl', false);
-    expect(made.map((v) => [v.version, v.added, v.item_count])).toEqual([
-      [1, 1000, 1000],
-      [2, 1000, 2000],
-      [3, 500, 2500],
+    // Each request the CLI sends is watched: until the commit, the dataset has no version.
+    const seen: Array<[string, string, number]> = [];
+    const watching: ApiClient = {
+      target: 'test',
+      async request<T>(method: HttpMethod, url: string, options?: RequestOptions): Promise<T> {
+        seen.push([method, url.replace(/upl_\w+/, 'UPL'), (await t.request('GET', '/datasets/big')).json.latest_version as number]);
+        return api.request<T>(method, url, options);
+      },
+    };
+    const made = await importItems(watching, 'big', file('big.jsonl', lines.join('\n')), 'jsonl', false);
+    expect(made.map((v) => [v.version, v.source, v.added, v.item_count])).toEqual([[1, 'append', 2500, 2500]]);
+    expect(seen).toEqual([
+      ['POST', '/datasets/big/uploads', 0],
+      ['POST', '/datasets/big/uploads/UPL/items', 0],
+      ['POST', '/datasets/big/uploads/UPL/items', 0],
+      ['POST', '/datasets/big/uploads/UPL/items', 0],
+      ['POST', '/datasets/big/uploads/UPL/commit', 0],
     ]);
     const text = await exported('big', 'csv');
     expect(text.split('\r\n')).toHaveLength(2502); // header, 2500 rows, the empty string after the last CRLF
+    expect(text.split('\r\n')[1]).toBe('0,answer 0');
     expect(text.split('\r\n')[2500]).toBe('2499,answer 2499');
+    // The upload is gone once committed.
+    expect([await count('dataset_uploads'), await count('dataset_upload_items')]).toEqual([0, 0]);
+
+    // With --replace (and smaller batches), the one new version holds the file's items only.
+    const again = await importItems(api, 'big', file('five.jsonl', lines.slice(0, 5).join('\n')), 'jsonl', true, { items: 2 });
+    expect(again.map((v) => [v.version, v.source, v.added, v.removed, v.item_count])).toEqual([[2, 'replace', 5, 2500, 5]]);
   });
 
-  it('a batch the API refuses is reported at the lines of the items it names, with what earlier batches stored', () => {
+  it('an upload refused midway stores nothing: no version, and its staged items are discarded', async () => {
+    await t.request('POST', '/datasets', { body: { dataset_id: 'halfway' } });
+    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ inputs: { n: String(i) } }));
+    // The dataset is archived (by another caller) once the first batch is staged: the next batch is refused (409).
+    let staged = 0;
+    const racing: ApiClient = {
+      target: 'test',
+      async request<T>(method: HttpMethod, url: string, options?: RequestOptions): Promise<T> {
+        const answer = await api.request<T>(method, url, options);
+        if (url.endsWith('/items') && ++staged === 1) expect((await t.request('DELETE', '/datasets/halfway')).status).toBe(204);
+        return answer;
+      },
+    };
+    await expect(importItems(racing, 'halfway', file('halfway.jsonl', lines.join('\n')), 'jsonl', false, { items: 2 })).rejects.toThrow(
+      "Dataset 'halfway' is archived",
+    );
+    expect((await t.request('GET', '/datasets/halfway/versions')).json.data).toEqual([]);
+    expect([await count('dataset_uploads'), await count('dataset_upload_items')]).toEqual([0, 0]);
+  });
+
+  it('a batch the API refuses is reported at the lines of the items it names', () => {
     const detail = [
       { type: 'value_error', loc: ['body', 'items', 2, 'inputs', 'q'], msg: 'Value error, too long', input: 'x' },
       { type: 'missing', loc: ['body', 'items', 0, 'inputs'], msg: 'Field required', input: {} },
     ];
-    const error = refusedAt(new ApiError(422, detail), 'f.jsonl', [1, 2, 4, 5, 9], 2, [{ version: 3 } as never]);
-    expect(error.problems).toEqual([
-      'f.jsonl:9: inputs.q: Value error, too long',
-      'f.jsonl:4: inputs: Field required',
-      '(the items before line 4 were stored as version 3)',
-    ]);
+    const error = refusedAt(new ApiError(422, detail), 'f.jsonl', [1, 2, 4, 5, 9], 2);
+    expect(error.problems).toEqual(['f.jsonl:9: inputs.q: Value error, too long', 'f.jsonl:4: inputs: Field required']);
   });
 
   it("the API refuses what the file cannot say (an unknown dataset): the error is the API's", async () => {
