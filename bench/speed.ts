@@ -144,7 +144,8 @@ export async function main(): Promise<void> {
       '| case | round | reference req/s | Promptline req/s | ratio | p50 ms (ref / PL) | p99 ms (ref / PL) | CPU µs/req (ref / PL) | longest stall ms | peak RSS MB |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
-    for (const c of CASES) {
+    const only = process.env.BENCH_CASES?.split(',');
+    for (const c of CASES.filter((c) => only === undefined || only.includes(c.id))) {
       const rounds: Round[] = [];
       for (let r = 1; r <= ROUNDS; r++) {
         const reference = await measure(references[c.reference], {
@@ -164,7 +165,7 @@ export async function main(): Promise<void> {
       }
       run.cases[c.id] = { name: c.name, rounds };
     }
-    run.targets = TARGETS.map((t) => evaluate(t, run.cases[t.caseId]!.rounds));
+    run.targets = TARGETS.filter((t) => run.cases[t.caseId] !== undefined).map((t) => evaluate(t, run.cases[t.caseId]!.rounds));
     console.log('\n| target | median | spread over rounds | goal | |');
     console.log('|---|---|---|---|---|');
     for (const t of run.targets) {

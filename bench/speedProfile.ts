@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { givenBenchExperiment, givenBenchPrompts } from './adminApi.js';
+import { printBusyStretches } from './busyStretches.js';
 import { summariseProfile } from './cpuProfile.js';
 import { startPromptline } from './gateway.js';
 import { pidOf } from './procStats.js';
@@ -28,7 +29,7 @@ export async function main(): Promise<void> {
   fs.rmSync(PROFILE_DIR, { recursive: true, force: true });
   fs.mkdirSync(PROFILE_DIR, { recursive: true });
   const fake = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['fake'], {}, /LISTENING (\d+)/, LOAD_CPUS);
-  const pl = await startPromptline(fake, { cpus: SERVER_CPUS, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] });
+  const pl = await startPromptline(fake, { cpus: SERVER_CPUS, nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] });
   const pid = pidOf(pl);
   const windows: Array<{ name: string; rps: number; window: { startUs: number; endUs: number } }> = [];
   try {
@@ -56,6 +57,7 @@ export async function main(): Promise<void> {
   for (const w of windows) {
     console.log(`\n## ${w.name}: ${Math.round(w.rps)} req/s while profiled (${SECONDS} s; main thread only)`);
     summariseProfile(path.join(PROFILE_DIR, file), w.window);
+    printBusyStretches(path.join(PROFILE_DIR, file), w.window);
   }
   console.log(`\nProfile: ${path.join(PROFILE_DIR, file)} (open it in Chrome DevTools' Performance panel).`);
 }
