@@ -204,16 +204,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   every(WEBHOOK_POLL_MS, 'webhook delivery pass', () => dispatcher.deliverDue(), deps.webhookTimers !== false);
   every(SIGNAL_INTERVAL_MS, 'experiment signal check', () => signals.checkOnce(), deps.webhookTimers !== false);
   // A judge attached to a prompt calls its prompt as evaluations do: runs of source 'evaluation'.
-  const onlineScorer = createOnlineScorer(
-    store,
-    evaluatorFacts,
-    {
-      prompts: promptFacts,
-      call: (projectId, promptId, version, inputs) => services.runs.runForEvaluation(projectId, promptId, version, inputs),
-      storeRun: storeEvaluationRun,
-    },
-    { log: app.log, settleMs: deps.onlineScoringSettleMs },
-  );
+  const judging = { prompts: promptFacts, call: services.runs.runForEvaluation, storeRun: storeEvaluationRun };
+  const onlineScorer = createOnlineScorer(store, evaluatorFacts, judging, { log: app.log, settleMs: deps.onlineScoringSettleMs });
   every(ONLINE_SCORING_POLL_MS, 'online scoring pass', () => onlineScorer.scoreDue(), deps.webhookTimers !== false && server);
   const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log);
   every(SCHEDULER_POLL_MS, 'scheduler pass', () => scheduler.runDue(), deps.schedulerTimers !== false && server);
