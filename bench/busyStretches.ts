@@ -58,6 +58,8 @@ export function printBusyStretches(file: string, window: { startUs: number; endU
     const counts = new Map<string, number>();
     for (const id of s.samples) for (const f of new Set(ourFrames(id))) counts.set(f, (counts.get(f) ?? 0) + 1);
     const frames = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
-    console.log(`- ${((s.endUs - s.startUs) / 1000).toFixed(1)} ms, ${s.samples.length} samples; our frames on the stack: ${frames.map(([f, n]) => `${f} (${n})`).join('; ') || 'none'}`);
+    console.log(
+      `- ${((s.endUs - s.startUs) / 1000).toFixed(1)} ms, ${s.samples.length} samples; our frames on the stack: ${frames.map(([f, n]) => `${f} (${n})`).join('; ') || 'none'}`,
+    );
   }
 }

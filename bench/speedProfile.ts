@@ -29,7 +29,10 @@ export async function main(): Promise<void> {
   fs.rmSync(PROFILE_DIR, { recursive: true, force: true });
   fs.mkdirSync(PROFILE_DIR, { recursive: true });
   const fake = await startProcess(path.join(BENCH_DIR, 'servers.js'), ['fake'], {}, /LISTENING (\d+)/, LOAD_CPUS);
-  const pl = await startPromptline(fake, { cpus: SERVER_CPUS, nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] });
+  const pl = await startPromptline(fake, {
+    cpus: SERVER_CPUS,
+    nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`],
+  });
   const pid = pidOf(pl);
   const windows: Array<{ name: string; rps: number; window: { startUs: number; endUs: number } }> = [];
   try {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
+import { type Column, columnsOf, csvItem, MAX_NAME_LENGTH, MAX_NAMES, NUL_PROBLEM } from '../../lib/datasetCsv.js';
 
 /**
  * Dataset items in files (docs/evaluations.md, "Files"): JSONL, one item per line
@@ -23,10 +24,6 @@ export interface ReadItems {
   items: FileItem[];
   lines: number[];
 }
-
-/** What the API takes of an object's names (datasets.schemas.ts): checked here so a file is refused before anything is sent. */
-const MAX_NAMES = 256;
-const MAX_NAME_LENGTH = 256;
 
 function namesProblem(field: 'inputs' | 'metadata', value: Record<string, unknown>): string | null {
   const names = Object.keys(value);
@@ -54,8 +51,6 @@ export function formatOf(file: string): ItemFormat | undefined {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const JSONL_KEYS = new Set(['inputs', 'expected', 'metadata']);
-
-const NUL_PROBLEM = 'holds the NUL character (U+0000), which the API refuses';
 
 /** Whether a JSON value holds a NUL in any string or key (the API refuses those, on both backends). */
 function holdsNul(value: unknown): boolean {
@@ -103,53 +98,6 @@ async function readJsonl(file: string, problems: string[], read: ReadItems): Pro
     if (problems.length >= MAX_PROBLEMS) break;
   }
   lines.close();
-}
-
-/** What a CSV header names: each column's place in an item. */
-type Column = { to: 'inputs' | 'metadata'; name: string } | { to: 'expected' | 'expected_json' };
-
-function columnsOf(header: readonly string[]): Column[] | string {
-  const columns: Column[] = [];
-  const seen = new Set<string>();
-  for (const raw of header) {
-    const name = raw.trim();
-    if (name.includes('\u0000')) return `a column name ${NUL_PROBLEM}`;
-    if (seen.has(name)) return `column ${JSON.stringify(name)} appears twice`;
-    seen.add(name);
-    const m = /^(inputs|metadata)\.(.+)$/.exec(name);
-    if (m !== null && m[2]!.length > MAX_NAME_LENGTH) return `column ${JSON.stringify(name)}: a name may have at most ${MAX_NAME_LENGTH} characters`;
-    if (m !== null) columns.push({ to: m[1] as 'inputs' | 'metadata', name: m[2]! });
-    else if (name === 'expected' || name === 'expected_json') columns.push({ to: name });
-    else return `column ${JSON.stringify(name)}: columns are inputs.<name>, expected, expected_json and metadata.<name>`;
-  }
-  if (seen.has('expected') && seen.has('expected_json')) return 'give expected or expected_json, not both';
-  if (!columns.some((c) => c.to === 'inputs')) return 'no inputs.<name> column';
-  for (const to of ['inputs', 'metadata'] as const) {
-    const n = columns.filter((c) => c.to === to).length;
-    if (n > MAX_NAMES) return `${n} ${to}.<name> columns, at most ${MAX_NAMES}`;
-  }
-  return columns;
-}
-
-/** One CSV record as an item: cells are text; an empty expected cell means none. */
-function csvItem(columns: readonly Column[], record: readonly string[]): FileItem | string {
-  if (record.length !== columns.length) return `${record.length} cells, the header has ${columns.length}`;
-  const item: FileItem = { inputs: {}, metadata: {} };
-  for (const [i, column] of columns.entries()) {
-    const cell = record[i]!;
-    if (cell.includes('\u0000')) return `a cell ${NUL_PROBLEM}`;
-    if (column.to === 'inputs' || column.to === 'metadata') item[column.to][column.name] = cell;
-    else if (cell === '') continue;
-    else if (column.to === 'expected') item.expected = cell;
-    else {
-      try {
-        item.expected = JSON.parse(cell) as unknown;
-      } catch (error) {
-        return `expected_json is not JSON: ${(error as Error).message}`;
-      }
-    }
-  }
-  return item;
 }
 
 async function readCsv(file: string, problems: string[], read: ReadItems): Promise<void> {
