@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
-import { callServer, processFixtures } from '../support/processes.js';
+import { createTestDatabase } from '../support/postgres.js';
+import { callServer, processFixtures, type RunningServer } from '../support/processes.js';
 
 /**
  * An evaluation survives kill -9: the server is killed while every worker of the evaluation waits
@@ -33,43 +34,66 @@ beforeAll(async () => {
 });
 afterAll(async () => fake.close());
 
+/**
+ * Starts an evaluation on a first server, kills it with -9 while every worker waits on a model
+ * call, starts `second` (the same server again, or another replica) and checks that it finished
+ * the evaluation without calling any item twice.
+ */
+async function resumesAfterKill(first: () => Promise<RunningServer>, second: () => Promise<RunningServer>): Promise<void> {
+  const ITEMS = 30;
+  let server = await first();
+  const api = (path: string, body?: unknown, method = 'POST') => callServer(server.origin, path, ADMIN, body, method);
+  expect((await api('/prompts', { prompt_id: 'p', template: '{{answer}}', model: 'fake/gpt-4o-mini' })).status).toBe(201);
+  expect((await api('/prompts/p/versions', { template: '{{answer}}!', model: 'fake/gpt-4o-mini' })).status).toBe(201);
+  await api('/datasets', { dataset_id: 'qa' });
+  await api('/datasets/qa/items', { items: Array.from({ length: ITEMS }, (_, i) => ({ inputs: { answer: `a${i}` }, expected: `a${i}` })) });
+  await api('/evaluators', { evaluator_id: 'exact', kind: 'exact_match' });
+
+  fake.requests.length = 0;
+  fake.setDefault(behave.slow(20, { content: 'a' }));
+  const created = await api('/evaluations', { prompt_id: 'p', versions: [2, 1], dataset_id: 'qa', evaluators: ['exact'], concurrency: 3 });
+  expect(created.status).toBe(202);
+  const id = created.json.evaluation_id;
+  await until('a third of the calls', () => fake.requests.length >= 20);
+  // From here every call hangs: once the three workers each wait on one, none is between its mark and its call.
+  fake.setDefault(behave.hang());
+  await until('three calls held', () => fake.inFlight === 3);
+  await server.stop('SIGKILL');
+  fx.forget(server);
+  const calledBeforeTheKill = fake.requests.length;
+
+  fake.setDefault(behave.ok({ content: 'a' }));
+  server = await second();
+  await until('the end of the evaluation', async () => (await api(`/evaluations/${id}`, undefined, 'GET')).json.status === 'completed');
+  const e = (await api(`/evaluations/${id}`, undefined, 'GET')).json;
+  expect(fake.requests.length).toBe(ITEMS * 2);
+  expect(calledBeforeTheKill).toBeLessThan(ITEMS * 2);
+  expect(e.progress).toMatchObject({ done: ITEMS * 2, total: ITEMS * 2 });
+  const items = (await api(`/evaluations/${id}/items?limit=100`, undefined, 'GET')).json.data;
+  const states = items.flatMap((i: any) => [i.baseline.state, i.candidate.state]);
+  expect(states.filter((s: string) => s === 'interrupted')).toHaveLength(3);
+  expect(states.filter((s: string) => s === 'done')).toHaveLength(ITEMS * 2 - 3);
+  // Each call that returned is one stored evaluation run; none is stored twice.
+  const runs = (await api('/runs?source=evaluation&limit=500', undefined, 'GET')).json.data;
+  expect(runs).toHaveLength(ITEMS * 2 - 3);
+}
+
 describe('an evaluation across a crash', () => {
   it('resumes after kill -9 without calling any item twice', async () => {
-    const ITEMS = 30;
     const dir = fx.dataDir();
-    let server = await fx.serve(dir, env);
-    const api = (path: string, body?: unknown, method = 'POST') => callServer(server.origin, path, ADMIN, body, method);
-    expect((await api('/prompts', { prompt_id: 'p', template: '{{answer}}', model: 'fake/gpt-4o-mini' })).status).toBe(201);
-    expect((await api('/prompts/p/versions', { template: '{{answer}}!', model: 'fake/gpt-4o-mini' })).status).toBe(201);
-    await api('/datasets', { dataset_id: 'qa' });
-    await api('/datasets/qa/items', { items: Array.from({ length: ITEMS }, (_, i) => ({ inputs: { answer: `a${i}` }, expected: `a${i}` })) });
-    await api('/evaluators', { evaluator_id: 'exact', kind: 'exact_match' });
+    await resumesAfterKill(
+      () => fx.serve(dir, env),
+      () => fx.serve(dir, env),
+    );
+  }, 60_000);
 
-    fake.setDefault(behave.slow(20, { content: 'a' }));
-    const created = await api('/evaluations', { prompt_id: 'p', versions: [2, 1], dataset_id: 'qa', evaluators: ['exact'], concurrency: 3 });
-    expect(created.status).toBe(202);
-    const id = created.json.evaluation_id;
-    await until('a third of the calls', () => fake.requests.length >= 20);
-    // From here every call hangs: once the three workers each wait on one, none is between its mark and its call.
-    fake.setDefault(behave.hang());
-    await until('three calls held', () => fake.inFlight === 3);
-    await server.stop('SIGKILL');
-    fx.forget(server);
-    const calledBeforeTheKill = fake.requests.length;
-
-    fake.setDefault(behave.ok({ content: 'a' }));
-    server = await fx.serve(dir, env);
-    await until('the end of the evaluation', async () => (await api(`/evaluations/${id}`, undefined, 'GET')).json.status === 'completed');
-    const e = (await api(`/evaluations/${id}`, undefined, 'GET')).json;
-    expect(fake.requests.length).toBe(ITEMS * 2);
-    expect(calledBeforeTheKill).toBeLessThan(ITEMS * 2);
-    expect(e.progress).toMatchObject({ done: ITEMS * 2, total: ITEMS * 2 });
-    const items = (await api(`/evaluations/${id}/items?limit=100`, undefined, 'GET')).json.data;
-    const states = items.flatMap((i: any) => [i.baseline.state, i.candidate.state]);
-    expect(states.filter((s: string) => s === 'interrupted')).toHaveLength(3);
-    expect(states.filter((s: string) => s === 'done')).toHaveLength(ITEMS * 2 - 3);
-    // Each call that returned is one stored evaluation run; none is stored twice.
-    const runs = (await api('/runs?source=evaluation&limit=500', undefined, 'GET')).json.data;
-    expect(runs).toHaveLength(ITEMS * 2 - 3);
+  it("on PostgreSQL, another replica takes it over once the killed one's lease ran out", async () => {
+    const database = await createTestDatabase();
+    try {
+      const replica = () => fx.serve(undefined, { ...env, PROMPTLINE_DATABASE_URL: database.url });
+      await resumesAfterKill(replica, replica);
+    } finally {
+      await database.drop();
+    }
   }, 60_000);
 });
