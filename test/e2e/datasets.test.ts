@@ -33,7 +33,7 @@ describe('promptline datasets', () => {
   it('import then export: JSONL in, the version out as CSV and JSONL', async () => {
     const good = file('good.jsonl', '{"inputs": {"q": "refund?"}, "expected": "30 days", "metadata": {"topic": "billing"}}\n{"inputs": {"q": "hours?"}}\n');
     const res = await cliAsync(['datasets', 'import', 'qa', good], env);
-    expect([res.status, res.stderr, res.stdout]).toEqual([0, '', 'qa: 2 items imported as version 1; version 1 holds 2 items\n']);
+    expect([res.status, res.stderr, res.stdout]).toEqual([0, '', 'qa: 2 items imported as version 1, which holds 2 items\n']);
     const csv = await cliAsync(['datasets', 'export', 'qa', '1', '--format', 'csv'], env);
     expect([csv.status, csv.stdout]).toEqual([0, 'inputs.q,expected,metadata.topic\r\nrefund?,30 days,billing\r\nhours?,,\r\n']);
     const out = path.join(dataDir, 'v1.jsonl');
