@@ -6,7 +6,7 @@ import { BufferedResponse, type RawHeaders, StreamedResponse } from './bufferedR
 
 export interface PooledFetch {
   fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-  /** One POST read whole, its time limited by undici's own timers (directCompletion.ts). */
+  /** One POST read whole, within `timeoutMs` (one native timer) unless `signal` aborts first (directCompletion.ts). */
   post(
     url: string,
     headers: Record<string, string>,
