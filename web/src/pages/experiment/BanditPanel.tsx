@@ -1,12 +1,10 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo } from 'react';
 import { banditSeries } from '../../lib/bandit';
 import { formatTime } from '../../lib/format';
 import { pct } from '../../lib/numbers';
 import type { ExperimentDetail } from '../../lib/types';
 import { TableScroll } from '../parts';
-
-/** Colours per arm, in order (as the results' charts). */
-const PALETTE = ['#4a5568', '#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280'];
+import { PALETTE, UPlotChart } from './UPlotChart';
 
 /**
  * A bandit's weights and probabilities of being best over time, one point per check (the allocation
@@ -80,50 +78,24 @@ export function BanditPanel({ experiment: e }: { experiment: ExperimentDetail })
 }
 
 function TimeChart({ title, x, keys, values }: { title: string; x: number[]; keys: string[]; values: Array<Array<number | null>> }) {
-  const box = useRef<HTMLDivElement>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    let plot: { destroy(): void } | undefined;
-    let cancelled = false;
-    void import('./uplotChunk')
-      .then(({ default: UPlot }) => {
-        if (cancelled || box.current === null) return;
-        const lo = x[0] ?? 0;
-        const hi = x[x.length - 1] ?? lo;
-        plot = new UPlot(
-          {
-            title,
-            width: Math.max(320, Math.min(900, box.current.clientWidth || 720)),
-            height: 220,
-            series: [
-              {},
-              ...keys.map((k, i) => ({
-                label: k,
-                stroke: PALETTE[i % PALETTE.length]!,
-                width: 2,
-                points: { show: x.length < 40, size: 6 },
-                value: (_u: unknown, v: number | null) => (v === null ? '-' : `${v.toFixed(1)}%`),
-              })),
-            ],
-            axes: [{}, {}],
-            tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-            // One check is a point: give it an hour either side rather than uPlot's years.
-            scales: { x: { time: true, auto: false, range: lo === hi ? [lo - 3600, hi + 3600] : [lo, hi] }, y: { auto: false, range: [0, 100] } },
-          },
-          [x, ...values] as never,
-          box.current,
-        );
-      })
-      .catch((error: Error) => setFailed(error.message));
-    return () => {
-      cancelled = true;
-      plot?.destroy();
+  const options = useMemo(() => {
+    const lo = x[0] ?? 0;
+    const hi = x[x.length - 1] ?? lo;
+    return {
+      series: [
+        {},
+        ...keys.map((k, i) => ({
+          label: k,
+          stroke: PALETTE[i % PALETTE.length]!,
+          width: 2,
+          points: { show: x.length < 40, size: 6 },
+          value: (_u: unknown, v: number | null) => (v === null ? '-' : `${v.toFixed(1)}%`),
+        })),
+      ],
+      // One check is a point: give it an hour either side rather than uPlot's years.
+      scales: { x: { time: true, auto: false, range: lo === hi ? [lo - 3600, hi + 3600] : [lo, hi] }, y: { auto: false, range: [0, 100] } },
     };
-  }, [title, x, keys, values]);
-  return (
-    <>
-      <div ref={box} className="chart" role="img" aria-label={title} />
-      {failed !== null && <p className="error">The chart could not load: {failed}</p>}
-    </>
-  );
+  }, [x, keys]);
+  const data = useMemo(() => [x, ...values], [x, values]);
+  return <UPlotChart title={title} height={220} options={options} data={data} />;
 }

@@ -1,11 +1,9 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo } from 'react';
 import { fixed } from '../../lib/numbers';
 import { type ChartData, chartData, type Granularity, periodLabel } from '../../lib/results';
 import type { ExperimentResults } from '../../lib/types';
 import { TableScroll } from '../parts';
-
-/** Colours per variant, in order (control first); the expected split is the same colour, dashed. */
-const PALETTE = ['#4a5568', '#2b6cb0', '#c05621', '#2f855a', '#6b46c1', '#b83280'];
+import { PALETTE, UPlotChart } from './UPlotChart';
 
 const STEP = { day: 86_400, hour: 3_600 } as const;
 
@@ -64,52 +62,26 @@ export function Charts({ r }: { r: ExperimentResults }) {
 
 function Chart({ title, d, series }: { title: string; d: ChartData; series: Series[] }) {
   const { x, granularity } = d;
-  const box = useRef<HTMLDivElement>(null);
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    let plot: { destroy(): void } | undefined;
-    let cancelled = false;
-    void import('./uplotChunk')
-      .then(({ default: UPlot }) => {
-        if (cancelled || box.current === null) return;
-        plot = new UPlot(
-          {
-            title,
-            width: Math.max(320, Math.min(900, box.current.clientWidth || 720)),
-            height: 240,
-            series: [
-              { label: granularity, value: (_u: unknown, v: number | null) => (v === null ? '-' : periodLabel(v, granularity)) },
-              ...series.map((s) => ({
-                label: s.label,
-                stroke: s.colour,
-                width: 2,
-                points: { show: x.length < 40, size: 6 },
-                ...(s.dash ? { dash: s.dash } : {}),
-                value: (_u: unknown, v: number | null) => (v === null ? '-' : fixed(v)),
-              })),
-            ],
-            axes: [{}, {}],
-            // Days and hours are UTC ones, as the API counts them, whatever the browser's time zone.
-            tzDate: (ts: number) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-            // One period of data is a point: give it a period either side rather than uPlot's years.
-            scales: { x: { time: true, auto: false, range: xRange(x, granularity) } },
-          },
-          [x, ...series.map((s) => s.values)] as never,
-          box.current,
-        );
-      })
-      .catch((error: Error) => setFailed(error.message));
-    return () => {
-      cancelled = true;
-      plot?.destroy();
-    };
-  }, [title, x, granularity, series]);
-  return (
-    <>
-      <div ref={box} className="chart" role="img" aria-label={title} />
-      {failed !== null && <p className="error">The chart could not load: {failed}</p>}
-    </>
+  const options = useMemo(
+    () => ({
+      series: [
+        { label: granularity, value: (_u: unknown, v: number | null) => (v === null ? '-' : periodLabel(v, granularity)) },
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.colour,
+          width: 2,
+          points: { show: x.length < 40, size: 6 },
+          ...(s.dash ? { dash: s.dash } : {}),
+          value: (_u: unknown, v: number | null) => (v === null ? '-' : fixed(v)),
+        })),
+      ],
+      // One period of data is a point: give it a period either side rather than uPlot's years.
+      scales: { x: { time: true, auto: false, range: xRange(x, granularity) } },
+    }),
+    [x, granularity, series],
   );
+  const data = useMemo(() => [x, ...series.map((s) => s.values)], [x, series]);
+  return <UPlotChart title={title} height={240} options={options} data={data} />;
 }
 
 function DataTable({ d, kind }: { d: ChartData; kind: 'share' | 'value' }) {
