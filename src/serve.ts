@@ -2,6 +2,7 @@ import http from 'node:http';
 import { buildApp } from './app.js';
 import type { Metrics } from './http/metrics.js';
 import type { Config } from './config.js';
+import { loadTokenizers } from './providers/tokens.js';
 
 /** After the deadline has cut the last connections, close() gets this long before the process gives up on it. */
 const CLOSE_GRACE_MS = 5_000;
@@ -12,6 +13,7 @@ const CLOSE_GRACE_MS = 5_000;
  * whatever is still open (a stalled upload), flush the writer, checkpoint the WAL, exit 0.
  */
 export async function serve(config: Config): Promise<void> {
+  loadTokenizers();
   const service = await buildApp(config);
   const { app } = service;
   // A configured key is in place before the first request can use it. A generated one is made only

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { backupDatabase, restoreDatabase } from '../db/backup.js';
-import { copyDatabase } from '../db/copy.js';
 import { databasePath } from '../db/open.js';
-import { openSqliteStore } from '../db/store.js';
 import type { Config } from '../config.js';
 import { formatTable } from './table.js';
 
@@ -34,6 +31,7 @@ export function addDbCommands(program: Command, config: () => Config): Command {
     .option('--force', 'overwrite FILE if it exists')
     .action(async (file: string, opts: { force?: boolean }) => {
       const { dataDir } = sqliteConfig();
+      const { backupDatabase } = await import('../db/backup.js');
       const facts = await backupDatabase(dataDir, file, { force: opts.force ?? false });
       console.log(`backed up ${databasePath(dataDir)} to ${file}: ${facts.bytes} bytes, schema version ${facts.schemaVersion}, integrity ok`);
     });
@@ -42,6 +40,8 @@ export function addDbCommands(program: Command, config: () => Config): Command {
     .option('--force', 'replace an existing database, even one a running server uses (it sees the restored data on its next request)')
     .action(async (file: string, opts: { force?: boolean }) => {
       const { dataDir, durability } = sqliteConfig();
+      const { restoreDatabase } = await import('../db/backup.js');
+      const { openSqliteStore } = await import('../db/store.js');
       const facts = await restoreDatabase(file, dataDir, { force: opts.force ?? false });
       // Opening the store applies the migrations a copy from an older Promptline lacks.
       await openSqliteStore(dataDir, durability).close();
@@ -55,6 +55,7 @@ export function addDbCommands(program: Command, config: () => Config): Command {
     .action(async (opts: { from: string; to: string }) => {
       // Progress goes to stderr, and only on a terminal: a big copy takes minutes, scripts want quiet.
       const progress = process.stderr.isTTY ? (table: string, rows: number) => process.stderr.write(`copied ${table}: ${rows} rows\n`) : undefined;
+      const { copyDatabase } = await import('../db/copy.js');
       const result = await copyDatabase(opts.from, opts.to, progress === undefined ? {} : { onTable: progress });
       const rows = result.tables.map((t) => ({
         table: t.table,

@@ -2,12 +2,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { databasePath } from '../db/open.js';
-import { databaseStatus } from '../db/status.js';
-import { openStore, type Store } from '../db/store.js';
-import { serve } from '../serve.js';
+import type { Store } from '../db/store.js';
 import { describeStartupError } from '../startupErrors.js';
 import { SERVICE_VERSION } from '../version.js';
-import { createServices } from '../services.js';
 import type { Role } from '../modules/keys/access.js';
 import type { CreatedKey, PublicKey } from '../modules/keys/keys.schemas.js';
 import { formatTable } from './table.js';
@@ -21,20 +18,20 @@ import { addEvalCommands } from './eval/commands.js';
 import { Invalid } from '../lib/errors.js';
 import { API_KEY_ENV, type ConnectOptions, overHttp, URL_ENV, withApi } from './api/connect.js';
 import { ApiError } from './api/client.js';
-import { describeInvalid } from './api/local.js';
 import { configOrExit } from './config.js';
-import { jsonOutput, printRows, setOutput } from './output.js';
+import { describeInvalid, jsonOutput, printRows, setOutput } from './output.js';
 
 /**
  * The `promptline` command. The commands that have an API equivalent go through the management API
  * (./api): to a running server over HTTP with --url and --api-key, else to the local database
  * in-process. The rest (serve, status, projects, db) work on the local database only.
  */
-function services(store: Store) {
+async function services(store: Store) {
+  const { createServices } = await import('../services.js');
   return { ...createServices(store), store };
 }
 
-type Services = ReturnType<typeof services>;
+type Services = Awaited<ReturnType<typeof services>>;
 
 /**
  * Runs a local-only action on the database of the configured data directory. Only commands that are meant
@@ -47,9 +44,10 @@ async function withStore<T>(action: (services: Services) => Promise<T>, options:
   if (config.databaseUrl === null && !options.create && !fs.existsSync(file)) {
     throw new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`);
   }
+  const { openStore } = await import('../db/store.js');
   const store = await openStore({ ...config, postgres: { timeoutMs: config.postgres.reportTimeoutMs } });
   try {
-    return await action(services(store));
+    return await action(await services(store));
   } finally {
     await store.close();
   }
@@ -116,6 +114,7 @@ function buildCli(): Command {
     .hook('preAction', (_program, command) => refuseOverHttp(command))
     .action(() =>
       withStore(async ({ store }) => {
+        const { databaseStatus } = await import('../db/status.js');
         for (const [name, value] of await databaseStatus(store, configOrExit())) console.log(`${`${name}:`.padEnd(17)}${value}`);
       }),
     );
@@ -124,6 +123,7 @@ function buildCli(): Command {
     .description('start the HTTP service (configuration from environment variables; the server itself, never over --url)')
     .action(async () => {
       const config = configOrExit();
+      const { serve } = await import('../serve.js');
       try {
         await serve(config);
       } catch (error) {

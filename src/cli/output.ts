@@ -1,3 +1,4 @@
+import type { Invalid } from '../lib/errors.js';
 import { formatTable } from './table.js';
 
 type OutputFormat = 'table' | 'json';
@@ -16,3 +17,6 @@ export function jsonOutput(): boolean {
 export function printRows<T extends object>(rows: readonly T[], columns: string[]): void {
   console.log(format === 'json' ? JSON.stringify(rows, null, 2) : formatTable(rows, columns));
 }
+
+/** A rule's problems as `body.field: reason` lines, as the CLI prints them. */
+export const describeInvalid = (error: Invalid): string => error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');

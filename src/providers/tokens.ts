@@ -1,7 +1,6 @@
 // Local token counting, used when a provider reports no usage and for the echo provider.
-// Encodings are imported (and so built) once at module load, never per request.
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
-import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
+import type * as Encoding from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage } from './types.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -12,14 +11,31 @@ export interface TokenCount {
   estimated: boolean;
 }
 
-type CountFn = (text: string) => number;
+// An encoding takes 0.3-0.6 s of CPU to build: loaded on first use, so that the CLI and any process
+// that never counts a token do not pay it at start; the server builds both before it listens
+// (loadTokenizers), so that no request does. Loaded with `require` (the package's CommonJS build)
+// because counting is synchronous.
+const requireModule = createRequire(import.meta.url);
+const ENCODINGS: Record<EncodingName, string> = { o200k_base: 'gpt-tokenizer/cjs/encoding/o200k_base', cl100k_base: 'gpt-tokenizer/cjs/encoding/cl100k_base' };
+const loaded = new Map<EncodingName, typeof Encoding>();
+
+function encoding(name: EncodingName): typeof Encoding {
+  let found = loaded.get(name);
+  if (found === undefined) {
+    found = requireModule(ENCODINGS[name]) as typeof Encoding;
+    loaded.set(name, found);
+  }
+  return found;
+}
+
+/** Builds every encoding now (the server, before it listens), rather than on the first count. */
+export function loadTokenizers(): void {
+  for (const name of Object.keys(ENCODINGS) as EncodingName[]) encoding(name);
+}
+
 // Special-token strings in user text (e.g. "<|endoftext|>") are plain text to the API; the
 // library's default would throw on them.
 const PLAIN = { disallowedSpecial: new Set<string>() };
-const COUNTERS: Record<EncodingName, CountFn> = {
-  o200k_base: (t) => o200k.countTokens(t, PLAIN),
-  cl100k_base: (t) => cl100k.countTokens(t, PLAIN),
-};
 
 /** Beyond this many characters, count a prefix and extrapolate by length. */
 export const MAX_COUNTED_CHARS = 200_000;
@@ -80,8 +96,9 @@ export function countChatTokens(model: string, messages: readonly ChatMessage[])
   return { tokens, estimated };
 }
 
-export function countWithEncoding(encoding: EncodingName, text: string): TokenCount {
-  const count = COUNTERS[encoding];
+export function countWithEncoding(name: EncodingName, text: string): TokenCount {
+  const { countTokens } = encoding(name);
+  const count = (t: string) => countTokens(t, PLAIN);
   if (text.length <= MAX_COUNTED_CHARS) return { tokens: countPiecewise(count, text), estimated: false };
   let end = MAX_COUNTED_CHARS;
   if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
@@ -94,7 +111,7 @@ export function countWithEncoding(encoding: EncodingName, text: string): TokenCo
  * OpenAI's pre-tokenizers never join across that point (the space starts the next word), so
  * for ordinary text the sum equals the whole-text count.
  */
-function countPiecewise(count: CountFn, text: string): number {
+function countPiecewise(count: (text: string) => number, text: string): number {
   if (text.length <= MAX_RUN) return count(text);
   let total = 0;
   let start = 0; // start of the chunk not yet counted

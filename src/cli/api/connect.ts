@@ -3,7 +3,6 @@ import path from 'node:path';
 import { databasePath } from '../../db/open.js';
 import { configOrExit } from '../config.js';
 import { httpClient, type ApiClient, type Connection } from './client.js';
-import { localConnection } from './local.js';
 
 /** The environment variables the global `--url` and `--api-key` options set (main.ts), and CI sets itself. */
 export const URL_ENV = 'PROMPTLINE_URL';
@@ -41,6 +40,9 @@ export async function connect(options: ConnectOptions = {}): Promise<Connection>
   if (config.databaseUrl === null && !fs.existsSync(file)) {
     throw new Error(`no database at ${path.resolve(file)}: give --data-dir (or PROMPTLINE_DATA_DIR) the folder the server uses`);
   }
+  // Loaded only here: the in-process app (Fastify, every service) is most of the CLI's start-up
+  // time, and a command sent over HTTP never needs it.
+  const { localConnection } = await import('./local.js');
   return localConnection(config, options.project ?? 'default');
 }
 

@@ -5,6 +5,7 @@ import { databasePath } from '../../db/open.js';
 import { redactPassword } from '../../db/databaseUrl.js';
 import { Invalid } from '../../lib/errors.js';
 import { OPERATOR_PROJECT_HEADER, OPERATOR_TOKEN_HEADER, thrownBy } from '../../http/operator.js';
+import { describeInvalid } from '../output.js';
 import { ApiError, type ApiClient, type Connection, type HttpMethod, type RequestOptions, withQuery } from './client.js';
 
 /**
@@ -55,9 +56,6 @@ export async function localConnection(config: Config, projectName: string): Prom
   };
   return { api, close: () => built.close() };
 }
-
-/** A rule's problems as `body.field: reason` lines, as the CLI prints them. */
-export const describeInvalid = (error: Invalid): string => error.issues.map((i) => `${[i.part, ...i.path].join('.')}: ${i.reason}`).join('\n');
 
 /** A service's error in its own words. */
 function describeThrown(error: unknown): string {
