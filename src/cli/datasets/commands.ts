@@ -28,7 +28,7 @@ function formatFor(file: string | undefined, given: string | undefined): ItemFor
  * in bounded memory). A file whose export fails half-way is removed, so no truncated file is left
  * looking like a whole version.
  */
-function writerTo(file: string | undefined): { write: (chunk: string) => Promise<void>; end: () => Promise<void>; abandon: () => void } {
+function writerTo(file: string | undefined): { write: (chunk: string) => Promise<void>; end: () => Promise<void>; abandon: () => Promise<void> } {
   const stream = file === undefined ? process.stdout : fs.createWriteStream(file);
   return {
     async write(chunk) {
@@ -39,9 +39,15 @@ function writerTo(file: string | undefined): { write: (chunk: string) => Promise
       stream.end();
       await once(stream, 'finish');
     },
-    abandon() {
+    async abandon() {
       if (file === undefined) return;
-      stream.destroy();
+      // The file is opened asynchronously: removed before that open completes, it would be created
+      // again by it. Removed once the stream has closed, it stays removed.
+      if (!stream.closed) {
+        const closed = once(stream, 'close');
+        stream.destroy();
+        await closed;
+      }
       fs.rmSync(file, { force: true });
     },
   };
@@ -130,7 +136,7 @@ export function addDatasetCommands(program: Command): Command {
           written = await exportItems(api, datasetId, chosen, format, out.write);
           await out.end();
         } catch (error) {
-          out.abandon();
+          await out.abandon();
           throw error;
         }
         if (opts.out !== undefined) process.stderr.write(`${datasetId}: version ${written} written to ${opts.out}\n`);
