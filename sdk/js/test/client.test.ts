@@ -95,6 +95,7 @@ async function viaServer(promptId: string, inputs: Record<string, unknown>, exte
 }
 
 describe('local getPrompt', () => {
+  // A time limit of its own: 4 000 calls to the server take 8 s alone, and more while the other test files share the cores.
   it('answers what the server answers, from the bundle: 2 000 users × a text and a chat prompt under experiments below full coverage', async () => {
     const c = client();
     expect(await c.ready()).toBe(true);
@@ -122,7 +123,7 @@ describe('local getPrompt', () => {
     // No user: the experiment's 422, from the bundle.
     expect(await viaClient(c, 'text', { name: 'Ada' })).toEqual({ ...(await viaServer('text', { name: 'Ada' })), source: 'error' });
     expect(c.stats()).toMatchObject({ bundleHits: 4001, serverCalls: 0, refreshFailures: 0 });
-  });
+  }, 60_000);
 
   it('reports the users it assigned, so results count them as if the server had been asked', async () => {
     await givenPrompt(t, { prompt_id: 'counted', template: 'A {{x}}', versions: ['B {{x}}'] });

@@ -49,6 +49,7 @@ describe('@promptline/client, installed', () => {
     expect(fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@promptline', 'mustache']);
   });
 
+  // A time limit of its own: a whole tsc run takes 9 s alone, and more while the other test files share the cores.
   it('type-checks a strict TypeScript program against its declarations', () => {
     fs.writeFileSync(
       path.join(project, 'app.ts'),
@@ -88,5 +89,5 @@ describe('@promptline/client, installed', () => {
         stdio: 'pipe',
       },
     );
-  });
+  }, 60_000);
 });
