@@ -212,7 +212,6 @@ export function postgresConnection(pool: pg.Pool): TransactionalConnection {
     get inTransaction() {
       return client !== null && !broken;
     },
-    savepointsCostly: true,
     isStorageFailure,
   };
 }
