@@ -128,8 +128,7 @@ export function createGroupCommitWriter(connection: TransactionalConnection, opt
         try {
           outcomes.push({ ok: true, value: await item.op(connection.sql) });
         } catch (error) {
-          // A full disk makes SQLite roll back the whole transaction itself: every caller gets that error.
-          if (connection.isStorageFailure(error) || !connection.inTransaction) throw error;
+          if (connection.isStorageFailure(error)) throw error;
           await connection.rollback();
           return batch.length === 1 ? [{ ok: false, value: error }] : runIsolated(batch);
         }
