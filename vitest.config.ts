@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { HOOK_MS, STEP_MS, TEST_MS } from './test/support/timeLimits.js';
 
 export default defineConfig({
   test: {
@@ -10,7 +11,10 @@ export default defineConfig({
     // 2-core machine, which ran the files one at a time while a core sat idle (most files wait on
     // child processes, Chromium or PostgreSQL). One worker per core keeps both busy.
     maxWorkers: availableParallelism(),
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Backstops, not guesses at the machine's speed: every wait has its own bound and says what it
+    // waited for (test/support/timeLimits.ts). expect.poll's own default (1 s) would be a guess.
+    testTimeout: TEST_MS,
+    hookTimeout: HOOK_MS,
+    expect: { poll: { timeout: STEP_MS } },
   },
 });

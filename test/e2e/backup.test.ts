@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, cliAsync, processFixtures, type RunningServer } from '../support/processes.js';
+import { cliAsync, processFixtures, type RunningServer } from '../support/processes.js';
 
 // `promptline db backup|restore` on the database a running server uses, as an operator runs them.
 const ADMIN = 'pl_a_e2e-backup-admin-key-00000000000000';
@@ -40,10 +40,10 @@ describe('promptline db backup and restore', () => {
     expect(acknowledgedDuring).toBeGreaterThan(0);
     expect(backup.status, backup.stderr).toBe(0);
     expect(backup.stdout).toMatch(/^backed up .+ to .+copy\.db: \d+ bytes, schema version \d+, integrity ok/);
-    expect(cli(['db', 'backup', file], { PROMPTLINE_DATA_DIR: live }).stderr).toContain('exists: give --force to overwrite it');
+    expect((await cliAsync(['db', 'backup', file], { PROMPTLINE_DATA_DIR: live })).stderr).toContain('exists: give --force to overwrite it');
 
     const elsewhere = dataDir();
-    const restore = cli(['db', 'restore', file], { PROMPTLINE_DATA_DIR: elsewhere, LOG_LEVEL: 'silent' });
+    const restore = await cliAsync(['db', 'restore', file], { PROMPTLINE_DATA_DIR: elsewhere, LOG_LEVEL: 'silent' });
     expect(restore.status, restore.stderr).toBe(0);
     const copyServer = await serve(elsewhere);
     expect((await call(copyServer, '/get_prompt', { prompt_id: 'p', inputs: { name: 'A' } })).json.prompt_text).toBe('Hi A');
@@ -57,16 +57,16 @@ describe('promptline db backup and restore', () => {
     const server = await serve(live);
     await call(server, '/prompts', { prompt_id: 'p', template: 'v1 {{name}}', labels: ['production'] });
     const file = path.join(dataDir(), 'before.db');
-    expect(cli(['db', 'backup', file], { PROMPTLINE_DATA_DIR: live }).status).toBe(0);
+    expect((await cliAsync(['db', 'backup', file], { PROMPTLINE_DATA_DIR: live })).status).toBe(0);
     await call(server, '/prompts/p/versions', { template: 'v2 {{name}}', labels: ['production'] });
     expect((await call(server, '/prompts/p')).json.latest_version).toBe(2);
 
-    const refused = cli(['db', 'restore', file], { PROMPTLINE_DATA_DIR: live });
+    const refused = await cliAsync(['db', 'restore', file], { PROMPTLINE_DATA_DIR: live });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('exists (and may be serving): give --force');
     expect((await call(server, '/prompts/p')).json.latest_version).toBe(2);
 
-    const forced = cli(['db', 'restore', file, '--force'], { PROMPTLINE_DATA_DIR: live, LOG_LEVEL: 'silent' });
+    const forced = await cliAsync(['db', 'restore', file, '--force'], { PROMPTLINE_DATA_DIR: live, LOG_LEVEL: 'silent' });
     expect(forced.status, forced.stderr).toBe(0);
     expect((await call(server, '/prompts/p')).json.latest_version).toBe(1);
     expect((await call(server, '/get_prompt', { prompt_id: 'p', inputs: { name: 'A' } })).json.prompt_text).toBe('v1 A');
@@ -76,10 +76,10 @@ describe('promptline db backup and restore', () => {
     const dir = dataDir();
     const junk = path.join(dir, 'junk.db');
     fs.writeFileSync(junk, 'SQLite format 3\u0000 but not really a database'.repeat(200));
-    const res = cli(['db', 'restore', junk], { PROMPTLINE_DATA_DIR: path.join(dir, 'data') });
+    const res = await cliAsync(['db', 'restore', junk], { PROMPTLINE_DATA_DIR: path.join(dir, 'data') });
     expect(res.status).toBe(1);
     expect(res.stderr).toMatch(/junk\.db (is not a SQLite database|cannot be read as a database|failed SQLite's integrity check)/);
     expect(fs.existsSync(path.join(dir, 'data', 'promptline.db'))).toBe(false);
-    expect(cli(['db', 'restore', path.join(dir, 'missing.db')], { PROMPTLINE_DATA_DIR: dir }).stderr).toContain('missing.db does not exist');
+    expect((await cliAsync(['db', 'restore', path.join(dir, 'missing.db')], { PROMPTLINE_DATA_DIR: dir })).stderr).toContain('missing.db does not exist');
   }, 60_000); // servers and CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 });

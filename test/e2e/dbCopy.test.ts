@@ -8,7 +8,7 @@ import { canonicalRow, COPY_TABLES, copyDatabase } from '../../src/db/copy.js';
 import { defaultMigrationsDir, loadMigrations, migrate } from '../../src/db/migrate.js';
 import { startTestApp } from '../support/harness.js';
 import { createTestDatabase } from '../support/postgres.js';
-import { cli, tempDataDir } from '../support/processes.js';
+import { cliAsync, tempDataDir } from '../support/processes.js';
 
 // `promptline db copy` between a SQLite file and PostgreSQL, on data the real app made, as an operator runs it.
 const dirs: string[] = [];
@@ -46,7 +46,7 @@ function dump(file: string): Record<string, string[][]> {
   }
 }
 const fileHash = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-const copy = (from: string, to: string) => cli(['db', 'copy', '--from', from, '--to', to], { LOG_LEVEL: 'silent' });
+const copy = (from: string, to: string) => cliAsync(['db', 'copy', '--from', from, '--to', to], { LOG_LEVEL: 'silent' });
 
 beforeAll(async () => {
   const t = await startTestApp({ PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE: 'on' }, { webhookTimers: false, onlineScoringSettleMs: 0 });
@@ -136,7 +136,7 @@ describe('promptline db copy', () => {
     for (const table of COPY_TABLES) expect(original[table]!.length, table).toBeGreaterThan(0);
 
     const url = await freshPostgres();
-    const there = copy(source, url);
+    const there = await copy(source, url);
     expect(there.status, there.stderr).toBe(0);
     const lines = there.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^TABLE\s+ROWS\s+CHECKSUM\s+OK$/);
@@ -144,16 +144,16 @@ describe('promptline db copy', () => {
     expect(lines.at(-1)).toMatch(/^copied \d+ rows from .+ to postgres:\/\/postgres@127\.0\.0\.1:5432\/promptline_test_\w+ in [\d.]+ s, verified$/);
 
     const back = tempFile('local-copy.db');
-    const home = copy(url, back);
+    const home = await copy(url, back);
     expect(home.status, home.stderr).toBe(0);
     // The checksums printed for the same data agree whichever side computed them.
     expect(home.stdout.split('\n').slice(0, -2)).toEqual(there.stdout.split('\n').slice(0, -2));
     expect(dump(back)).toEqual(original);
 
     // The CLI's report of the copied experiment is the same on PostgreSQL as on the SQLite file.
-    const results = (env: Record<string, string>) => cli(['experiments', 'results', 'x1', '--format', 'json'], { LOG_LEVEL: 'silent', ...env });
-    const onSqlite = results({ PROMPTLINE_DATA_DIR: path.dirname(source) });
-    const onPostgres = results({ PROMPTLINE_DATA_DIR: tempDataDir(), PROMPTLINE_DATABASE_URL: url });
+    const results = (env: Record<string, string>) => cliAsync(['experiments', 'results', 'x1', '--format', 'json'], { LOG_LEVEL: 'silent', ...env });
+    const onSqlite = await results({ PROMPTLINE_DATA_DIR: path.dirname(source) });
+    const onPostgres = await results({ PROMPTLINE_DATA_DIR: tempDataDir(), PROMPTLINE_DATABASE_URL: url });
     expect(onSqlite.status, onSqlite.stderr).toBe(0);
     expect(onPostgres.status, onPostgres.stderr).toBe(0);
     const { generated_at: _, ...report } = JSON.parse(onSqlite.stdout);
@@ -170,7 +170,7 @@ describe('promptline db copy', () => {
     const count = async () => Number((await client.query('SELECT count(*) AS n FROM outcomes')).rows[0].n);
     const before = await count();
 
-    const again = copy(source, url);
+    const again = await copy(source, url);
     expect(again.status).toBe(1);
     expect(again.stderr.trim().split('\n')).toHaveLength(1);
     expect(again.stderr).toMatch(
@@ -180,22 +180,22 @@ describe('promptline db copy', () => {
     await client.end();
 
     const hash = fileHash(source);
-    const intoSqlite = copy(url, source);
+    const intoSqlite = await copy(url, source);
     expect(intoSqlite.status).toBe(1);
     expect(intoSqlite.stderr.trim()).toBe(`promptline: ${source} is not empty (table projects has rows): copy only into a new, empty database`);
     expect(fileHash(source)).toBe(hash);
   }, 60_000); // CLI processes, each a Node start-up (seconds each on a busy 2-core machine)
 
-  it('says in one line, without the password, that PostgreSQL cannot be reached; creates nothing', () => {
+  it('says in one line, without the password, that PostgreSQL cannot be reached; creates nothing', async () => {
     const target = tempFile();
-    const from = copy('postgres://postgres:secret@127.0.0.1:1/x', target);
+    const from = await copy('postgres://postgres:secret@127.0.0.1:1/x', target);
     expect(from.status).toBe(1);
     expect(from.stderr.trim().split('\n')).toHaveLength(1);
     expect(from.stderr).toContain('promptline: cannot open postgres://postgres:***@127.0.0.1:1/x: connect ECONNREFUSED');
     expect(from.stdout + from.stderr).not.toContain('secret');
     expect(fs.existsSync(target)).toBe(false);
 
-    const to = copy(source, 'postgres://postgres:secret@127.0.0.1:1/x');
+    const to = await copy(source, 'postgres://postgres:secret@127.0.0.1:1/x');
     expect(to.status).toBe(1);
     expect(to.stderr.trim().split('\n')).toHaveLength(1);
     expect(to.stdout + to.stderr).not.toContain('secret');

@@ -61,10 +61,9 @@ beforeAll(async () => {
   dataDir = tempDataDir();
   server = await startServer({ PROMPTLINE_DATA_DIR: dataDir });
   // The key is printed once the server listens, just after the line startServer waits for.
-  const key = await server.waitForOutput(/^\s+(pl_a_[A-Za-z0-9_-]{43})$/m);
-  expect(key, server.output()).not.toBeNull();
+  const key = await server.waitForOutput(/^\s+(pl_a_[A-Za-z0-9_-]{43})$/m, 'the admin key');
   env.PL = server.origin;
-  env.KEY = key![1]!;
+  env.KEY = key[1]!;
 });
 
 afterAll(async () => {

@@ -1,9 +1,11 @@
-import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { createTestDatabase, testBackend } from './postgres.js';
+import { acquireStartSlot } from './startSlots.js';
+import { START_MS, STEP_MS } from './timeLimits.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -15,8 +17,8 @@ export interface RunningServer {
   origin: string;
   process: ChildProcess;
   output: () => string;
-  /** The first match of `pattern` in the output, waiting for it up to `ms` (null if it never came). */
-  waitForOutput(pattern: RegExp, ms?: number): Promise<RegExpExecArray | null>;
+  /** The first match of `pattern` in the output, waiting for it up to `ms`; fails naming `what` if it never came. */
+  waitForOutput(pattern: RegExp, what: string, ms?: number): Promise<RegExpExecArray>;
   /**
    * Sends `signal` to the server's process group and resolves with its exit code (null when a
    * signal ended it). Bounded: a group still alive after `graceMs` gets SIGKILL, and one still
@@ -32,11 +34,7 @@ export interface RunningServer {
  */
 const STOP_GRACE_MS = 20_000;
 /** After SIGKILL the kernel ends the group at once; this only absorbs a loaded machine's delay. */
-const KILL_WAIT_MS = 5_000;
-/** How long the built server may take to listen (a cold start under load is a few seconds). */
-const START_DEADLINE_MS = 30_000;
-/** How long one CLI command may run before it is killed and reported as hung. */
-const CLI_DEADLINE_MS = 60_000;
+const KILL_WAIT_MS = 30_000;
 const LIVE_CHILDREN = Symbol.for('promptline.test.liveChildren');
 
 /**
@@ -114,66 +112,77 @@ async function stopGroup(child: ChildProcess, exited: Promise<number | null>, si
   return code;
 }
 
-/** The built server as `npm start` runs it, on a free port; resolves once it listens. */
-export function startServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * The built server as `npm start` runs it, on a free port; resolves once it listens (its "Server
+ * listening" line), within START_MS of its spawn, which waits for a start slot (./startSlots.ts).
+ */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const release = await acquireStartSlot('the built server');
   const { child, exited } = spawnGroup(['dist/src/server.js'], { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = STOP_GRACE_MS) => stopGroup(child, exited, signal, graceMs);
-  return new Promise((resolve, reject) => {
+  const waitForOutput = async (pattern: RegExp, what: string, ms = STEP_MS) => {
+    for (const until = performance.now() + ms; !pattern.test(output) && performance.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    const match = pattern.exec(output);
+    if (match === null) throw new Error(`waited ${ms} ms for ${what} (${pattern}) on the server's output; it printed:\n${output}`);
+    return match;
+  };
+  return new Promise<RunningServer>((resolve, reject) => {
     const started = performance.now();
     const timer = setInterval(() => {
       const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (port) {
         clearInterval(timer);
-        const waitForOutput = async (pattern: RegExp, ms = 10_000) => {
-          for (const until = performance.now() + ms; !pattern.test(output) && performance.now() < until; ) await new Promise((r) => setTimeout(r, 20));
-          return pattern.exec(output);
-        };
         resolve({ origin: `http://127.0.0.1:${port[1]}`, process: child, output: () => output, waitForOutput, stop });
-      } else if (performance.now() - started > START_DEADLINE_MS) {
+      } else if (performance.now() - started > START_MS) {
         clearInterval(timer);
-        void stop('SIGKILL').finally(() => reject(new Error(`server not listening after ${START_DEADLINE_MS} ms, killed:\n${output}`)));
+        void stop('SIGKILL').finally(() =>
+          reject(new Error(`waited ${START_MS} ms for the server's "Server listening" line; killed it. It printed:\n${output}`)),
+        );
       }
     }, 20);
     void exited.then((code) => {
       clearInterval(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+      reject(new Error(`server exited with ${code} before it listened:\n${output}`));
     });
-  });
+  }).finally(release);
 }
 
 /**
- * The CLI without blocking this process, so a test can keep sending requests while it runs.
- * A command still running after `deadlineMs` is killed (its group) and answers status null.
+ * A Node script of the repository (`node <args…>` from its root) run to its exit, without blocking
+ * this process, holding a start slot while it runs. One still running after `deadlineMs` is killed
+ * (its group) and answers status null, saying so on its stderr.
  */
-export async function cliAsync(
+export async function runToExit(
   args: string[],
-  env: Record<string, string>,
-  deadlineMs = CLI_DEADLINE_MS,
+  env: Record<string, string | undefined>,
+  deadlineMs = START_MS,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const { child, exited } = spawnGroup(['bin/promptline.js', ...args], { ...process.env, ...env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const status = await within(exited, deadlineMs, STILL_RUNNING);
-  if (status !== STILL_RUNNING) return { status, stdout, stderr };
-  await stopGroup(child, exited, 'SIGKILL', 0);
-  return { status: null, stdout, stderr: `${stderr}\n[killed: still running after ${deadlineMs} ms]` };
+  const release = await acquireStartSlot(`node ${args.slice(0, 3).join(' ')}`);
+  try {
+    const { child, exited } = spawnGroup(args, { ...process.env, ...env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const status = await within(exited, deadlineMs, STILL_RUNNING);
+    if (status !== STILL_RUNNING) return { status, stdout, stderr };
+    await stopGroup(child, exited, 'SIGKILL', 0);
+    return { status: null, stdout, stderr: `${stderr}\n[killed: still running after ${deadlineMs} ms]` };
+  } finally {
+    release();
+  }
 }
 
-/** The `promptline` CLI as an operator runs it. */
-export function cli(args: string[], env: Record<string, string>): SpawnSyncReturns<string> {
-  // Synchronous: nothing in this process could interrupt a hung command, so it has a deadline of its own.
-  return spawnSync(process.execPath, ['bin/promptline.js', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    timeout: CLI_DEADLINE_MS,
-    killSignal: 'SIGKILL',
-  });
+/** The `promptline` CLI as an operator runs it (`node bin/promptline.js …`), to its exit: see runToExit. */
+export function cliAsync(
+  args: string[],
+  env: Record<string, string>,
+  deadlineMs = START_MS,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runToExit(['bin/promptline.js', ...args], env, deadlineMs);
 }
 
 /**

@@ -1,0 +1,47 @@
+/**
+ * The time limits of the tests, in one place. None is a guess at the machine's speed: each bounds
+ * one wait for an event (a process's "listening" line or its exit, a row, a page's element) at ten
+ * times what it takes on a quiet machine or more, and the wait says what it was waiting for when
+ * it gives up. A test's own limit (vitest's) is a backstop: the sum of the bounds of the waits it
+ * makes one after the other (`timeLimit`), so a late event fails with its own message first.
+ *
+ * Quiet-machine figures (2 cores, one test file per core): the built server listens about 1.5 s
+ * after its spawn and a CLI command exits after 1.5–2.5 s (Node's start and the code the command
+ * loads: about 2 s of CPU); Chromium launches in about 1 s.
+ */
+
+/** One process start: the built server listening, a CLI command exiting, Chromium launched. */
+export const START_MS = 60_000;
+/** Waiting for one of the machine's start slots (./startSlots.ts) before a start: each holder is done or killed within START_MS. */
+export const SLOT_WAIT_MS = 60_000;
+/**
+ * One bounded step that is not a start: a Playwright action or navigation (its default limit), an
+ * `expect.poll` (vitest.config.ts sets its default to this), a line a running process prints.
+ */
+export const STEP_MS = 30_000;
+
+/**
+ * A test with no limit of its own (vitest.config.ts): in-process work (the app, the fake provider,
+ * PostgreSQL) that takes up to 12 s on a quiet machine, or one process start. Heavier tests set
+ * their own, with `timeLimit`.
+ */
+export const TEST_MS = 120_000;
+/**
+ * A hook with no limit of its own (vitest.config.ts): starting a server and Chromium, or a test
+ * app on a database of its own and its cleanup (APP_CLOSE_MS, then DATABASE_MS), several times.
+ */
+export const HOOK_MS = 300_000;
+
+/** A PostgreSQL test database made or dropped (support/postgres.ts: a connection, a statement, the goodbye). */
+export const DATABASE_MS = 10_000 + 30_000 + 5_000;
+/** A test app's close (support/harness.ts) before its storage goes. */
+export const APP_CLOSE_MS = 20_000;
+
+/**
+ * A test's backstop: the sum of the bounds of what it waits for in sequence. `starts` counts
+ * processes started one after the other (servers, CLI commands, Chromium: each may wait for a
+ * slot, then start), `steps` the other bounded waits, `ms` anything else bounded on its own.
+ */
+export function timeLimit({ starts = 0, steps = 0, ms = 0 }: { starts?: number; steps?: number; ms?: number }): number {
+  return starts * (SLOT_WAIT_MS + START_MS) + steps * STEP_MS + ms;
+}
