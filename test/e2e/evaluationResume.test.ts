@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
 import { createTestDatabase } from '../support/postgres.js';
 import { callServer, processFixtures, type RunningServer } from '../support/processes.js';
+import { DATABASE_MS, STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * An evaluation survives kill -9: the server is killed while every worker of the evaluation waits
@@ -14,10 +15,10 @@ const fx = processFixtures(ADMIN);
 const fake = new FakeOpenAI();
 let env: Record<string, string>;
 
-const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 30_000) => {
+const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = STEP_MS) => {
   const deadline = Date.now() + ms;
   while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 };
@@ -79,21 +80,29 @@ async function resumesAfterKill(first: () => Promise<RunningServer>, second: () 
 }
 
 describe('an evaluation across a crash', () => {
-  it('resumes after kill -9 without calling any item twice', async () => {
-    const dir = fx.dataDir();
-    await resumesAfterKill(
-      () => fx.serve(dir, env),
-      () => fx.serve(dir, env),
-    );
-  }, 60_000);
+  it(
+    'resumes after kill -9 without calling any item twice',
+    async () => {
+      const dir = fx.dataDir();
+      await resumesAfterKill(
+        () => fx.serve(dir, env),
+        () => fx.serve(dir, env),
+      );
+    },
+    timeLimit({ starts: 2, steps: 3 }),
+  ); // two starts, and three waits for the provider's calls or the evaluation's end
 
-  it("on PostgreSQL, another replica takes it over once the killed one's lease ran out", async () => {
-    const database = await createTestDatabase();
-    try {
-      const replica = () => fx.serve(undefined, { ...env, PROMPTLINE_DATABASE_URL: database.url });
-      await resumesAfterKill(replica, replica);
-    } finally {
-      await database.drop();
-    }
-  }, 60_000);
+  it(
+    "on PostgreSQL, another replica takes it over once the killed one's lease ran out",
+    async () => {
+      const database = await createTestDatabase();
+      try {
+        const replica = () => fx.serve(undefined, { ...env, PROMPTLINE_DATABASE_URL: database.url });
+        await resumesAfterKill(replica, replica);
+      } finally {
+        await database.drop();
+      }
+    },
+    timeLimit({ starts: 2, steps: 3, ms: 2 * DATABASE_MS }),
+  ); // the same, and a database made and dropped
 });

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callServer, processFixtures, type RunningServer } from '../support/processes.js';
 import { createTestDatabase } from '../support/postgres.js';
+import { DATABASE_MS, timeLimit } from '../support/timeLimits.js';
 
 const ADMIN = 'pl_a_e2e-replicas-admin-key-000000000000';
 const { serve, forget } = processFixtures(ADMIN);
@@ -11,11 +12,14 @@ const call = (origin: string, path: string, body?: unknown, method = 'POST') => 
 /** Three built servers (as `npm start` runs them) on one PostgreSQL database, started together. */
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let replicas: RunningServer[];
-beforeEach(async () => {
-  database = await createTestDatabase();
-  // Started at once: each migrates under the advisory lock, so the schema is made exactly once.
-  replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
-});
+beforeEach(
+  async () => {
+    database = await createTestDatabase();
+    // Started at once: each migrates under the advisory lock, so the schema is made exactly once.
+    replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
+  },
+  timeLimit({ starts: 3, ms: DATABASE_MS }),
+); // a database, and three starts (at most one per core at a time)
 afterEach(async () => {
   try {
     await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
@@ -64,12 +68,12 @@ describe('three replicas on one PostgreSQL database', () => {
     }
     expect(new Set(variants.values())).toEqual(new Set(['v1', 'v2']));
     // Exposure counts from every replica add up once each has flushed its counter (every second).
-    await new Promise((resolve) => setTimeout(resolve, 1500));
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     try {
-      const { rows } = await db.query("SELECT count(*)::int AS users, sum(calls)::int AS calls FROM assignments WHERE experiment_id = 'tone'");
-      expect(rows[0]).toEqual({ users: 60, calls: 180 });
+      const counted = async () =>
+        (await db.query("SELECT count(*)::int AS users, sum(calls)::int AS calls FROM assignments WHERE experiment_id = 'tone'")).rows[0];
+      await expect.poll(counted, { message: 'every replica has flushed its calls' }).toEqual({ users: 60, calls: 180 });
       expect((await db.query("SELECT count(*)::int AS n FROM assignments WHERE experiment_id = 'tone' AND pre IS NOT NULL")).rows[0]).toEqual({ n: 30 });
     } finally {
       await db.end();
@@ -125,12 +129,14 @@ describe('three replicas on one PostgreSQL database', () => {
         },
         () => undefined, // the connection died with the replica: not acknowledged
       );
-    const burst = Array.from({ length: 900 }, (_, i) => send(i));
-    while (acknowledged.length < 150) await new Promise((resolve) => setImmediate(resolve));
+    // Killed once 150 are acknowledged; if the whole burst ends first, the count below says how many were.
+    let settled = false;
+    const burst = Promise.all(Array.from({ length: 900 }, (_, i) => send(i))).finally(() => (settled = true));
+    while (acknowledged.length < 150 && !settled) await new Promise((resolve) => setImmediate(resolve));
     const victim = replicas[1]!;
     victim.process.kill('SIGKILL');
     forget(victim);
-    await Promise.all(burst);
+    await burst;
     expect(acknowledged.length).toBeGreaterThan(150);
     // Every acknowledged outcome is stored, as the survivors read it.
     const stored = new Set<string>();

@@ -5,11 +5,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildNeeded, inputsDigest, missingOutputs, readStamp, STAMP_FILE } from '../../scripts/buildStamp.mjs';
 import { ROOT, tempDataDir } from '../support/processes.js';
+import { acquireStartSlot } from '../support/startSlots.js';
+import { START_MS, timeLimit } from '../support/timeLimits.js';
 
 // `npm start` as an operator and a process supervisor use it: npm's own process gets the signal.
 // globalSetup has just built dist/ (and stamped it), so a start must not build again.
 
-const START_DEADLINE_MS = 30_000;
+/** npm's own Node process, then the server's: two starts. */
+const START_DEADLINE_MS = 2 * START_MS;
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 
@@ -25,7 +28,9 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function npmStart(env: Record<string, string>) {
+/** `npm start`, holding a start slot until the server listens or the command ends. */
+async function npmStart(env: Record<string, string>) {
+  const release = await acquireStartSlot('npm start');
   const dataDir = tempDataDir();
   dirs.push(dataDir);
   const child = spawn('npm', ['start'], {
@@ -36,8 +41,12 @@ function npmStart(env: Record<string, string>) {
   });
   started.push(child);
   let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stdout!.on('data', (c: Buffer) => {
+    output += c.toString();
+    if (output.includes('Server listening')) release();
+  });
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  child.once('exit', release);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -47,7 +56,7 @@ function npmStart(env: Record<string, string>) {
       if (match) return match;
       if (child.exitCode !== null || child.signalCode !== null) break;
     }
-    throw new Error(`no ${pattern} in the output of npm start:\n${output}`);
+    throw new Error(`waited ${START_DEADLINE_MS} ms for ${pattern} in the output of npm start (or it ended first):\n${output}`);
   };
   return { child, exited, waitFor, output: () => output };
 }
@@ -55,38 +64,46 @@ function npmStart(env: Record<string, string>) {
 const mtime = (file: string) => fs.statSync(path.join(ROOT, file)).mtimeMs;
 
 describe('npm start', () => {
-  it('on a fresh build starts the server without building, and exits 0 on SIGTERM to npm', async () => {
-    expect(
-      buildNeeded({ stamp: readStamp(ROOT), digest: inputsDigest(ROOT), missing: missingOutputs(ROOT) }),
-      'dist/ should be the build of these sources',
-    ).toBeNull();
-    const before = { stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') };
-    const t0 = performance.now();
-    const start = npmStart({ PORT: '0' });
-    const port = (await start.waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/))[1];
-    console.log(`npm start: ready in ${Math.round(performance.now() - t0)} ms`);
-    // The key is printed in the same tick as the SIGTERM handler is installed.
-    await start.waitFor(/admin API key/);
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  it(
+    'on a fresh build starts the server without building, and exits 0 on SIGTERM to npm',
+    async () => {
+      expect(
+        buildNeeded({ stamp: readStamp(ROOT), digest: inputsDigest(ROOT), missing: missingOutputs(ROOT) }),
+        'dist/ should be the build of these sources',
+      ).toBeNull();
+      const before = { stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') };
+      const t0 = performance.now();
+      const start = await npmStart({ PORT: '0' });
+      const port = (await start.waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/))[1];
+      console.log(`npm start: ready in ${Math.round(performance.now() - t0)} ms`);
+      // The key is printed in the same tick as the SIGTERM handler is installed.
+      await start.waitFor(/admin API key/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 
-    process.kill(start.child.pid!, 'SIGTERM'); // npm's pid only, as a supervisor signals what it started
-    expect(await start.exited).toEqual({ code: 0, signal: null });
-    expect(start.output()).toContain('shutting down');
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-    expect(start.output()).not.toContain('building first');
-    expect({ stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') }).toEqual(before);
-  }, 60_000);
+      process.kill(start.child.pid!, 'SIGTERM'); // npm's pid only, as a supervisor signals what it started
+      expect(await start.exited).toEqual({ code: 0, signal: null });
+      expect(start.output()).toContain('shutting down');
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      expect(start.output()).not.toContain('building first');
+      expect({ stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') }).toEqual(before);
+    },
+    timeLimit({ starts: 2, steps: 2 }),
+  ); // npm and the server, the key's line, and the stop
 
-  it("gives npm the server's exit code: a port in use is exit 1 and one line", async () => {
-    const busy = net.createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const port = (busy.address() as net.AddressInfo).port;
-    try {
-      const start = npmStart({ PORT: String(port) });
-      expect((await start.exited).code, start.output()).toBe(1);
-      expect(start.output()).toContain(`promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use`);
-    } finally {
-      await new Promise((resolve) => busy.close(resolve));
-    }
-  }, 60_000);
+  it(
+    "gives npm the server's exit code: a port in use is exit 1 and one line",
+    async () => {
+      const busy = net.createServer();
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      const port = (busy.address() as net.AddressInfo).port;
+      try {
+        const start = await npmStart({ PORT: String(port) });
+        expect((await start.exited).code, start.output()).toBe(1);
+        expect(start.output()).toContain(`promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use`);
+      } finally {
+        await new Promise((resolve) => busy.close(resolve));
+      }
+    },
+    timeLimit({ starts: 2 }),
+  ); // npm and the server
 });

@@ -5,19 +5,17 @@ import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { CHROMIUM } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
+import { executableMissing } from './tools.js';
 
 export { launchChromium } from '../../scripts/chromium.js';
 export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
 
 /**
  * Whether browser tests can run here. Without chromium they are skipped with this reason, except
- * where PROMPTLINE_REQUIRE_BROWSER=1 (CI sets it) makes a missing browser a failure.
+ * where PROMPTLINE_REQUIRE_TOOLS=1 (CI sets it) makes a missing browser a failure (./tools.ts).
  */
 export function browserMissing(): string | null {
-  if (fs.existsSync(CHROMIUM)) return null;
-  const reason = `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the browser tests`;
-  if (process.env.PROMPTLINE_REQUIRE_BROWSER === '1') throw new Error(reason);
-  return reason;
+  return executableMissing(CHROMIUM, "install Debian's chromium (apt-get install chromium) to run the browser tests");
 }
 
 /** A screenshot for CI's artefacts (test-results/, never committed). */

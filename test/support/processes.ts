@@ -34,7 +34,7 @@ export interface RunningServer {
  */
 const STOP_GRACE_MS = 20_000;
 /** After SIGKILL the kernel ends the group at once; this only absorbs a loaded machine's delay. */
-const KILL_WAIT_MS = 30_000;
+const KILL_WAIT_MS = 5_000;
 const LIVE_CHILDREN = Symbol.for('promptline.test.liveChildren');
 
 /**
