@@ -43,10 +43,9 @@ describe('the database cannot grow (SQLite max_page_count: the same SQLITE_FULL 
     expect(notReady.status).toBe(503);
     expect(notReady.json).toEqual({ status: 'not ready', reason: 'storage full: writes are failing' });
 
-    // Space comes back: the next probe (at most one a second) commits, and writes work again.
+    // Space comes back: a later probe (at most one a second) commits, and writes work again.
     t.sqlite.pragma('max_page_count = 1073741823');
-    await new Promise((r) => setTimeout(r, 1100));
-    expect((await t.request('GET', '/readyz', { key: null })).status).toBe(200);
+    await expect.poll(async () => (await t.request('GET', '/readyz', { key: null })).status, { message: '/readyz ready once space is back' }).toBe(200);
     expect((await track(99)).status).toBe(200);
   });
 });
@@ -117,8 +116,7 @@ describe.skipIf(mount === null)('a real full disk (tmpfs of 8 MiB; skipped unles
     expect((await call('/readyz')).status).toBe(503);
 
     fs.rmSync(filler);
-    await new Promise((r) => setTimeout(r, 1100));
-    expect((await call('/readyz')).status).toBe(200);
+    await expect.poll(async () => (await call('/readyz')).status, { message: '/readyz ready once the filler is gone' }).toBe(200);
     expect((await call('/track_outcome', { prompt_id: 'p', external_user_id: 'after' })).status).toBe(200);
 
     fill(filler);

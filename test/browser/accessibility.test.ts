@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EXPERIMENT, DEMO_PROMPT, seedDemo } from '../../scripts/demoExperiment.js';
 import { browserMissing, expectAccessible, launchChromium, signInContext } from '../support/browser.js';
 import { type RunningServer, startServer, tempDataDir } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * Every page of the console through axe-core (0 serious or critical violations), in the light and
@@ -111,7 +112,7 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
     });
     expect(evaluation.status).toBe(202);
     evaluationId = ((await evaluation.json()) as { evaluation_id: string }).evaluation_id;
-  }, 120_000);
+  }, timeLimit({ starts: 2, steps: 10 })); // Chromium, the server, the demo's traffic and the requests above
   afterAll(async () => {
     await browser?.close();
     await server?.stop('SIGKILL');
@@ -134,7 +135,7 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
       await expectAccessible(page, `sign-in with an error (${label})`);
       if (setting.width === PHONE) await expectNoSidewaysScroll(page, 'sign-in');
       await context.close();
-    }, 60_000);
+    }, timeLimit({ steps: 11 }));
 
     it(`every page, signed in (${label})`, async () => {
       const context = await contextFor(setting, true);
@@ -146,6 +147,6 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
         if (setting.width === PHONE) await expectNoSidewaysScroll(page, consolePage.name);
       }
       await context.close();
-    }, 180_000);
+    }, timeLimit({ steps: 3 + 4 * PAGES.length })); // four steps a page
   }
 });

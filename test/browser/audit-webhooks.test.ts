@@ -4,6 +4,7 @@ import { verifySignature } from '../../src/modules/webhooks/signature.js';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's Audit log and Webhooks pages (admin keys only) in a real headless Chromium, against
@@ -139,7 +140,7 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(page.dialogs).toEqual([]);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
-  }, 120_000);
+  }, timeLimit({ starts: 1, steps: 68 }));
 
   it('an admin creates an endpoint (its secret shown once), sends a test to a real receiver, sees it in the history, rotates the secret, edits, disables and deletes it', async () => {
     receiver = await startReceiver();
@@ -202,7 +203,7 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(page.url()).toBe(`${server.origin}/ui/webhooks/${hook.webhook_id}`);
     await expect.poll(() => page.locator('.empty').textContent()).toBe('Nothing sent to this endpoint yet.');
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => page.getByTestId('test-outcome').textContent(), { timeout: 20_000 }).toMatch(/^Delivered: the receiver answered HTTP 204 at /);
+    await expect.poll(() => page.getByTestId('test-outcome').textContent()).toMatch(/^Delivered: the receiver answered HTTP 204 at /);
     expect(await focusedId(page)).toBe('SECTION');
     expect(receiver.received).toHaveLength(1);
     const first = receiver.received[0]!;
@@ -252,11 +253,11 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(rotated).not.toBe(secret);
     expect(await focusedId(page)).toBe('new-secret-title');
     await page.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => receiver!.received.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => receiver!.received.length).toBe(2);
     const second = receiver.received[1]!;
     expect(verifySignature(rotated, String(second.headers['promptline-signature']), second.body, nowSeconds())).toBe(true);
     expect(verifySignature(secret, String(second.headers['promptline-signature']), second.body, nowSeconds())).toBe(false);
-    await expect.poll(() => deliveryRows(page).count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => deliveryRows(page).count()).toBe(2);
     await page.getByRole('button', { name: 'Done: hide the secret' }).click();
     expect(await focusedText(page)).toBe('Send test');
 
@@ -317,7 +318,7 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(page.dialogs).toEqual([]);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422s are logged by the browser
     await page.close();
-  }, 120_000);
+  }, timeLimit({ starts: 1, steps: 107 }));
 
   it('a read key sees neither link, and a deep link to either page says it is for admin keys only, with no controls', async () => {
     server = await fx.serve();
@@ -349,5 +350,5 @@ describe.skipIf(skip !== null)(`the Audit log and Webhooks pages in Chromium${sk
     expect(page.problems.filter((p) => !p.includes('403'))).toEqual([]);
     expect(asked.filter((p) => p.startsWith('/audit') || p.startsWith('/webhooks'))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 11 }));
 });

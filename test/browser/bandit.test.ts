@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pct } from '../../src/lib/numbers.js';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * A bandit's page in Chromium: after a check re-weighted it, the page charts the weights and the
@@ -71,5 +72,5 @@ describe.skipIf(skip !== null)(`a bandit's page in Chromium${skip === null ? '' 
     expect((await rows.nth(0).locator('td').allTextContents()).slice(1)).toEqual(['50.0% (-)', '50.0% (-)']);
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 19 }));
 });

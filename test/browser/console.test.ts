@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console in a real headless Chromium, against the built server on a temporary SQLite file,
@@ -56,7 +57,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     const again = await fetch(`${server.origin}/session`, { headers: { cookie: `promptline_session=${cookie!.value}` } });
     expect(again.status).toBe(401);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 20 }));
 
   it('lists prompts with their labels and running experiment, searches them, and promotes a version (admin, confirmed)', async () => {
     server = await fx.serve();
@@ -109,7 +110,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await screenshot(page, 'version');
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 30 }));
 
   it('compares versions word by word, writes a new one with live variables, and tries the prompt in the playground', async () => {
     server = await fx.serve();
@@ -162,7 +163,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await screenshot(page, 'playground');
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 37 }));
 
   it('a read key sees everything and no editing control', async () => {
     server = await fx.serve();
@@ -180,7 +181,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     expect(await page.getByRole('heading', { name: 'New version' }).count()).toBe(0);
     await page.getByRole('heading', { name: 'Playground' }).waitFor(); // trying the prompt is reading it
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 15 }));
 
   it('renders what users wrote as text: a template with <script> and <img onerror> runs nothing', async () => {
     server = await fx.serve();
@@ -194,7 +195,7 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     expect(await page.locator('main img').count()).toBe(0);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 10 }));
 
   it('a key revoked mid-session sends the console back to sign-in', async () => {
     server = await fx.serve();
@@ -206,5 +207,5 @@ describe.skipIf(skip !== null)(`the web console in Chromium${skip === null ? '' 
     await page.getByLabel('API key').waitFor();
     expect(await page.context().cookies()).toEqual([]); // the 401 cleared the cookie
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 9 }));
 });

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's Datasets and Evaluators pages in a real headless Chromium against the built server:
@@ -53,7 +54,7 @@ describe.skipIf(skip !== null)(`the Datasets and Evaluators pages in Chromium${s
     // Version 1 still holds its two items.
     await page.getByLabel('Version').selectOption('1');
     await expect.poll(() => rows.count()).toBe(2);
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 20 }));
 
   it('lists the evaluators with their kinds and settings', async () => {
     server = await fx.serve();
@@ -67,7 +68,7 @@ describe.skipIf(skip !== null)(`the Datasets and Evaluators pages in Chromium${s
     expect(text).toContain('length');
     expect(text).toContain('max_chars: 200');
     expect(text).toContain(EVIL);
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 6 }));
 
   it("adds pasted or uploaded CSV as a new version, with the CLI's columns; a bad line is named and nothing is sent", async () => {
     server = await fx.serve();
@@ -102,7 +103,7 @@ describe.skipIf(skip !== null)(`the Datasets and Evaluators pages in Chromium${s
       [{ country: "Côte d'Ivoire" }, 'Yamoussoukro\nand Abidjan', { region: '' }],
     ]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 19 }));
 
   it('a read key sees the datasets and their items, and cannot make one or add items', async () => {
     server = await fx.serve();
@@ -119,5 +120,5 @@ describe.skipIf(skip !== null)(`the Datasets and Evaluators pages in Chromium${s
     await page.locator('table.datasets tbody tr').first().waitFor();
     expect(await page.getByRole('heading', { name: 'New dataset' }).count()).toBe(0);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 14 }));
 });

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The "Evaluate" action of a version and the evaluation's page, in a real headless Chromium against
@@ -42,7 +43,7 @@ describe.skipIf(skip !== null)(`evaluations in the console${skip === null ? '' :
     expect(page.url()).toMatch(/\/ui\/evaluations\/[^/]+$/u);
 
     const row = page.locator('table.comparison tbody tr').first();
-    await expect.poll(() => page.getByText(/^completed: 12 of 12 done/u).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.getByText(/^completed: 12 of 12 done/u).count()).toBe(1);
     await expect.poll(() => row.textContent()).toContain('polite v1');
     const text = (await row.textContent()) ?? '';
     expect(text).toContain('1.000'); // the candidate passes every item
@@ -60,5 +61,5 @@ describe.skipIf(skip !== null)(`evaluations in the console${skip === null ? '' :
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Evaluations', exact: true }).click();
     await expect.poll(() => page.locator('table.evaluations tbody tr').count()).toBe(1);
     expect(await page.locator('table.evaluations tbody tr').first().textContent()).toContain('completed');
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 22 }));
 });

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's evaluator pages in a real headless Chromium against the built server: an
@@ -69,7 +70,7 @@ describe.skipIf(skip !== null)(`the evaluator pages in Chromium${skip === null ?
     });
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422s are logged by the browser
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 27 }));
 
   it('makes a judge on a prompt version with a rubric and a 1-5 scale; a missing rubric is named under Rubric', async () => {
     server = await fx.serve();
@@ -95,7 +96,7 @@ describe.skipIf(skip !== null)(`the evaluator pages in Chromium${skip === null ?
     });
     expect(await page.locator('dl.facts').first().textContent()).toContain('1 to 5');
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 19 }));
 
   it('edits an evaluator as a new version (a 422 under its field first), lists its versions, and archives it', async () => {
     server = await fx.serve();
@@ -133,7 +134,7 @@ describe.skipIf(skip !== null)(`the evaluator pages in Chromium${skip === null ?
     await page.getByRole('link', { name: 'short' }).waitFor();
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 28 }));
 
   it('a read key sees evaluators, their settings and versions, and no control that edits', async () => {
     server = await fx.serve();
@@ -152,5 +153,5 @@ describe.skipIf(skip !== null)(`the evaluator pages in Chromium${skip === null ?
     expect(await page.getByRole('heading', { name: 'New evaluator' }).count()).toBe(0);
     expect(await page.locator('form').count()).toBe(0);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 16 }));
 });

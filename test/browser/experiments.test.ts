@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pct, range, relPct } from '../../src/lib/numbers.js';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's Experiments and results pages in a real headless Chromium, against the built server
@@ -49,7 +50,7 @@ async function drivePopulation(users = 400) {
 }
 
 /** Results are computed off the request thread: the first answer can take a few seconds on a busy machine. */
-const RESULTS = { timeout: 30_000 };
+const RESULTS = { timeout: STEP_MS };
 
 const cell = (page: Page, section: string, variant: string, column: string) =>
   page.locator(`table.scorecard[data-section="${section}"] tr[data-variant="${variant}"] td.${column}`).first();
@@ -173,7 +174,7 @@ describe.skipIf(skip !== null)(`the Experiments pages in Chromium${skip === null
     await expect.poll(() => page.locator('.facts').textContent()).toContain('production → v2');
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
-  }, 120_000);
+  }, timeLimit({ starts: 1, steps: 72 }));
 
   it("shows the API's 409 when another experiment already runs on the prompt, and lists experiments by status", async () => {
     server = await fx.serve();
@@ -197,7 +198,7 @@ describe.skipIf(skip !== null)(`the Experiments pages in Chromium${skip === null
     await expect.poll(() => page.locator('.actions [role="alert"]').textContent(), RESULTS).toMatch(/first|running/i);
     expect((await api('GET', '/experiments/second')).json.status).toBe('draft');
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 17 }));
 
   it('a read key sees experiments and results, and no create or action control', async () => {
     server = await fx.serve();
@@ -224,7 +225,7 @@ describe.skipIf(skip !== null)(`the Experiments pages in Chromium${skip === null
     expect(await page.getByRole('button', { name: /Start|Pause|Stop|Resume/ }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Download CSV' }).count()).toBe(1); // reading results is reading
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 16 }));
 
   it('renders what users wrote as text: a name with <script> and a hypothesis with <img onerror> run nothing', async () => {
     server = await fx.serve();
@@ -251,5 +252,5 @@ describe.skipIf(skip !== null)(`the Experiments pages in Chromium${skip === null
     expect(await page.locator('main script').count()).toBe(0);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 13 }));
 });

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage, type WatchedPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * Every label on the prompt page (create, move, delete, promote) and the experiment page's Start,
@@ -102,7 +103,7 @@ describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? ''
     expect((await api('GET', '/prompts/agent')).json.labels).toEqual({ production: 1 });
     expect(await page.locator('tr[data-label="staging"]').count()).toBe(0);
     expect(page.problems).toEqual([]);
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 36 }));
 
   it('says what Promote does to the traffic of a running experiment, and requires the tick', async () => {
     await serve();
@@ -133,7 +134,7 @@ describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? ''
     expect(await focused(page)).toBe('p[status]');
     expect((await api('GET', '/prompts/agent')).json.labels.production).toBe(2);
     expect(page.problems).toEqual([]);
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 17 }));
 
   it("shows Start the impact of each variant's version and waits for the tick", async () => {
     await serve();
@@ -168,5 +169,5 @@ describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? ''
     await confirm.click();
     await expect.poll(async () => (await api('GET', '/experiments/tone')).json.status).toBe('running');
     expect(page.problems).toEqual([]);
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 17 }));
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_EXPERIMENT, DEMO_PROMPT, driveDemoTraffic } from '../../scripts/demoExperiment.js';
 import { apiClient, browserMissing, launchChromium, screenshot, watchedPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * The whole loop a prompt owner walks, in Chromium against the built server on a temporary SQLite
@@ -14,7 +15,7 @@ const skip = browserMissing();
 const ADMIN = 'pl_a_browser-loop-admin-key-0000000000000000';
 const fx = processFixtures(ADMIN);
 /** Results are computed on demand: on a loaded machine the first answer can take seconds. */
-const RESULTS = { timeout: 30_000 };
+const RESULTS = { timeout: STEP_MS };
 
 let server: RunningServer;
 let browser: Browser;
@@ -125,5 +126,5 @@ describe.skipIf(skip !== null)(`the prompt owner's whole loop in Chromium${skip 
     expect(page.dialogs).toEqual([]);
     expect(elsewhere).toEqual([]);
     await page.close();
-  }, 180_000);
+  }, timeLimit({ starts: 1, steps: 59 }));
 });

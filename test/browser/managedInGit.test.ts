@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage, type WatchedPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * A prompt managed in Git in Chromium: an admin marks it with the switch, the page then says so,
@@ -70,7 +71,7 @@ describe.skipIf(skip !== null)(`managed in Git in Chromium${skip === null ? '' :
     await page.getByRole('heading', { name: 'welcome v3' }).waitFor();
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 39 }));
 
   it('a read key sees the notice but no switch', async () => {
     server = await fx.serve();
@@ -83,5 +84,5 @@ describe.skipIf(skip !== null)(`managed in Git in Chromium${skip === null ? '' :
     expect(await page.getByLabel(/Managed in Git/).count()).toBe(0);
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 9 }));
 });

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * Online scoring in the console, in a real headless Chromium against the built server: a prompt's
@@ -95,7 +96,7 @@ describe.skipIf(skip !== null)(`online scoring in the console, in Chromium${skip
     await page.getByText(/No online score/).waitFor(); // not yet: the run is too recent
 
     twentyMinutesLater(dataDir);
-    await expect.poll(async () => (await api('GET', `/runs/${runId}/scores`)).json.data.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await api('GET', `/runs/${runId}/scores`)).json.data.length).toBe(2);
     await page.reload();
     const scores = page.locator('table.run-scores tbody tr');
     await expect.poll(() => scores.count()).toBe(2);
@@ -111,7 +112,7 @@ describe.skipIf(skip !== null)(`online scoring in the console, in Chromium${skip
     expect((await api('GET', '/prompts/welcome/online_evaluators')).json.data).toMatchObject([{ evaluator_id: 'greets', sample_rate: 1 }]);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]);
     await page.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 38 }));
 
   it("a read key sees a prompt's online evaluators and a run's scores, and can neither attach nor detach", async () => {
     server = await fx.serve();
@@ -129,5 +130,5 @@ describe.skipIf(skip !== null)(`online scoring in the console, in Chromium${skip
     await page.goto(`${server.origin}/ui/runs/${run.json.run_id}`);
     await page.getByText(/No online score/).waitFor();
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 15 }));
 });

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The prompt page's playground (any version, side by side, a model override, JSON inputs), its
@@ -104,7 +105,7 @@ describe.skipIf(skip !== null)(`the playground and a prompt's numbers in Chromiu
     await screenshot(page, 'playground-side-by-side');
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]);
     await page.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 38 }));
 
   it('JSON inputs pass a number and a nested object; invalid JSON is a clear error; a read key renders but cannot run', async () => {
     server = await fx.serve();
@@ -144,7 +145,7 @@ describe.skipIf(skip !== null)(`the playground and a prompt's numbers in Chromiu
     await reader.getByRole('button', { name: 'Render' }).click();
     await expect.poll(() => column(reader, 'A').locator('pre.rendered').textContent()).toBe('Order 1 for Bo in Oslo');
     await reader.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 34 }));
 
   it("shows a prompt's numbers per version for a known set of runs, the window kept in the URL", async () => {
     fake = new FakeOpenAI();
@@ -183,7 +184,7 @@ describe.skipIf(skip !== null)(`the playground and a prompt's numbers in Chromiu
     expect(await page.getByLabel('Window').inputValue()).toBe('24h');
     await expect.poll(rows).toHaveLength(2);
     await page.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 22 }));
 
   it("shows a run's outcomes and whether it was a playground run", async () => {
     server = await fx.serve();
@@ -211,5 +212,5 @@ describe.skipIf(skip !== null)(`the playground and a prompt's numbers in Chromiu
     await expect.poll(() => page.locator('[data-fact="source"]').textContent()).toContain('Playground');
     await page.getByText('No outcome names this run.').waitFor();
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 14 }));
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixed, pct, pValue, range, relPct } from '../../src/lib/numbers.js';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * The experiment pages' bugs, each checked in Chromium against the built server and what
@@ -22,7 +23,7 @@ let server: RunningServer;
 let browser: Browser;
 const api = apiClient(() => server.origin, ADMIN);
 /** Results are computed off the request thread: the first answer can take a few seconds on a busy machine. */
-const RESULTS = { timeout: 30_000 };
+const RESULTS = { timeout: STEP_MS };
 
 const cell = (page: Page, section: string, variant: string, column: string, metric?: string) =>
   page
@@ -103,7 +104,7 @@ describe.skipIf(skip !== null)(`the experiment pages in Chromium${skip === null 
     await expect.poll(() => focusedId(page)).toBe('experiment-title');
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 16 }));
 
   it('shows what the API computed for the chosen settings: digits, Bayesian interval, one p-value, exploratory metrics, hourly charts', async () => {
     const dataDir = fx.dataDir();
@@ -194,5 +195,5 @@ describe.skipIf(skip !== null)(`the experiment pages in Chromium${skip === null 
     expect(await page.locator('.charts figcaption').first().textContent()).toContain('by hour (UTC)');
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 180_000);
+  }, timeLimit({ starts: 1, steps: 43 }));
 });

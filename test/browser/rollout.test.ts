@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, expectAccessible, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * A rollout's page in Chromium: a running one shows its ramp with the current step and its checks;
@@ -16,7 +17,7 @@ const fx = processFixtures(ADMIN);
 let server: RunningServer;
 let browser: Browser;
 const api = apiClient(() => server.origin, ADMIN);
-const SHOWN = { timeout: 30_000 };
+const SHOWN = { timeout: STEP_MS };
 
 async function rollout(id: string, promptId: string, extra: Record<string, unknown> = {}) {
   await api('POST', '/prompts', { prompt_id: promptId, template: 'Hello.', labels: ['production'] });
@@ -61,7 +62,7 @@ describe.skipIf(skip !== null)(`a rollout's page in Chromium${skip === null ? ''
     await expect.poll(() => page.locator('table.rollout-checks tbody tr').first().textContent(), SHOWN).toMatch(/\(asked for\)hold1 \(5%\)0/);
     expect(await page.locator('.banner').count()).toBe(0);
     await expectAccessible(page);
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 10 }));
 
   it('shows the banner of a rollout its guardrail rolled back, with the reason and the figures of that check', async () => {
     server = await fx.serve();
@@ -84,5 +85,5 @@ describe.skipIf(skip !== null)(`a rollout's page in Chromium${skip === null ? ''
     // Stopped for good: no action is offered.
     expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
     await expectAccessible(page);
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 12 }));
 });

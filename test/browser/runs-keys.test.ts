@@ -4,6 +4,7 @@ import { apiClient, browserMissing, launchChromium, screenshot, signedInPage } f
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
 import { writeTempJson } from '../support/tempJson.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's Runs and Keys pages in a real headless Chromium, against the built server on a
@@ -133,7 +134,7 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     expect(page.dialogs).toEqual([]);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
-  }, 90_000);
+  }, timeLimit({ steps: 49 }));
 
   it("shows a run as the API stores it: inputs, rendered prompt, output, every attempt, tokens and cost; a missing run is the API's 404", async () => {
     const { evil, retried } = await serveWithRuns();
@@ -213,7 +214,7 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     expect(page.dialogs).toEqual([]);
     expect(page.problems.filter((p) => !p.includes('404'))).toEqual([]); // the deliberate 404 is logged by the browser
     await page.close();
-  }, 90_000);
+  }, timeLimit({ steps: 38 }));
 
   it('an admin creates a key (shown once, copied), uses it, and revokes it after confirming; its own key cannot be revoked here', async () => {
     server = await fx.serve();
@@ -278,7 +279,7 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     expect(page.dialogs).toEqual([]);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422 is logged by the browser
     await page.close();
-  }, 90_000);
+  }, timeLimit({ starts: 1, steps: 46 }));
 
   it('a read key sees runs but no Keys link, and /ui/keys says only admin keys manage keys, with no controls', async () => {
     server = await fx.serve();
@@ -302,5 +303,5 @@ describe.skipIf(skip !== null)(`the Runs and Keys pages in Chromium${skip === nu
     // Signing in asks GET /keys to learn the role: a read key's 403 is logged by the browser.
     expect(page.problems.filter((p) => !p.includes('403'))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 12 }));
 });

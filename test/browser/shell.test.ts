@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, firstLoadTransfer, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The console's shell in Chromium: one sign-in per browser (deep links in a new tab), keyboard use
@@ -45,7 +46,7 @@ describe.skipIf(skip !== null)(`the console's shell in Chromium${skip === null ?
     expect(new URL(fresh.url()).pathname).toBe('/ui/prompts/welcome');
     await expect.poll(() => fresh.evaluate(focused())).toBe('prompt-title');
     await fresh.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 17 }));
 
   it('by keyboard: the skip link comes first and leads to the content; each page change moves focus to its heading', async () => {
     server = await fx.serve();
@@ -65,7 +66,7 @@ describe.skipIf(skip !== null)(`the console's shell in Chromium${skip === null ?
     await page.goBack();
     await expect.poll(() => page.evaluate(focused())).toBe('experiments-title');
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 17 }));
 
   it('keeps the Prompts search and the Experiments filters in the URL, through a reload', async () => {
     server = await fx.serve();
@@ -102,7 +103,7 @@ describe.skipIf(skip !== null)(`the console's shell in Chromium${skip === null ?
     await page.getByRole('link', { name: 'Warmth' }).waitFor();
     expect(new URL(page.url()).search).toBe('?q=warm');
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 24 }));
 
   it('sends its files compressed on the first load', async () => {
     server = await fx.serve();
@@ -110,5 +111,5 @@ describe.skipIf(skip !== null)(`the console's shell in Chromium${skip === null ?
     console.log(`first load of /ui/prompts: ${transfer.bytes} bytes over the wire in ${transfer.files.length} files`);
     expect(transfer.files.length).toBeGreaterThanOrEqual(3);
     expect(transfer.files.map((f) => [f.path, f.encoding])).toEqual(transfer.files.map((f) => [f.path, 'br']));
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 2 }));
 });

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { STEP_MS, timeLimit } from '../support/timeLimits.js';
 
 /**
  * The ship dialog in Chromium: it offers first the winner the results decide to ship, with that
@@ -15,7 +16,7 @@ const fx = processFixtures(ADMIN);
 let server: RunningServer;
 let browser: Browser;
 const api = apiClient(() => server.origin, ADMIN);
-const RESULTS = { timeout: 30_000 };
+const RESULTS = { timeout: STEP_MS };
 
 async function experiment(id: string, start: boolean) {
   await api('POST', '/prompts', { prompt_id: 'welcome', template: 'Hello.', labels: ['production'] });
@@ -98,7 +99,7 @@ describe.skipIf(skip !== null)(`the ship dialog in Chromium${skip === null ? '' 
     expect(audited.after).toMatchObject({ override: true, reason: 'The warm wording is not approved by legal yet.' });
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  }, timeLimit({ starts: 1, steps: 26 }));
 
   it('offers only Start on a draft: it served nobody, so there is nothing to stop or ship', async () => {
     server = await fx.serve();
@@ -113,5 +114,5 @@ describe.skipIf(skip !== null)(`the ship dialog in Chromium${skip === null ? '' 
     await expect.poll(() => page.locator('.actions .toolbar button').allTextContents(), RESULTS).toEqual(['Pause', 'Stop', 'Stop and ship…']);
     expect(page.problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 10 }));
 });

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, expectAccessible, launchChromium, screenshot, signedInPage } from '../support/browser.js';
 import { behave, FakeOpenAI } from '../support/fakeOpenAI.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The run page and the version page of the console with tools, structured output and images
@@ -77,5 +78,5 @@ describe.skipIf(skip !== null)(`tools and structured output in the console${skip
     // The server logged every request at debug level, and never the image.
     expect(server.output()).toContain('"url":"/run_prompt"');
     expect(server.output()).not.toContain('QUJDQUJD');
-  });
+  }, timeLimit({ starts: 1, steps: 19 }));
 });

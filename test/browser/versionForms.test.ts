@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, browserMissing, launchChromium, signedInPage } from '../support/browser.js';
 import { processFixtures, type RunningServer } from '../support/processes.js';
+import { timeLimit } from '../support/timeLimits.js';
 
 /**
  * The new-prompt and new-version forms in Chromium: an empty template is refused (the API's 422,
@@ -49,7 +50,7 @@ describe.skipIf(skip !== null)(`the version forms in Chromium${skip === null ? '
     expect((await api('GET', '/prompts/welcome')).json.latest_version).toBe(1);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]); // the deliberate 422s are logged by the browser
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 20 }));
 
   it("shows only the latest submit's errors: a fixed template's error goes when the next submit fails on Parameters", async () => {
     server = await fx.serve();
@@ -69,5 +70,5 @@ describe.skipIf(skip !== null)(`the version forms in Chromium${skip === null ? '
     expect((await api('GET', '/prompts/welcome')).json.latest_version).toBe(1);
     expect(page.problems.filter((p) => !p.includes('422'))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, timeLimit({ starts: 1, steps: 15 }));
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/harness.js';
+import { STEP_MS } from '../../support/timeLimits.js';
 import { givenExperiment, givenPrompt } from '../../support/fixtures.js';
 
 let t: TestApp;
@@ -239,11 +240,11 @@ describe('serving a running experiment', () => {
 
   it('counts exposure calls', async () => {
     // repeat calls are counted in memory and flushed every second
-    await new Promise((r) => setTimeout(r, 1200));
-    const row = await t.store.sql.get(
-      "SELECT calls, CASE WHEN first_seen <= last_seen THEN 1 ELSE 0 END AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'",
-    );
-    expect(row).toEqual({ calls: 4, ordered: 1 });
+    const row = () =>
+      t.store.sql.get(
+        "SELECT calls, CASE WHEN first_seen <= last_seen THEN 1 ELSE 0 END AS ordered FROM assignments WHERE experiment_id = 'live' AND external_user_id = 'user-0'",
+      );
+    await expect.poll(row, { message: "user-0's calls flushed" }).toEqual({ calls: 4, ordered: 1 });
   });
 
   it('counts the repeat calls of more users than one commit of the flush takes (it commits in slices of a few ms)', async () => {
@@ -254,7 +255,7 @@ describe('serving a running experiment', () => {
     }
     const batches = t.store.writer.batches;
     const counted = () => t.store.sql.all<{ calls: number }>("SELECT calls FROM assignments WHERE experiment_id = 'live' AND external_user_id LIKE 'many-%'");
-    await vi.waitFor(async () => expect((await counted()).filter((r) => r.calls === 3)).toHaveLength(users.length), { timeout: 10_000, interval: 200 });
+    await vi.waitFor(async () => expect((await counted()).filter((r) => r.calls === 3)).toHaveLength(users.length), { timeout: STEP_MS, interval: 200 });
     expect(t.store.writer.batches - batches).toBeGreaterThan(1);
   });
 
