@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach } from 'vitest';
 import { createTestDatabase, testBackend } from './postgres.js';
 import { acquireStartSlot } from './startSlots.js';
@@ -171,6 +172,23 @@ export async function runToExit(
     if (status !== STILL_RUNNING) return { status, stdout, stderr };
     await stopGroup(child, exited, 'SIGKILL', 0);
     return { status: null, stdout, stderr: `${stderr}\n[killed: still running after ${deadlineMs} ms]` };
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Any other program (npm, tsc…) run to its exit holding a start slot, killed after `deadlineMs`;
+ * resolves with its stdout, or rejects with its stderr (or the deadline) when it fails.
+ */
+export async function runProgram(file: string, args: string[], options: { cwd: string; deadlineMs?: number }): Promise<string> {
+  const release = await acquireStartSlot(`${path.basename(file)} ${args[0] ?? ''}`);
+  try {
+    const { stdout } = await promisify(execFile)(file, args, { cwd: options.cwd, encoding: 'utf8', timeout: options.deadlineMs ?? START_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const { stderr, killed } = error as { stderr?: string; killed?: boolean };
+    throw new Error(killed ? `${file} ${args.join(' ')} still running after ${options.deadlineMs ?? START_MS} ms: killed` : `${file} ${args.join(' ')} failed:\n${stderr ?? error}`);
   } finally {
     release();
   }

@@ -174,11 +174,11 @@ describe('local getPrompt', () => {
     expect(before.variantAssigned).toBeNull();
     await givenExperiment(t, { experiment_id: 'exp-plain', prompt_id: 'plain', variants: { a: 1, b: 1 }, start: true });
     await expect
-      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 })
+      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId)
       .toBe('exp-plain');
     expect((await t.request('POST', '/experiments/exp-plain/pause')).status).toBe(200);
     await expect
-      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId, { timeout: 5_000 })
+      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId)
       .toBeNull();
     expect(c.stats().refreshes).toBeGreaterThan(2);
   });
@@ -225,7 +225,7 @@ describe('when Promptline is unreachable', () => {
       expect(await c.ready()).toBe(true);
       const live = await c.getPrompt({ promptId: 'text', inputs: { name: 'A', items: ['x'], tier: 't' }, externalUserId: 'offline-1' });
       await proxy.cut();
-      await expect.poll(() => c.stats().refreshFailures, { timeout: 5_000 }).toBeGreaterThan(0);
+      await expect.poll(() => c.stats().refreshFailures).toBeGreaterThan(0);
       const offline = await c.getPrompt({ promptId: 'text', inputs: { name: 'A', items: ['x'], tier: 't' }, externalUserId: 'offline-1' });
       expect(offline).toEqual(live);
       expect(await c.getPrompt({ promptId: 'elsewhere', inputs: { name: 'Ada' } })).toEqual({

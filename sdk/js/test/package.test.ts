@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProgram } from '../../../test/support/processes.js';
+import { SLOT_WAIT_MS, timeLimit } from '../../../test/support/timeLimits.js';
 
 // The package as an application installs it: packed with npm, installed into a project of its
 // own (from npm's cache where it can, else the registry, as `npm ci` does), imported by its name and type-checked against
@@ -12,19 +13,21 @@ const ROOT = path.resolve(SDK, '../..');
 let project: string;
 let files: string[];
 
-beforeAll(() => {
+/** A whole tsc run: about 9 s alone on a quiet machine. */
+const TSC_MS = 120_000;
+
+beforeAll(async () => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-sdk-consumer-'));
-  const packed = JSON.parse(execFileSync('npm', ['pack', SDK, '--json', '--pack-destination', project], { encoding: 'utf8' })) as Array<{
+  const packed = JSON.parse(await runProgram('npm', ['pack', SDK, '--json', '--pack-destination', project], { cwd: project })) as Array<{
     filename: string;
     files: Array<{ path: string }>;
   }>;
   files = packed[0]!.files.map((f) => f.path).sort();
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], {
+  await runProgram('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], {
     cwd: project,
-    stdio: 'pipe',
   });
-}, 120_000);
+}, timeLimit({ starts: 2 })); // npm pack, npm install
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
 describe('@promptline/client, installed', () => {
@@ -35,22 +38,21 @@ describe('@promptline/client, installed', () => {
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
   });
 
-  it('imports by its name, with the mustache parser as its only dependency', () => {
-    const out = execFileSync(
-      'node',
+  it('imports by its name, with the mustache parser as its only dependency', async () => {
+    const out = await runProgram(
+      process.execPath,
       [
         '--input-type=module',
         '-e',
         "import { Promptline, PromptlineError } from '@promptline/client'; const c = new Promptline({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', mode: 'remote', fallbacks: { p: 'Hi {{name}}' } }); const r = await c.getPrompt({ promptId: 'p', inputs: { name: 'Ada' } }); await c.close(); console.log(JSON.stringify([typeof PromptlineError, r]));",
       ],
-      { cwd: project, encoding: 'utf8' },
+      { cwd: project },
     );
     expect(JSON.parse(out)).toEqual(['function', { promptText: 'Hi Ada', variantAssigned: null, experimentId: null, promptVersion: null, source: 'fallback' }]);
     expect(fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@promptline', 'mustache']);
   });
 
-  // A time limit of its own: a whole tsc run takes 9 s alone, and more while the other test files share the cores.
-  it('type-checks a strict TypeScript program against its declarations', () => {
+  it('type-checks a strict TypeScript program against its declarations', async () => {
     fs.writeFileSync(
       path.join(project, 'app.ts'),
       [
@@ -67,7 +69,7 @@ describe('@promptline/client, installed', () => {
       ].join('\n'),
     );
     const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
-    execFileSync(
+    await runProgram(
       tsc,
       [
         '--noEmit',
@@ -84,10 +86,7 @@ describe('@promptline/client, installed', () => {
         path.join(ROOT, 'node_modules/@types'),
         'app.ts',
       ],
-      {
-        cwd: project,
-        stdio: 'pipe',
-      },
+      { cwd: project, deadlineMs: TSC_MS },
     );
-  }, 60_000);
+  }, timeLimit({ ms: SLOT_WAIT_MS + TSC_MS }));
 });

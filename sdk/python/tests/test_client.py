@@ -25,6 +25,7 @@ from promptline import (
 
 from .support.fake import FakeServer
 from .support.server import free_port
+from .support.limits import STEP_S
 
 KEY = "pl_r_SECRET-KEY-NEVER-TO-BE-PRINTED-0123456789"
 SOURCES = str(Path(__file__).resolve().parents[1] / "src")
@@ -39,7 +40,7 @@ FALLBACKS: Dict[str, Any] = {
 }
 
 
-def wait_until(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
+def wait_until(condition: Callable[[], bool], seconds: float = STEP_S) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():
@@ -65,7 +66,7 @@ class LocalClientTest(unittest.TestCase):
 
     def test_answers_from_the_bundle_and_reports_the_assigned_users(self) -> None:
         client = self.client()
-        self.assertTrue(client.ready(5))
+        self.assertTrue(client.ready(STEP_S))
         result = client.get_prompt("welcome", {"name": "Ada", "tags": ["x"]}, "b")
         self.assertEqual(result, PromptResult("Greet Ada warmly, x.", "warm", "welcome-warmth", 2, None, "bundle"))
         chat = client.get_prompt("support", {"user": {"name": "Bo"}, "question": "Why?"})
@@ -84,7 +85,7 @@ class LocalClientTest(unittest.TestCase):
 
     def test_asks_the_server_for_what_the_bundle_cannot_answer(self) -> None:
         client = self.client()
-        client.ready(5)
+        client.ready(STEP_S)
         self.assertEqual(client.get_prompt("nope", {"a": 1}).source, "server")
         self.assertEqual(client.get_prompt("moved", None, "u").source, "server")
         sent = [s.body for s in self.server.requests_to("/get_prompt")]
@@ -95,7 +96,7 @@ class LocalClientTest(unittest.TestCase):
         self.server.script("/sdk/bundle", (200, BUNDLE, {"ETag": '"v1"'}), (304, None, {"ETag": '"v1"'}), (500, {"detail": "down"}, {}))
         self.server.default("/sdk/bundle", (503, {"detail": "still down"}, {}))
         client = self.client(refresh_interval=0.05)
-        self.assertTrue(client.ready(5))
+        self.assertTrue(client.ready(STEP_S))
         self.assertTrue(wait_until(lambda: client.stats()["refresh_failures"] >= 2))
         bundle_requests = self.server.requests_to("/sdk/bundle")
         self.assertNotIn("if-none-match", bundle_requests[0].headers)
@@ -117,7 +118,7 @@ class LocalClientTest(unittest.TestCase):
     def test_track_outcome_sends_the_exposures_first_and_only_the_fields_given(self) -> None:
         self.server.default("/track_outcome", (200, {"outcome_id": "out_1", "status": "recorded", "experiment_id": "welcome-warmth", "variant_assigned": "warm"}, {}))
         client = self.client()
-        client.ready(5)
+        client.ready(STEP_S)
         client.get_prompt("welcome", {"name": "Ada", "tags": []}, "b")
         outcome = client.track_outcome("welcome", external_user_id="b", event_type="signup", is_success=False, numeric_value=0.0)
         self.assertEqual((outcome.outcome_id, outcome.variant_assigned), ("out_1", "warm"))
@@ -140,7 +141,7 @@ class LocalClientTest(unittest.TestCase):
 
     def test_a_closed_client_refuses_calls(self) -> None:
         with self.client() as client:
-            client.ready(5)
+            client.ready(STEP_S)
         with self.assertRaises(PromptlineError):
             client.get_prompt("welcome", {"name": "x"}, "a")
         client.close()  # idempotent
@@ -218,7 +219,7 @@ class AsyncTest(unittest.TestCase):
 
         async def main() -> Any:
             async with AsyncPromptline(server.url, KEY) as client:
-                self.assertTrue(await client.ready(5))
+                self.assertTrue(await client.ready(STEP_S))
                 results = await asyncio.gather(*(client.get_prompt("welcome", {"name": "Ada", "tags": []}, f"user-{i}") for i in range(20)))
                 return results, client.stats()
 

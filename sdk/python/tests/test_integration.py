@@ -18,6 +18,7 @@ from promptline._bundle import build_index
 
 from .support.proxy import DroppingProxy
 from .support.server import ServerProcess, server_available, unavailable
+from .support.limits import STEP_S
 
 SERVER: Optional[ServerProcess] = None
 RUNTIME_KEY = ""
@@ -105,7 +106,7 @@ class LocalEqualsServerTest(unittest.TestCase):
 
     def test_a_local_answers_are_the_servers_for_500_users_and_both_prompts(self) -> None:
         with Promptline(server().url, RUNTIME_KEY) as client:
-            self.assertTrue(client.ready(10))
+            self.assertTrue(client.ready(STEP_S))
             statuses: Counter[Tuple[str, int]] = Counter()
             variants: Counter[Optional[str]] = Counter()
             for prompt_id in ("greet", "support"):
@@ -135,7 +136,7 @@ class LocalEqualsServerTest(unittest.TestCase):
         given_experiment("exposed-exp", "exposed", 0.7, [("a", 1, 1.0), ("b", 2, 1.0), ("c", 2, 2.0)])
         assigned: Dict[str, str] = {}
         with Promptline(server().url, RUNTIME_KEY) as client:
-            self.assertTrue(client.ready(10))
+            self.assertTrue(client.ready(STEP_S))
             for i in range(300):
                 for _ in range(1 + i % 3):  # repeat calls of one user count once
                     result = client.get_prompt("exposed", {"x": i}, f"exposed-{i}")
@@ -164,12 +165,12 @@ class LocalEqualsServerTest(unittest.TestCase):
         given_prompt("pausable", {"template": "one {{x}}"}, {"template": "two {{x}}"})
         given_experiment("pausable-exp", "pausable", 1.0, [("a", 1, 1.0), ("b", 2, 1.0)])
         with Promptline(server().url, RUNTIME_KEY, refresh_interval=0.2) as client:
-            self.assertTrue(client.ready(10))
+            self.assertTrue(client.ready(STEP_S))
             before = [client.get_prompt("pausable", {"x": 1}, f"p-{i}") for i in range(20)]
             self.assertTrue(all(r.variant_assigned is not None for r in before))
             self.assertIn(2, {r.prompt_version for r in before})
             server().ok("POST", "/experiments/pausable-exp/pause")
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + STEP_S
             while client.get_prompt("pausable", {"x": 1}, "p-0").variant_assigned is not None and time.monotonic() < deadline:
                 time.sleep(0.05)
             after = [client.get_prompt("pausable", {"x": 1}, f"p-{i}") for i in range(20)]
@@ -181,14 +182,14 @@ class LocalEqualsServerTest(unittest.TestCase):
         given_experiment("moving-exp", "moving", 1.0, [("a", 1, 1.0), ("b", 2, 1.0)])
         users = [f"m-{i}" for i in range(60)]
         with Promptline(server().url, RUNTIME_KEY, refresh_interval=0.2) as client:
-            self.assertTrue(client.ready(10))
+            self.assertTrue(client.ready(STEP_S))
             first = {u: client.get_prompt("moving", None, u) for u in users}
             self.assertEqual({r.source for r in first.values()}, {"bundle"})
-            self.assertTrue(client.flush(10))
+            self.assertTrue(client.flush(STEP_S))
             server().ok("POST", "/experiments/moving-exp/pause")
             server().ok("PATCH", "/experiments/moving-exp", {"variants": [{"key": "a", "version": 1, "weight": 1}, {"key": "b", "version": 2, "weight": 9}]})
             server().ok("POST", "/experiments/moving-exp/start")
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + STEP_S
             while client.get_prompt("moving", None, users[0]).source == "bundle" and time.monotonic() < deadline:
                 time.sleep(0.05)
             later = {u: client.get_prompt("moving", None, u) for u in users}
@@ -204,7 +205,7 @@ class LocalEqualsServerTest(unittest.TestCase):
 
     def test_g_the_servers_refusals_are_raised_with_its_detail_never_the_key(self) -> None:
         with Promptline(server().url, RUNTIME_KEY) as client:
-            client.ready(10)
+            client.ready(STEP_S)
             with self.assertRaises(PromptlineApiError) as caught:
                 client.get_prompt("never-created", {"x": 1})
             self.assertEqual((caught.exception.status, caught.exception.detail), (404, "Prompt 'never-created' not found"))
@@ -242,9 +243,9 @@ class ServerGoneTest(unittest.TestCase):
         fallbacks = {"never": "Fallback for {{name}}", "kept": "not used while the bundle answers"}
         client = Promptline(own.url, own.request("POST", "/keys", {"name": "k", "role": "runtime"})[1]["key"], timeout=1.0, max_retries=1, refresh_interval=0.2, fallbacks=fallbacks, on_error=errors.append)
         self.addCleanup(client.close)
-        self.assertTrue(client.ready(10))
+        self.assertTrue(client.ready(STEP_S))
         before = [client.get_prompt("kept", {"name": "Ada"}, f"k-{i}") for i in range(20)]
-        self.assertTrue(client.flush(5))
+        self.assertTrue(client.flush(STEP_S))
         own.stop()
         failures = client.stats()["refresh_failures"]
         after = [client.get_prompt("kept", {"name": "Ada"}, f"k-{i}") for i in range(20)]
@@ -256,7 +257,7 @@ class ServerGoneTest(unittest.TestCase):
             client.get_prompt("no-fallback-here", {})
         with self.assertRaises(PromptlineConnectionError):
             client.run_prompt("kept", {"name": "Ada"}, "k-1")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + STEP_S
         while client.stats()["refresh_failures"] == failures and time.monotonic() < deadline:
             time.sleep(0.05)
         stats = client.stats()

@@ -20,6 +20,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
+from .limits import START_S
+
 REPO_ROOT = Path(__file__).resolve().parents[4]
 SERVER_JS = REPO_ROOT / "dist" / "src" / "server.js"
 ADMIN_KEY = "pl_a_" + "py0sdk1test2key3abcdefghijklmnopqrstuvwx"
@@ -77,7 +79,7 @@ class ServerProcess:
         }
         self._log = open(os.path.join(self._data_dir, "server.log"), "wb")
         self._process = subprocess.Popen(["node", str(SERVER_JS)], cwd=str(REPO_ROOT), env=env, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise RuntimeError(f"the server exited with {self._process.returncode}: {self.log()}")
@@ -88,7 +90,7 @@ class ServerProcess:
             except (urllib.error.URLError, OSError):
                 time.sleep(0.05)
         self.stop()
-        raise RuntimeError("the server did not answer /healthz within 30 s")
+        raise RuntimeError(f"waited {START_S:.0f} s for the server to answer /healthz: {self.log()}")
 
     def log(self) -> str:
         try:
