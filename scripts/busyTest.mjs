@@ -2,7 +2,7 @@
 // The proof that the test command does not depend on the machine's speed: a fresh clone of the
 // current commit, `npm ci && npm test` three times in a row while one busy loop per core keeps
 // every core busy (as when other work shares the machine), then once on the quiet machine. Prints
-// a table of each run's stage times and result, and writes it to a Markdown file with each run's
+// a table of each run's stage times and result, and writes it (a Markdown table) to results.txt with each run's
 // full log beside it. The busy loops are killed however this ends (they also end by themselves if
 // this process is killed outright).
 //
@@ -91,7 +91,11 @@ function run(command, cwd, log) {
 function stagesOf(log) {
   const text = fs.readFileSync(log, 'utf8');
   const summary = text.slice(text.lastIndexOf('npm test summary:'));
-  return [...summary.matchAll(/^ {2}(PASS|FAIL|SKIP) {2}(.+?)\s+(?:([\d.]+) s|\(.*\))$/gm)].map((m) => ({ result: m[1], name: m[2].trim(), seconds: m[3] ?? '' }));
+  return [...summary.matchAll(/^ {2}(PASS|FAIL|SKIP) {2}(.+?)\s+(?:([\d.]+) s|\(.*\))$/gm)].map((m) => ({
+    result: m[1],
+    name: m[2].trim(),
+    seconds: m[3] ?? '',
+  }));
 }
 
 async function proofRun(label, busy) {
@@ -143,7 +147,7 @@ const report = [
   table,
   '',
 ].join('\n');
-const reportFile = path.join(outDir, 'busy-test.md');
+const reportFile = path.join(outDir, 'results.txt');
 fs.writeFileSync(reportFile, report);
 console.log(`\n${report}\nwritten to ${reportFile} (each run's log beside it)`);
 process.exitCode = runs.every(passed) ? 0 : 1;

@@ -184,11 +184,21 @@ export async function runToExit(
 export async function runProgram(file: string, args: string[], options: { cwd: string; deadlineMs?: number }): Promise<string> {
   const release = await acquireStartSlot(`${path.basename(file)} ${args[0] ?? ''}`);
   try {
-    const { stdout } = await promisify(execFile)(file, args, { cwd: options.cwd, encoding: 'utf8', timeout: options.deadlineMs ?? START_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(file, args, {
+      cwd: options.cwd,
+      encoding: 'utf8',
+      timeout: options.deadlineMs ?? START_MS,
+      killSignal: 'SIGKILL',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     const { stderr, killed } = error as { stderr?: string; killed?: boolean };
-    throw new Error(killed ? `${file} ${args.join(' ')} still running after ${options.deadlineMs ?? START_MS} ms: killed` : `${file} ${args.join(' ')} failed:\n${stderr ?? error}`);
+    throw new Error(
+      killed
+        ? `${file} ${args.join(' ')} still running after ${options.deadlineMs ?? START_MS} ms: killed`
+        : `${file} ${args.join(' ')} failed:\n${stderr ?? error}`,
+    );
   } finally {
     release();
   }

@@ -173,13 +173,9 @@ describe('local getPrompt', () => {
     const before = await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user });
     expect(before.variantAssigned).toBeNull();
     await givenExperiment(t, { experiment_id: 'exp-plain', prompt_id: 'plain', variants: { a: 1, b: 1 }, start: true });
-    await expect
-      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId)
-      .toBe('exp-plain');
+    await expect.poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId).toBe('exp-plain');
     expect((await t.request('POST', '/experiments/exp-plain/pause')).status).toBe(200);
-    await expect
-      .poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId)
-      .toBeNull();
+    await expect.poll(async () => (await c.getPrompt({ promptId: 'plain', inputs: { name: 'x' }, externalUserId: user })).experimentId).toBeNull();
     expect(c.stats().refreshes).toBeGreaterThan(2);
   });
 
