@@ -72,50 +72,48 @@ async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> 
 }
 
 describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' : ` (skipped: ${skip})`}`, () => {
-  beforeAll(
-    async () => {
-      browser = await launchChromium();
-      // One server for every check (processFixtures would stop it after each test): the pages only read.
-      server = await startServer({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
-      await seedDemo({ origin: server.origin, adminKey: ADMIN }, 60);
-      // The prompt page with the "managed in Git" notice and its switch.
-      const marked = await fetch(`${server.origin}/prompts/${DEMO_PROMPT}`, {
-        method: 'PATCH',
-        headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
-        body: JSON.stringify({ managed_in_git: true }),
-      });
-      expect(marked.status).toBe(200);
-      const runs = await fetch(`${server.origin}/runs?limit=1`, { headers: { 'x-api-key': ADMIN } });
-      runId = ((await runs.json()) as { data: { run_id: string }[] }).data[0]!.run_id;
-      const hook = await fetch(`${server.origin}/webhooks`, {
+  const SETUP_LIMIT = timeLimit({ starts: 2, steps: 10 }); // Chromium, the server, the demo's traffic and the requests above
+  beforeAll(async () => {
+    browser = await launchChromium();
+    // One server for every check (processFixtures would stop it after each test): the pages only read.
+    server = await startServer({ PROMPTLINE_DATA_DIR: dataDir, PROMPTLINE_BOOTSTRAP_ADMIN_KEY: ADMIN });
+    await seedDemo({ origin: server.origin, adminKey: ADMIN }, 60);
+    // The prompt page with the "managed in Git" notice and its switch.
+    const marked = await fetch(`${server.origin}/prompts/${DEMO_PROMPT}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ managed_in_git: true }),
+    });
+    expect(marked.status).toBe(200);
+    const runs = await fetch(`${server.origin}/runs?limit=1`, { headers: { 'x-api-key': ADMIN } });
+    runId = ((await runs.json()) as { data: { run_id: string }[] }).data[0]!.run_id;
+    const hook = await fetch(`${server.origin}/webhooks`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/hook', events: ['prompt.label_moved'], description: 'ops' }),
+    });
+    webhookId = ((await hook.json()) as { webhook_id: string }).webhook_id;
+    for (const [path, body] of [
+      ['/datasets', { dataset_id: 'a11y-questions', description: 'help desk' }],
+      ['/datasets/a11y-questions/items', { items: [{ inputs: { question: 'Can I get a refund?' }, expected: 'Within 30 days.' }] }],
+      ['/evaluators', { evaluator_id: 'short', kind: 'length', max_chars: 200 }],
+      [`/prompts/${DEMO_PROMPT}/online_evaluators`, { evaluator_id: 'short', sample_rate: 0.5 }],
+    ] as const) {
+      const made = await fetch(`${server.origin}${path}`, {
         method: 'POST',
         headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: 'https://example.com/hook', events: ['prompt.label_moved'], description: 'ops' }),
+        body: JSON.stringify(body),
       });
-      webhookId = ((await hook.json()) as { webhook_id: string }).webhook_id;
-      for (const [path, body] of [
-        ['/datasets', { dataset_id: 'a11y-questions', description: 'help desk' }],
-        ['/datasets/a11y-questions/items', { items: [{ inputs: { question: 'Can I get a refund?' }, expected: 'Within 30 days.' }] }],
-        ['/evaluators', { evaluator_id: 'short', kind: 'length', max_chars: 200 }],
-        [`/prompts/${DEMO_PROMPT}/online_evaluators`, { evaluator_id: 'short', sample_rate: 0.5 }],
-      ] as const) {
-        const made = await fetch(`${server.origin}${path}`, {
-          method: 'POST',
-          headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        expect(made.status).toBe(201);
-      }
-      const evaluation = await fetch(`${server.origin}/evaluations`, {
-        method: 'POST',
-        headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt_id: DEMO_PROMPT, versions: [2, 1], dataset_id: 'a11y-questions', evaluators: ['short'] }),
-      });
-      expect(evaluation.status).toBe(202);
-      evaluationId = ((await evaluation.json()) as { evaluation_id: string }).evaluation_id;
-    },
-    timeLimit({ starts: 2, steps: 10 }),
-  ); // Chromium, the server, the demo's traffic and the requests above
+      expect(made.status).toBe(201);
+    }
+    const evaluation = await fetch(`${server.origin}/evaluations`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt_id: DEMO_PROMPT, versions: [2, 1], dataset_id: 'a11y-questions', evaluators: ['short'] }),
+    });
+    expect(evaluation.status).toBe(202);
+    evaluationId = ((await evaluation.json()) as { evaluation_id: string }).evaluation_id;
+  }, SETUP_LIMIT);
   afterAll(async () => {
     await browser?.close();
     await server?.stop('SIGKILL');
@@ -125,39 +123,32 @@ describe.skipIf(skip !== null)(`the console's accessibility${skip === null ? '' 
   for (const setting of SETTINGS) {
     const label = `${setting.colorScheme}, ${setting.width} px`;
 
-    it(
-      `the sign-in page (${label})`,
-      async () => {
-        const context = await contextFor(setting, false);
-        const page = await context.newPage();
-        await page.goto(`${server.origin}/ui/`);
-        await page.getByLabel('API key').waitFor();
-        await expectAccessible(page, `sign-in (${label})`);
-        // A refused key's message, too.
-        await page.getByLabel('API key').fill('pl_a_not-a-key');
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('alert').waitFor();
-        await expectAccessible(page, `sign-in with an error (${label})`);
-        if (setting.width === PHONE) await expectNoSidewaysScroll(page, 'sign-in');
-        await context.close();
-      },
-      timeLimit({ steps: 11 }),
-    );
+    it(`the sign-in page (${label})`, { timeout: timeLimit({ steps: 11 }) }, async () => {
+      const context = await contextFor(setting, false);
+      const page = await context.newPage();
+      await page.goto(`${server.origin}/ui/`);
+      await page.getByLabel('API key').waitFor();
+      await expectAccessible(page, `sign-in (${label})`);
+      // A refused key's message, too.
+      await page.getByLabel('API key').fill('pl_a_not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+      await expectAccessible(page, `sign-in with an error (${label})`);
+      if (setting.width === PHONE) await expectNoSidewaysScroll(page, 'sign-in');
+      await context.close();
+    });
 
-    it(
-      `every page, signed in (${label})`,
-      async () => {
-        const context = await contextFor(setting, true);
-        const page = await context.newPage();
-        for (const consolePage of PAGES) {
-          await page.goto(`${server.origin}/ui${consolePage.path()}`);
-          await consolePage.ready(page);
-          await expectAccessible(page, `${consolePage.name} (${label})`);
-          if (setting.width === PHONE) await expectNoSidewaysScroll(page, consolePage.name);
-        }
-        await context.close();
-      },
-      timeLimit({ steps: 3 + 4 * PAGES.length }),
-    ); // four steps a page
+    // four steps a page
+    it(`every page, signed in (${label})`, { timeout: timeLimit({ steps: 3 + 4 * PAGES.length }) }, async () => {
+      const context = await contextFor(setting, true);
+      const page = await context.newPage();
+      for (const consolePage of PAGES) {
+        await page.goto(`${server.origin}/ui${consolePage.path()}`);
+        await consolePage.ready(page);
+        await expectAccessible(page, `${consolePage.name} (${label})`);
+        if (setting.width === PHONE) await expectNoSidewaysScroll(page, consolePage.name);
+      }
+      await context.close();
+    });
   }
 });

@@ -57,129 +57,119 @@ describe.skipIf(skip !== null)(`labels and Start in Chromium${skip === null ? ''
   });
   afterAll(async () => browser?.close());
 
-  it(
-    'creates, moves and deletes a label, each confirmed, with the impact shown and a tick required when calls would fail',
-    async () => {
-      await serve();
-      await agentPrompt();
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/prompts/agent`);
-      await page.getByRole('heading', { name: 'agent' }).waitFor();
-      expect(await page.locator('tr[data-label="production"]').textContent()).toContain('v1');
+  it('creates, moves and deletes a label, each confirmed, with the impact shown and a tick required when calls would fail', {
+    timeout: timeLimit({ starts: 1, steps: 36 }),
+  }, async () => {
+    await serve();
+    await agentPrompt();
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/prompts/agent`);
+    await page.getByRole('heading', { name: 'agent' }).waitFor();
+    expect(await page.locator('tr[data-label="production"]').textContent()).toContain('v1');
 
-      // Create staging on v3: nothing new is needed, so no tick.
-      await page.getByLabel('New label').fill('Bad Label');
-      expect(await page.getByRole('button', { name: 'Create label…' }).isDisabled()).toBe(true);
-      await page.getByLabel('New label').fill('staging');
-      await page.getByLabel('On version').selectOption('3');
-      await page.getByRole('button', { name: 'Create label…' }).click();
-      await expect.poll(() => focused(page)).toBe('fieldset');
-      await page.getByTestId('impact').waitFor();
-      expect(await page.getByTestId('impact').textContent()).toContain("'staging' points at no version yet. In the last 24 h: 4 calls, 4 without a user id.");
-      expect(await page.getByLabel(/I understand/).count()).toBe(0);
-      await page.getByRole('button', { name: 'Confirm: create staging on v3' }).click();
-      await expect.poll(() => page.getByRole('status').textContent()).toBe('staging now points at v3.');
-      expect(await focused(page)).toBe('p[status]');
-      expect((await api('GET', '/prompts/agent')).json.labels).toEqual({ production: 1, staging: 3 });
+    // Create staging on v3: nothing new is needed, so no tick.
+    await page.getByLabel('New label').fill('Bad Label');
+    expect(await page.getByRole('button', { name: 'Create label…' }).isDisabled()).toBe(true);
+    await page.getByLabel('New label').fill('staging');
+    await page.getByLabel('On version').selectOption('3');
+    await page.getByRole('button', { name: 'Create label…' }).click();
+    await expect.poll(() => focused(page)).toBe('fieldset');
+    await page.getByTestId('impact').waitFor();
+    expect(await page.getByTestId('impact').textContent()).toContain("'staging' points at no version yet. In the last 24 h: 4 calls, 4 without a user id.");
+    expect(await page.getByLabel(/I understand/).count()).toBe(0);
+    await page.getByRole('button', { name: 'Confirm: create staging on v3' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('staging now points at v3.');
+    expect(await focused(page)).toBe('p[status]');
+    expect((await api('GET', '/prompts/agent')).json.labels).toEqual({ production: 1, staging: 3 });
 
-      // Move staging to v2, which needs agent_name that no caller sends: the tick is required.
-      await page.getByLabel('Version for staging').selectOption('2');
-      await page.getByRole('button', { name: 'Move staging…' }).click();
-      await page.getByTestId('impact').waitFor();
-      expect(await page.getByTestId('impact').getByRole('alert').textContent()).toBe(
-        '4 of 4 calls in the last 24 h sent no agent_name: version 2 would answer them 422',
-      );
-      const confirmMove = page.getByRole('button', { name: 'Confirm: move staging to v2' });
-      expect(await confirmMove.isDisabled()).toBe(true);
-      await screenshot(page, 'label-move-impact');
-      await page.getByLabel('I understand 4 calls would fail').check();
-      await confirmMove.click();
-      await expect.poll(async () => (await api('GET', '/prompts/agent')).json.labels.staging).toBe(2);
-      await expect.poll(() => page.getByRole('status').textContent()).toBe('staging now points at v2.');
+    // Move staging to v2, which needs agent_name that no caller sends: the tick is required.
+    await page.getByLabel('Version for staging').selectOption('2');
+    await page.getByRole('button', { name: 'Move staging…' }).click();
+    await page.getByTestId('impact').waitFor();
+    expect(await page.getByTestId('impact').getByRole('alert').textContent()).toBe(
+      '4 of 4 calls in the last 24 h sent no agent_name: version 2 would answer them 422',
+    );
+    const confirmMove = page.getByRole('button', { name: 'Confirm: move staging to v2' });
+    expect(await confirmMove.isDisabled()).toBe(true);
+    await screenshot(page, 'label-move-impact');
+    await page.getByLabel('I understand 4 calls would fail').check();
+    await confirmMove.click();
+    await expect.poll(async () => (await api('GET', '/prompts/agent')).json.labels.staging).toBe(2);
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('staging now points at v2.');
 
-      // Delete staging.
-      await page.getByRole('button', { name: 'Delete staging…' }).click();
-      await expect.poll(() => focused(page)).toBe('fieldset');
-      await page.getByRole('button', { name: 'Confirm: delete staging' }).click();
-      await expect.poll(() => page.getByRole('status').textContent()).toBe('Label staging deleted.');
-      expect((await api('GET', '/prompts/agent')).json.labels).toEqual({ production: 1 });
-      expect(await page.locator('tr[data-label="staging"]').count()).toBe(0);
-      expect(page.problems).toEqual([]);
-    },
-    timeLimit({ starts: 1, steps: 36 }),
-  );
+    // Delete staging.
+    await page.getByRole('button', { name: 'Delete staging…' }).click();
+    await expect.poll(() => focused(page)).toBe('fieldset');
+    await page.getByRole('button', { name: 'Confirm: delete staging' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Label staging deleted.');
+    expect((await api('GET', '/prompts/agent')).json.labels).toEqual({ production: 1 });
+    expect(await page.locator('tr[data-label="staging"]').count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
 
-  it(
-    'says what Promote does to the traffic of a running experiment, and requires the tick',
-    async () => {
-      await serve();
-      await agentPrompt();
-      await api('POST', '/experiments', {
-        experiment_id: 'greeting',
-        prompt_id: 'agent',
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 3 },
-        ],
-      });
-      expect((await api('POST', '/experiments/greeting/start')).status).toBe(200);
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/prompts/agent`);
-      await page.getByTestId('running-experiment').waitFor();
-      expect(await page.getByTestId('running-experiment').textContent()).toContain('Experiment greeting is running on this prompt');
-      await page.getByRole('button', { name: 'Promote v2 to production' }).click();
-      await page.getByTestId('experiment-traffic').waitFor();
-      expect(await page.getByTestId('experiment-traffic').textContent()).toBe(
-        "Experiment greeting is running on this prompt and covers every user: they keep getting their variant's version, so v2 is served to nobody until the experiment is paused or stopped. Calls without external_user_id are refused (422) while it runs.",
-      );
-      const confirm = page.getByRole('button', { name: 'Confirm: promote v2' });
-      expect(await confirm.isDisabled()).toBe(true);
-      await page.getByLabel('I understand 4 calls would fail').check();
-      await confirm.click();
-      await expect.poll(() => page.getByRole('status').textContent()).toBe('production now points at v2.');
-      expect(await focused(page)).toBe('p[status]');
-      expect((await api('GET', '/prompts/agent')).json.labels.production).toBe(2);
-      expect(page.problems).toEqual([]);
-    },
-    timeLimit({ starts: 1, steps: 17 }),
-  );
+  it('says what Promote does to the traffic of a running experiment, and requires the tick', { timeout: timeLimit({ starts: 1, steps: 17 }) }, async () => {
+    await serve();
+    await agentPrompt();
+    await api('POST', '/experiments', {
+      experiment_id: 'greeting',
+      prompt_id: 'agent',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 3 },
+      ],
+    });
+    expect((await api('POST', '/experiments/greeting/start')).status).toBe(200);
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/prompts/agent`);
+    await page.getByTestId('running-experiment').waitFor();
+    expect(await page.getByTestId('running-experiment').textContent()).toContain('Experiment greeting is running on this prompt');
+    await page.getByRole('button', { name: 'Promote v2 to production' }).click();
+    await page.getByTestId('experiment-traffic').waitFor();
+    expect(await page.getByTestId('experiment-traffic').textContent()).toBe(
+      "Experiment greeting is running on this prompt and covers every user: they keep getting their variant's version, so v2 is served to nobody until the experiment is paused or stopped. Calls without external_user_id are refused (422) while it runs.",
+    );
+    const confirm = page.getByRole('button', { name: 'Confirm: promote v2' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await page.getByLabel('I understand 4 calls would fail').check();
+    await confirm.click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('production now points at v2.');
+    expect(await focused(page)).toBe('p[status]');
+    expect((await api('GET', '/prompts/agent')).json.labels.production).toBe(2);
+    expect(page.problems).toEqual([]);
+  });
 
-  it(
-    "shows Start the impact of each variant's version and waits for the tick",
-    async () => {
-      await serve();
-      await api('POST', '/prompts', { prompt_id: 'bot', template: 'Hi {{name}}', labels: ['production'] });
-      await api('POST', '/prompts/bot/versions', { template: 'Hi {{name}} {{tone}}' });
-      await callersSendingOnlyName('bot', 3);
-      await api('POST', '/experiments', {
-        experiment_id: 'tone',
-        prompt_id: 'bot',
-        variants: [
-          { key: 'a', version: 1 },
-          { key: 'b', version: 2 },
-        ],
-      });
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/experiments/tone`);
-      await page.getByRole('button', { name: 'Start' }).click();
-      await page.getByTestId('start-impact').waitFor();
-      await expect.poll(() => focused(page)).toBe('legend'); // the confirmation's, which says what Start does
-      await expect
-        .poll(() => page.getByTestId('start-impact').locator('li').allTextContents())
-        .toEqual([
-          'a (v1): needs no input that production (v1) does not; 3 calls in the last 24 h.',
-          'b (v2): 3 of 3 calls in the last 24 h sent no tone: version 2 would answer them 422',
-        ]);
-      expect(await page.getByTestId('start-impact').textContent()).toContain(
-        '3 of 3 calls in the last 24 h sent no external_user_id: while the experiment runs, such calls answer 422.',
-      );
-      const confirm = page.getByRole('button', { name: 'Confirm: start' });
-      expect(await confirm.isDisabled()).toBe(true);
-      await page.getByLabel('I understand at least 3 calls would fail').check();
-      await confirm.click();
-      await expect.poll(async () => (await api('GET', '/experiments/tone')).json.status).toBe('running');
-      expect(page.problems).toEqual([]);
-    },
-    timeLimit({ starts: 1, steps: 17 }),
-  );
+  it("shows Start the impact of each variant's version and waits for the tick", { timeout: timeLimit({ starts: 1, steps: 17 }) }, async () => {
+    await serve();
+    await api('POST', '/prompts', { prompt_id: 'bot', template: 'Hi {{name}}', labels: ['production'] });
+    await api('POST', '/prompts/bot/versions', { template: 'Hi {{name}} {{tone}}' });
+    await callersSendingOnlyName('bot', 3);
+    await api('POST', '/experiments', {
+      experiment_id: 'tone',
+      prompt_id: 'bot',
+      variants: [
+        { key: 'a', version: 1 },
+        { key: 'b', version: 2 },
+      ],
+    });
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/experiments/tone`);
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByTestId('start-impact').waitFor();
+    await expect.poll(() => focused(page)).toBe('legend'); // the confirmation's, which says what Start does
+    await expect
+      .poll(() => page.getByTestId('start-impact').locator('li').allTextContents())
+      .toEqual([
+        'a (v1): needs no input that production (v1) does not; 3 calls in the last 24 h.',
+        'b (v2): 3 of 3 calls in the last 24 h sent no tone: version 2 would answer them 422',
+      ]);
+    expect(await page.getByTestId('start-impact').textContent()).toContain(
+      '3 of 3 calls in the last 24 h sent no external_user_id: while the experiment runs, such calls answer 422.',
+    );
+    const confirm = page.getByRole('button', { name: 'Confirm: start' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await page.getByLabel('I understand at least 3 calls would fail').check();
+    await confirm.click();
+    await expect.poll(async () => (await api('GET', '/experiments/tone')).json.status).toBe('running');
+    expect(page.problems).toEqual([]);
+  });
 });

@@ -50,48 +50,42 @@ describe.skipIf(skip !== null)(`a rollout's page in Chromium${skip === null ? ''
   });
   afterAll(async () => browser?.close());
 
-  it(
-    'shows a running rollout: its ramp with the current step, and the check that held it',
-    async () => {
-      server = await fx.serve();
-      await rollout('steady', 'greeting');
-      expect((await api('POST', '/experiments/steady/check')).json.action).toBe('hold');
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/experiments/steady`);
-      const current = page.locator('.rollout-steps li[aria-current="step"]');
-      await expect.poll(() => current.textContent(), SHOWN).toMatch(/^5% — at least 100 users and 60 minutes · began .+ UTCcurrent$/);
-      expect(await page.locator('.rollout-steps li').count()).toBe(4);
-      await expect.poll(() => page.locator('table.rollout-checks tbody tr').first().textContent(), SHOWN).toMatch(/\(asked for\)hold1 \(5%\)0/);
-      expect(await page.locator('.banner').count()).toBe(0);
-      await expectAccessible(page);
-    },
-    timeLimit({ starts: 1, steps: 10 }),
-  );
+  it('shows a running rollout: its ramp with the current step, and the check that held it', { timeout: timeLimit({ starts: 1, steps: 10 }) }, async () => {
+    server = await fx.serve();
+    await rollout('steady', 'greeting');
+    expect((await api('POST', '/experiments/steady/check')).json.action).toBe('hold');
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/experiments/steady`);
+    const current = page.locator('.rollout-steps li[aria-current="step"]');
+    await expect.poll(() => current.textContent(), SHOWN).toMatch(/^5% — at least 100 users and 60 minutes · began .+ UTCcurrent$/);
+    expect(await page.locator('.rollout-steps li').count()).toBe(4);
+    await expect.poll(() => page.locator('table.rollout-checks tbody tr').first().textContent(), SHOWN).toMatch(/\(asked for\)hold1 \(5%\)0/);
+    expect(await page.locator('.banner').count()).toBe(0);
+    await expectAccessible(page);
+  });
 
-  it(
-    'shows the banner of a rollout its guardrail rolled back, with the reason and the figures of that check',
-    async () => {
-      server = await fx.serve();
-      await rollout('unhappy', 'welcome', {
-        metrics: [{ event_type: 'thumbs', kind: 'success_rate', role: 'guardrail' }],
-        steps: [{ percent: 100, min_users: 100000, min_minutes: 0 }],
-      });
-      await unhappyCandidate('welcome');
-      const check = (await api('POST', '/experiments/unhappy/check')).json;
-      expect(check).toMatchObject({ action: 'rollback', status: 'rolled_back' });
+  it('shows the banner of a rollout its guardrail rolled back, with the reason and the figures of that check', {
+    timeout: timeLimit({ starts: 1, steps: 12 }),
+  }, async () => {
+    server = await fx.serve();
+    await rollout('unhappy', 'welcome', {
+      metrics: [{ event_type: 'thumbs', kind: 'success_rate', role: 'guardrail' }],
+      steps: [{ percent: 100, min_users: 100000, min_minutes: 0 }],
+    });
+    await unhappyCandidate('welcome');
+    const check = (await api('POST', '/experiments/unhappy/check')).json;
+    expect(check).toMatchObject({ action: 'rollback', status: 'rolled_back' });
 
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/experiments/unhappy`);
-      const banner = page.getByRole('alert');
-      await expect.poll(() => banner.textContent(), SHOWN).toBe(`Rolled back. ${check.reason} Production still serves v1.`);
-      expect(await page.locator('h1 .status').textContent()).toBe('rolled_back');
-      const row = page.locator('table.rollout-checks tbody tr.check-rollback');
-      await expect.poll(() => row.locator('li.error').textContent(), SHOWN).toMatch(/^thumbs:success_rate: 0\.8\d* vs 0\.2\d* \[-[\d.]+, -[\d.]+\] — worse$/);
-      expect(await row.locator('td').last().textContent()).toBe(check.reason);
-      // Stopped for good: no action is offered.
-      expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
-      await expectAccessible(page);
-    },
-    timeLimit({ starts: 1, steps: 12 }),
-  );
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/experiments/unhappy`);
+    const banner = page.getByRole('alert');
+    await expect.poll(() => banner.textContent(), SHOWN).toBe(`Rolled back. ${check.reason} Production still serves v1.`);
+    expect(await page.locator('h1 .status').textContent()).toBe('rolled_back');
+    const row = page.locator('table.rollout-checks tbody tr.check-rollback');
+    await expect.poll(() => row.locator('li.error').textContent(), SHOWN).toMatch(/^thumbs:success_rate: 0\.8\d* vs 0\.2\d* \[-[\d.]+, -[\d.]+\] — worse$/);
+    expect(await row.locator('td').last().textContent()).toBe(check.reason);
+    // Stopped for good: no action is offered.
+    expect(await page.getByRole('button', { name: 'Pause' }).count()).toBe(0);
+    await expectAccessible(page);
+  });
 });

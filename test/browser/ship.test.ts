@@ -62,65 +62,59 @@ describe.skipIf(skip !== null)(`the ship dialog in Chromium${skip === null ? '' 
   });
   afterAll(async () => browser?.close());
 
-  it(
-    "pre-selects the decision's winner with its reason, and ships against it only as an override with a reason and the id typed back",
-    async () => {
-      server = await fx.serve();
-      await experiment('warmth', true);
-      await warmWins();
-      const decision = (await api('GET', '/experiments/warmth/results')).json.decisions[0];
-      expect(decision).toMatchObject({ variant: 'warm', decision: 'ship' });
+  it("pre-selects the decision's winner with its reason, and ships against it only as an override with a reason and the id typed back", {
+    timeout: timeLimit({ starts: 1, steps: 26 }),
+  }, async () => {
+    server = await fx.serve();
+    await experiment('warmth', true);
+    await warmWins();
+    const decision = (await api('GET', '/experiments/warmth/results')).json.decisions[0];
+    expect(decision).toMatchObject({ variant: 'warm', decision: 'ship' });
 
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/experiments/warmth`);
-      await page.getByRole('button', { name: 'Stop and ship…' }).click();
-      await expect.poll(() => page.getByLabel('Winner').inputValue(), RESULTS).toBe('warm');
-      await expect.poll(() => page.locator('.ship-decision').textContent(), RESULTS).toBe(`Ship (warm): ${decision.reason}`);
-      expect(await focusedIn(page, '.ship-dialog')).toBe(true);
-      expect(await page.getByLabel('Reason for the override').count()).toBe(0);
-      expect(await page.getByRole('button', { name: 'Confirm: stop and ship warm' }).isEnabled()).toBe(true);
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/experiments/warmth`);
+    await page.getByRole('button', { name: 'Stop and ship…' }).click();
+    await expect.poll(() => page.getByLabel('Winner').inputValue(), RESULTS).toBe('warm');
+    await expect.poll(() => page.locator('.ship-decision').textContent(), RESULTS).toBe(`Ship (warm): ${decision.reason}`);
+    expect(await focusedIn(page, '.ship-dialog')).toBe(true);
+    expect(await page.getByLabel('Reason for the override').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Confirm: stop and ship warm' }).isEnabled()).toBe(true);
 
-      // Keeping control goes against warm's "ship": an override, asked for its reason and the id.
-      await page.getByLabel('Winner').selectOption('control');
-      await expect.poll(() => page.locator('.ship-decision').textContent()).toBe(`Ship (warm): ${decision.reason}`);
-      const confirm = page.getByRole('button', { name: 'Confirm: override and ship control' });
-      expect(await confirm.isDisabled()).toBe(true);
-      await page.getByLabel('Reason for the override').fill('The warm wording is not approved by legal yet.');
-      expect(await confirm.isDisabled()).toBe(true);
-      await page.getByLabel(/Type the experiment id/).fill('warmt');
-      expect(await confirm.isDisabled()).toBe(true);
-      await page.getByLabel(/Type the experiment id/).fill('warmth');
-      await confirm.click();
+    // Keeping control goes against warm's "ship": an override, asked for its reason and the id.
+    await page.getByLabel('Winner').selectOption('control');
+    await expect.poll(() => page.locator('.ship-decision').textContent()).toBe(`Ship (warm): ${decision.reason}`);
+    const confirm = page.getByRole('button', { name: 'Confirm: override and ship control' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await page.getByLabel('Reason for the override').fill('The warm wording is not approved by legal yet.');
+    expect(await confirm.isDisabled()).toBe(true);
+    await page.getByLabel(/Type the experiment id/).fill('warmt');
+    expect(await confirm.isDisabled()).toBe(true);
+    await page.getByLabel(/Type the experiment id/).fill('warmth');
+    await confirm.click();
 
-      await expect
-        .poll(() => page.locator('.actions [role="status"]').textContent(), RESULTS)
-        .toBe('The experiment is stopped and its winner shipped. Production now serves v1.');
-      expect(await focusedIn(page, '.actions [role="status"]')).toBe(true);
-      expect((await api('GET', '/experiments/warmth')).json).toMatchObject({ status: 'stopped', winner: 'control', shipped_version: 1 });
-      const audited = (await api('GET', '/audit?target_id=warmth&action=experiment.stopped')).json.data[0];
-      expect(audited.after).toMatchObject({ override: true, reason: 'The warm wording is not approved by legal yet.' });
-      expect(page.problems).toEqual([]);
-      await page.close();
-    },
-    timeLimit({ starts: 1, steps: 26 }),
-  );
+    await expect
+      .poll(() => page.locator('.actions [role="status"]').textContent(), RESULTS)
+      .toBe('The experiment is stopped and its winner shipped. Production now serves v1.');
+    expect(await focusedIn(page, '.actions [role="status"]')).toBe(true);
+    expect((await api('GET', '/experiments/warmth')).json).toMatchObject({ status: 'stopped', winner: 'control', shipped_version: 1 });
+    const audited = (await api('GET', '/audit?target_id=warmth&action=experiment.stopped')).json.data[0];
+    expect(audited.after).toMatchObject({ override: true, reason: 'The warm wording is not approved by legal yet.' });
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
 
-  it(
-    'offers only Start on a draft: it served nobody, so there is nothing to stop or ship',
-    async () => {
-      server = await fx.serve();
-      await experiment('draft-one', false);
-      const page = await signedInPage(browser, server.origin, ADMIN);
-      await page.goto(`${server.origin}/ui/experiments/draft-one`);
-      await page.getByRole('button', { name: 'Start' }).waitFor();
-      expect(await page.locator('.actions .toolbar button').allTextContents()).toEqual(['Start']);
-      // Once paused (after running), stopping is offered again.
-      await page.getByRole('button', { name: 'Start' }).click();
-      await page.getByRole('button', { name: 'Confirm: start' }).click();
-      await expect.poll(() => page.locator('.actions .toolbar button').allTextContents(), RESULTS).toEqual(['Pause', 'Stop', 'Stop and ship…']);
-      expect(page.problems).toEqual([]);
-      await page.close();
-    },
-    timeLimit({ starts: 1, steps: 10 }),
-  );
+  it('offers only Start on a draft: it served nobody, so there is nothing to stop or ship', { timeout: timeLimit({ starts: 1, steps: 10 }) }, async () => {
+    server = await fx.serve();
+    await experiment('draft-one', false);
+    const page = await signedInPage(browser, server.origin, ADMIN);
+    await page.goto(`${server.origin}/ui/experiments/draft-one`);
+    await page.getByRole('button', { name: 'Start' }).waitFor();
+    expect(await page.locator('.actions .toolbar button').allTextContents()).toEqual(['Start']);
+    // Once paused (after running), stopping is offered again.
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByRole('button', { name: 'Confirm: start' }).click();
+    await expect.poll(() => page.locator('.actions .toolbar button').allTextContents(), RESULTS).toEqual(['Pause', 'Stop', 'Stop and ship…']);
+    expect(page.problems).toEqual([]);
+    await page.close();
+  });
 });

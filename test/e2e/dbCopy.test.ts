@@ -132,87 +132,78 @@ afterAll(async () => {
 });
 
 describe('promptline db copy', () => {
-  it(
-    'copies SQLite to PostgreSQL and back with every row of every table identical, verified by the CLI',
-    async () => {
-      const original = dump(source);
-      for (const table of COPY_TABLES) expect(original[table]!.length, table).toBeGreaterThan(0);
+  // four CLI commands
+  it('copies SQLite to PostgreSQL and back with every row of every table identical, verified by the CLI', { timeout: timeLimit({ starts: 4 }) }, async () => {
+    const original = dump(source);
+    for (const table of COPY_TABLES) expect(original[table]!.length, table).toBeGreaterThan(0);
 
-      const url = await freshPostgres();
-      const there = await copy(source, url);
-      expect(there.status, there.stderr).toBe(0);
-      const lines = there.stdout.trim().split('\n');
-      expect(lines[0]).toMatch(/^TABLE\s+ROWS\s+CHECKSUM\s+OK$/);
-      for (const table of COPY_TABLES) expect(there.stdout).toMatch(new RegExp(`^${table}\\s+${original[table]!.length}\\s+[0-9a-f]{16}\\s+ok$`, 'm'));
-      expect(lines.at(-1)).toMatch(/^copied \d+ rows from .+ to postgres:\/\/postgres@127\.0\.0\.1:5432\/promptline_test_\w+ in [\d.]+ s, verified$/);
+    const url = await freshPostgres();
+    const there = await copy(source, url);
+    expect(there.status, there.stderr).toBe(0);
+    const lines = there.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^TABLE\s+ROWS\s+CHECKSUM\s+OK$/);
+    for (const table of COPY_TABLES) expect(there.stdout).toMatch(new RegExp(`^${table}\\s+${original[table]!.length}\\s+[0-9a-f]{16}\\s+ok$`, 'm'));
+    expect(lines.at(-1)).toMatch(/^copied \d+ rows from .+ to postgres:\/\/postgres@127\.0\.0\.1:5432\/promptline_test_\w+ in [\d.]+ s, verified$/);
 
-      const back = tempFile('local-copy.db');
-      const home = await copy(url, back);
-      expect(home.status, home.stderr).toBe(0);
-      // The checksums printed for the same data agree whichever side computed them.
-      expect(home.stdout.split('\n').slice(0, -2)).toEqual(there.stdout.split('\n').slice(0, -2));
-      expect(dump(back)).toEqual(original);
+    const back = tempFile('local-copy.db');
+    const home = await copy(url, back);
+    expect(home.status, home.stderr).toBe(0);
+    // The checksums printed for the same data agree whichever side computed them.
+    expect(home.stdout.split('\n').slice(0, -2)).toEqual(there.stdout.split('\n').slice(0, -2));
+    expect(dump(back)).toEqual(original);
 
-      // The CLI's report of the copied experiment is the same on PostgreSQL as on the SQLite file.
-      const results = (env: Record<string, string>) => cliAsync(['experiments', 'results', 'x1', '--format', 'json'], { LOG_LEVEL: 'silent', ...env });
-      const onSqlite = await results({ PROMPTLINE_DATA_DIR: path.dirname(source) });
-      const onPostgres = await results({ PROMPTLINE_DATA_DIR: tempDataDir(), PROMPTLINE_DATABASE_URL: url });
-      expect(onSqlite.status, onSqlite.stderr).toBe(0);
-      expect(onPostgres.status, onPostgres.stderr).toBe(0);
-      const { generated_at: _, ...report } = JSON.parse(onSqlite.stdout);
-      expect(report.variants.reduce((n: number, v: { users: number }) => n + v.users, 0)).toBe(40);
-      expect({ ...JSON.parse(onPostgres.stdout), generated_at: undefined }).toEqual({ ...report, generated_at: undefined });
-    },
-    timeLimit({ starts: 4 }),
-  ); // four CLI commands
+    // The CLI's report of the copied experiment is the same on PostgreSQL as on the SQLite file.
+    const results = (env: Record<string, string>) => cliAsync(['experiments', 'results', 'x1', '--format', 'json'], { LOG_LEVEL: 'silent', ...env });
+    const onSqlite = await results({ PROMPTLINE_DATA_DIR: path.dirname(source) });
+    const onPostgres = await results({ PROMPTLINE_DATA_DIR: tempDataDir(), PROMPTLINE_DATABASE_URL: url });
+    expect(onSqlite.status, onSqlite.stderr).toBe(0);
+    expect(onPostgres.status, onPostgres.stderr).toBe(0);
+    const { generated_at: _, ...report } = JSON.parse(onSqlite.stdout);
+    expect(report.variants.reduce((n: number, v: { users: number }) => n + v.users, 0)).toBe(40);
+    expect({ ...JSON.parse(onPostgres.stdout), generated_at: undefined }).toEqual({ ...report, generated_at: undefined });
+  });
 
-  it(
-    'refuses a non-empty target, PostgreSQL or SQLite, in one line, and changes nothing',
-    async () => {
-      const url = await freshPostgres();
-      const first = await copyDatabase(source, url);
-      expect(first.ok).toBe(true);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const count = async () => Number((await client.query('SELECT count(*) AS n FROM outcomes')).rows[0].n);
-      const before = await count();
+  // two CLI commands
+  it('refuses a non-empty target, PostgreSQL or SQLite, in one line, and changes nothing', { timeout: timeLimit({ starts: 2 }) }, async () => {
+    const url = await freshPostgres();
+    const first = await copyDatabase(source, url);
+    expect(first.ok).toBe(true);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const count = async () => Number((await client.query('SELECT count(*) AS n FROM outcomes')).rows[0].n);
+    const before = await count();
 
-      const again = await copy(source, url);
-      expect(again.status).toBe(1);
-      expect(again.stderr.trim().split('\n')).toHaveLength(1);
-      expect(again.stderr).toMatch(
-        /^promptline: postgres:\/\/postgres@127\.0\.0\.1:5432\/\w+ is not empty \(table \w+ has rows\): copy only into a new, empty database$/m,
-      );
-      expect(await count()).toBe(before);
-      await client.end();
+    const again = await copy(source, url);
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim().split('\n')).toHaveLength(1);
+    expect(again.stderr).toMatch(
+      /^promptline: postgres:\/\/postgres@127\.0\.0\.1:5432\/\w+ is not empty \(table \w+ has rows\): copy only into a new, empty database$/m,
+    );
+    expect(await count()).toBe(before);
+    await client.end();
 
-      const hash = fileHash(source);
-      const intoSqlite = await copy(url, source);
-      expect(intoSqlite.status).toBe(1);
-      expect(intoSqlite.stderr.trim()).toBe(`promptline: ${source} is not empty (table projects has rows): copy only into a new, empty database`);
-      expect(fileHash(source)).toBe(hash);
-    },
-    timeLimit({ starts: 2 }),
-  ); // two CLI commands
+    const hash = fileHash(source);
+    const intoSqlite = await copy(url, source);
+    expect(intoSqlite.status).toBe(1);
+    expect(intoSqlite.stderr.trim()).toBe(`promptline: ${source} is not empty (table projects has rows): copy only into a new, empty database`);
+    expect(fileHash(source)).toBe(hash);
+  });
 
-  it(
-    'says in one line, without the password, that PostgreSQL cannot be reached; creates nothing',
-    async () => {
-      const target = tempFile();
-      const from = await copy('postgres://postgres:secret@127.0.0.1:1/x', target);
-      expect(from.status).toBe(1);
-      expect(from.stderr.trim().split('\n')).toHaveLength(1);
-      expect(from.stderr).toContain('promptline: cannot open postgres://postgres:***@127.0.0.1:1/x: connect ECONNREFUSED');
-      expect(from.stdout + from.stderr).not.toContain('secret');
-      expect(fs.existsSync(target)).toBe(false);
+  // two CLI commands
+  it('says in one line, without the password, that PostgreSQL cannot be reached; creates nothing', { timeout: timeLimit({ starts: 2 }) }, async () => {
+    const target = tempFile();
+    const from = await copy('postgres://postgres:secret@127.0.0.1:1/x', target);
+    expect(from.status).toBe(1);
+    expect(from.stderr.trim().split('\n')).toHaveLength(1);
+    expect(from.stderr).toContain('promptline: cannot open postgres://postgres:***@127.0.0.1:1/x: connect ECONNREFUSED');
+    expect(from.stdout + from.stderr).not.toContain('secret');
+    expect(fs.existsSync(target)).toBe(false);
 
-      const to = await copy(source, 'postgres://postgres:secret@127.0.0.1:1/x');
-      expect(to.status).toBe(1);
-      expect(to.stderr.trim().split('\n')).toHaveLength(1);
-      expect(to.stdout + to.stderr).not.toContain('secret');
-    },
-    timeLimit({ starts: 2 }),
-  ); // two CLI commands
+    const to = await copy(source, 'postgres://postgres:secret@127.0.0.1:1/x');
+    expect(to.status).toBe(1);
+    expect(to.stderr.trim().split('\n')).toHaveLength(1);
+    expect(to.stdout + to.stderr).not.toContain('secret');
+  });
 
   it('refuses a source of another schema version, or with a table it does not know, and leaves the target empty', async () => {
     const newer = tempFile('newer.db');

@@ -80,29 +80,25 @@ async function resumesAfterKill(first: () => Promise<RunningServer>, second: () 
 }
 
 describe('an evaluation across a crash', () => {
-  it(
-    'resumes after kill -9 without calling any item twice',
-    async () => {
-      const dir = fx.dataDir();
-      await resumesAfterKill(
-        () => fx.serve(dir, env),
-        () => fx.serve(dir, env),
-      );
-    },
-    timeLimit({ starts: 2, steps: 3 }),
-  ); // two starts, and three waits for the provider's calls or the evaluation's end
+  // two starts, and three waits for the provider's calls or the evaluation's end
+  it('resumes after kill -9 without calling any item twice', { timeout: timeLimit({ starts: 2, steps: 3 }) }, async () => {
+    const dir = fx.dataDir();
+    await resumesAfterKill(
+      () => fx.serve(dir, env),
+      () => fx.serve(dir, env),
+    );
+  });
 
-  it(
-    "on PostgreSQL, another replica takes it over once the killed one's lease ran out",
-    async () => {
-      const database = await createTestDatabase();
-      try {
-        const replica = () => fx.serve(undefined, { ...env, PROMPTLINE_DATABASE_URL: database.url });
-        await resumesAfterKill(replica, replica);
-      } finally {
-        await database.drop();
-      }
-    },
-    timeLimit({ starts: 2, steps: 3, ms: 2 * DATABASE_MS }),
-  ); // the same, and a database made and dropped
+  // the same, and a database made and dropped
+  it("on PostgreSQL, another replica takes it over once the killed one's lease ran out", {
+    timeout: timeLimit({ starts: 2, steps: 3, ms: 2 * DATABASE_MS }),
+  }, async () => {
+    const database = await createTestDatabase();
+    try {
+      const replica = () => fx.serve(undefined, { ...env, PROMPTLINE_DATABASE_URL: database.url });
+      await resumesAfterKill(replica, replica);
+    } finally {
+      await database.drop();
+    }
+  });
 });

@@ -15,17 +15,15 @@ const MD = '.md';
 let server: RunningServer;
 let client: ApiClient;
 
-beforeAll(
-  async () => {
-    // An `openai` provider is configured (never called here); `anthropic` is not, so its models are refused.
-    server = await startServerOnTestBackend(ADMIN, {
-      PROMPTLINE_PROVIDER_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-      PROMPTLINE_PROVIDER_OPENAI_API_KEY: 'sk-test',
-    });
-    client = httpClient(server.origin, ADMIN);
-  },
-  timeLimit({ starts: 1 }),
-); // the server
+const SETUP_LIMIT = timeLimit({ starts: 1 }); // the server
+beforeAll(async () => {
+  // An `openai` provider is configured (never called here); `anthropic` is not, so its models are refused.
+  server = await startServerOnTestBackend(ADMIN, {
+    PROMPTLINE_PROVIDER_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    PROMPTLINE_PROVIDER_OPENAI_API_KEY: 'sk-test',
+  });
+  client = httpClient(server.origin, ADMIN);
+}, SETUP_LIMIT);
 afterAll(async () => server?.stop());
 
 async function importing(file: string, options: ImportOptions): Promise<string> {
@@ -101,99 +99,79 @@ describe('--from openai', () => {
 describe('promptline import (the command)', () => {
   const env = { PROMPTLINE_URL: '', PROMPTLINE_API_KEY: '' };
 
-  it(
-    '--from dir over HTTP: a prompt per file, a broken template reported, and a re-run creates nothing',
-    async () => {
-      const args = ['import', path.join(FIXTURES, 'dir'), '--from', 'dir', '--url', server.origin, '--api-key', ADMIN];
-      const first = await cliAsync(args, env);
-      expect([first.status, first.stderr]).toEqual([0, '']);
-      expect(first.stdout).toContain('welcome: created version 1 from welcome.txt');
-      expect(first.stdout).toMatch(/broken\.txt: not a Promptline template \(.*\): skipped/);
-      expect(first.stdout).toContain(`greet: greet${MD} and greet.txt name the same prompt: neither imported`);
-      expect((await versions('welcome'))[0].template).toBe('Welcome, {{name}}! You are on the {{plan}} plan.\n');
-      const second = await cliAsync(args, env);
-      expect(second.status).toBe(0);
-      expect(second.stdout).toMatch(/0 version\(s\) to create, 2 already there/);
-    },
-    timeLimit({ starts: 2 }),
-  );
+  it('--from dir over HTTP: a prompt per file, a broken template reported, and a re-run creates nothing', { timeout: timeLimit({ starts: 2 }) }, async () => {
+    const args = ['import', path.join(FIXTURES, 'dir'), '--from', 'dir', '--url', server.origin, '--api-key', ADMIN];
+    const first = await cliAsync(args, env);
+    expect([first.status, first.stderr]).toEqual([0, '']);
+    expect(first.stdout).toContain('welcome: created version 1 from welcome.txt');
+    expect(first.stdout).toMatch(/broken\.txt: not a Promptline template \(.*\): skipped/);
+    expect(first.stdout).toContain(`greet: greet${MD} and greet.txt name the same prompt: neither imported`);
+    expect((await versions('welcome'))[0].template).toBe('Welcome, {{name}}! You are on the {{plan}} plan.\n');
+    const second = await cliAsync(args, env);
+    expect(second.status).toBe(0);
+    expect(second.stdout).toMatch(/0 version\(s\) to create, 2 already there/);
+  });
 
-  it(
-    '--json prints one document: the plan, what was applied and every problem',
-    async () => {
-      const res = await cliAsync(
-        ['import', path.join(FIXTURES, 'langfuse/prompts.json'), '--from', 'langfuse', '--json', '--dry-run', '--url', server.origin, '--api-key', ADMIN],
-        env,
-      );
+  it('--json prints one document: the plan, what was applied and every problem', { timeout: timeLimit({ starts: 1 }) }, async () => {
+    const res = await cliAsync(
+      ['import', path.join(FIXTURES, 'langfuse/prompts.json'), '--from', 'langfuse', '--json', '--dry-run', '--url', server.origin, '--api-key', ADMIN],
+      env,
+    );
+    expect(res.status).toBe(0);
+    const doc = JSON.parse(res.stdout);
+    expect(doc.dry_run).toBe(true);
+    expect(doc.applied).toBeNull();
+    expect(doc.prompts.find((p: { prompt_id: string }) => p.prompt_id === 'movie-critic')).toEqual({
+      prompt_id: 'movie-critic',
+      exists: true,
+      versions: [
+        { from: 'v1', action: 'exists', version: 1 },
+        { from: 'v2', action: 'exists', version: 2 },
+      ],
+      labels: [],
+    });
+    expect(doc.problems).toContainEqual({ prompt: 'conditional', version: 'v1', reason: expect.stringContaining('not a plain {{variable}}') });
+    expect(doc.counts).toEqual({ create: 0, exists: 3, labels: 0 });
+  });
+
+  it('without --url and --api-key, into the local database of --data-dir', { timeout: timeLimit({ starts: 4 }) }, async () => {
+    const dataDir = tempDataDir();
+    try {
+      const local = { ...env, PROMPTLINE_DATA_DIR: dataDir };
+      expect((await cliAsync(['projects', 'create', 'default'], local)).status).toBe(0);
+      const res = await cliAsync(['import', path.join(FIXTURES, 'dir'), '--from', 'dir'], local);
+      expect(res.stderr).toBe('');
       expect(res.status).toBe(0);
-      const doc = JSON.parse(res.stdout);
-      expect(doc.dry_run).toBe(true);
-      expect(doc.applied).toBeNull();
-      expect(doc.prompts.find((p: { prompt_id: string }) => p.prompt_id === 'movie-critic')).toEqual({
-        prompt_id: 'movie-critic',
-        exists: true,
-        versions: [
-          { from: 'v1', action: 'exists', version: 1 },
-          { from: 'v2', action: 'exists', version: 2 },
-        ],
-        labels: [],
-      });
-      expect(doc.problems).toContainEqual({ prompt: 'conditional', version: 'v1', reason: expect.stringContaining('not a plain {{variable}}') });
-      expect(doc.counts).toEqual({ create: 0, exists: 3, labels: 0 });
-    },
-    timeLimit({ starts: 1 }),
-  );
+      const listed = await cliAsync(['prompts', 'list', '--output', 'json'], local);
+      const ids = (JSON.parse(listed.stdout) as Array<{ prompt_id: string }>).map((p) => p.prompt_id);
+      expect(ids).toContain('welcome');
+      // Again: everything is already there, so nothing is created.
+      expect((await cliAsync(['import', path.join(FIXTURES, 'dir'), '--from', 'dir'], local)).stdout).toMatch(/^0 version\(s\) to create/m);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 
-  it(
-    'without --url and --api-key, into the local database of --data-dir',
-    async () => {
-      const dataDir = tempDataDir();
-      try {
-        const local = { ...env, PROMPTLINE_DATA_DIR: dataDir };
-        expect((await cliAsync(['projects', 'create', 'default'], local)).status).toBe(0);
-        const res = await cliAsync(['import', path.join(FIXTURES, 'dir'), '--from', 'dir'], local);
-        expect(res.stderr).toBe('');
-        expect(res.status).toBe(0);
-        const listed = await cliAsync(['prompts', 'list', '--output', 'json'], local);
-        const ids = (JSON.parse(listed.stdout) as Array<{ prompt_id: string }>).map((p) => p.prompt_id);
-        expect(ids).toContain('welcome');
-        // Again: everything is already there, so nothing is created.
-        expect((await cliAsync(['import', path.join(FIXTURES, 'dir'), '--from', 'dir'], local)).stdout).toMatch(/^0 version\(s\) to create/m);
-      } finally {
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
-    timeLimit({ starts: 4 }),
-  );
+  it('an unknown source, or a file that is not JSON → exit 1', { timeout: timeLimit({ starts: 2 }) }, async () => {
+    const bad = await cliAsync(['import', 'x', '--from', 'notion', '--url', server.origin, '--api-key', ADMIN], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("argument 'notion' is invalid");
+    const notJson = await cliAsync(['import', path.join(FIXTURES, 'dir/welcome.txt'), '--from', 'langfuse', '--url', server.origin, '--api-key', ADMIN], env);
+    expect(notJson.status).toBe(1);
+    expect(notJson.stderr).toContain('is not JSON');
+  });
 
-  it(
-    'an unknown source, or a file that is not JSON → exit 1',
-    async () => {
-      const bad = await cliAsync(['import', 'x', '--from', 'notion', '--url', server.origin, '--api-key', ADMIN], env);
-      expect(bad.status).toBe(1);
-      expect(bad.stderr).toContain("argument 'notion' is invalid");
-      const notJson = await cliAsync(['import', path.join(FIXTURES, 'dir/welcome.txt'), '--from', 'langfuse', '--url', server.origin, '--api-key', ADMIN], env);
-      expect(notJson.status).toBe(1);
-      expect(notJson.stderr).toContain('is not JSON');
-    },
-    timeLimit({ starts: 2 }),
-  );
-
-  it(
-    'a read key → exit 1 with the server’s refusal, nothing created',
-    async () => {
-      const key = (await client.request<{ key: string }>('POST', '/keys', { body: { name: 'reader', role: 'read' } })).key;
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-import-'));
-      try {
-        fs.writeFileSync(path.join(dir, 'fresh.txt'), 'Fresh {{x}}');
-        const res = await cliAsync(['import', dir, '--from', 'dir', '--url', server.origin, '--api-key', key], env);
-        expect(res.status).toBe(1);
-        expect(res.stderr).toContain('Not allowed for this API key');
-        await expect(prompt('fresh')).rejects.toMatchObject({ status: 404 });
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    },
-    timeLimit({ starts: 1 }),
-  );
+  it('a read key → exit 1 with the server’s refusal, nothing created', { timeout: timeLimit({ starts: 1 }) }, async () => {
+    const key = (await client.request<{ key: string }>('POST', '/keys', { body: { name: 'reader', role: 'read' } })).key;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-import-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'fresh.txt'), 'Fresh {{x}}');
+      const res = await cliAsync(['import', dir, '--from', 'dir', '--url', server.origin, '--api-key', key], env);
+      expect(res.status).toBe(1);
+      expect(res.stderr).toContain('Not allowed for this API key');
+      await expect(prompt('fresh')).rejects.toMatchObject({ status: 404 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -12,14 +12,12 @@ const call = (origin: string, path: string, body?: unknown, method = 'POST') => 
 /** Three built servers (as `npm start` runs them) on one PostgreSQL database, started together. */
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let replicas: RunningServer[];
-beforeEach(
-  async () => {
-    database = await createTestDatabase();
-    // Started at once: each migrates under the advisory lock, so the schema is made exactly once.
-    replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
-  },
-  timeLimit({ starts: 3, ms: DATABASE_MS }),
-); // a database, and three starts (at most one per core at a time)
+const SETUP_LIMIT = timeLimit({ starts: 3, ms: DATABASE_MS }); // a database, and three starts (at most one per core at a time)
+beforeEach(async () => {
+  database = await createTestDatabase();
+  // Started at once: each migrates under the advisory lock, so the schema is made exactly once.
+  replicas = await Promise.all([1, 2, 3].map(() => serve(undefined, { PROMPTLINE_DATABASE_URL: database.url })));
+}, SETUP_LIMIT);
 afterEach(async () => {
   try {
     await Promise.all(replicas.map((r) => r.stop('SIGKILL')));

@@ -64,46 +64,40 @@ async function npmStart(env: Record<string, string>) {
 const mtime = (file: string) => fs.statSync(path.join(ROOT, file)).mtimeMs;
 
 describe('npm start', () => {
-  it(
-    'on a fresh build starts the server without building, and exits 0 on SIGTERM to npm',
-    async () => {
-      expect(
-        buildNeeded({ stamp: readStamp(ROOT), digest: inputsDigest(ROOT), missing: missingOutputs(ROOT) }),
-        'dist/ should be the build of these sources',
-      ).toBeNull();
-      const before = { stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') };
-      const t0 = performance.now();
-      const start = await npmStart({ PORT: '0' });
-      const port = (await start.waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/))[1];
-      console.log(`npm start: ready in ${Math.round(performance.now() - t0)} ms`);
-      // The key is printed in the same tick as the SIGTERM handler is installed.
-      await start.waitFor(/admin API key/);
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  // npm and the server, the key's line, and the stop
+  it('on a fresh build starts the server without building, and exits 0 on SIGTERM to npm', { timeout: timeLimit({ starts: 2, steps: 2 }) }, async () => {
+    expect(
+      buildNeeded({ stamp: readStamp(ROOT), digest: inputsDigest(ROOT), missing: missingOutputs(ROOT) }),
+      'dist/ should be the build of these sources',
+    ).toBeNull();
+    const before = { stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') };
+    const t0 = performance.now();
+    const start = await npmStart({ PORT: '0' });
+    const port = (await start.waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/))[1];
+    console.log(`npm start: ready in ${Math.round(performance.now() - t0)} ms`);
+    // The key is printed in the same tick as the SIGTERM handler is installed.
+    await start.waitFor(/admin API key/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
 
-      process.kill(start.child.pid!, 'SIGTERM'); // npm's pid only, as a supervisor signals what it started
-      expect(await start.exited).toEqual({ code: 0, signal: null });
-      expect(start.output()).toContain('shutting down');
-      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-      expect(start.output()).not.toContain('building first');
-      expect({ stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') }).toEqual(before);
-    },
-    timeLimit({ starts: 2, steps: 2 }),
-  ); // npm and the server, the key's line, and the stop
+    process.kill(start.child.pid!, 'SIGTERM'); // npm's pid only, as a supervisor signals what it started
+    expect(await start.exited).toEqual({ code: 0, signal: null });
+    expect(start.output()).toContain('shutting down');
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    expect(start.output()).not.toContain('building first');
+    expect({ stamp: mtime(STAMP_FILE), server: mtime('dist/src/server.js') }).toEqual(before);
+  });
 
-  it(
-    "gives npm the server's exit code: a port in use is exit 1 and one line",
-    async () => {
-      const busy = net.createServer();
-      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-      const port = (busy.address() as net.AddressInfo).port;
-      try {
-        const start = await npmStart({ PORT: String(port) });
-        expect((await start.exited).code, start.output()).toBe(1);
-        expect(start.output()).toContain(`promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use`);
-      } finally {
-        await new Promise((resolve) => busy.close(resolve));
-      }
-    },
-    timeLimit({ starts: 2 }),
-  ); // npm and the server
+  // npm and the server
+  it("gives npm the server's exit code: a port in use is exit 1 and one line", { timeout: timeLimit({ starts: 2 }) }, async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as net.AddressInfo).port;
+    try {
+      const start = await npmStart({ PORT: String(port) });
+      expect((await start.exited).code, start.output()).toBe(1);
+      expect(start.output()).toContain(`promptline: cannot listen: PORT=${port} on HOST=127.0.0.1 is already in use`);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
 });

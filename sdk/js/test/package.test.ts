@@ -16,21 +16,19 @@ let files: string[];
 /** A whole tsc run: about 9 s alone on a quiet machine. */
 const TSC_MS = 120_000;
 
-beforeAll(
-  async () => {
-    project = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-sdk-consumer-'));
-    const packed = JSON.parse(await runProgram('npm', ['pack', SDK, '--json', '--pack-destination', project], { cwd: project })) as Array<{
-      filename: string;
-      files: Array<{ path: string }>;
-    }>;
-    files = packed[0]!.files.map((f) => f.path).sort();
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await runProgram('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], {
-      cwd: project,
-    });
-  },
-  timeLimit({ starts: 2 }),
-); // npm pack, npm install
+const SETUP_LIMIT = timeLimit({ starts: 2 }); // npm pack, npm install
+beforeAll(async () => {
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'promptline-sdk-consumer-'));
+  const packed = JSON.parse(await runProgram('npm', ['pack', SDK, '--json', '--pack-destination', project], { cwd: project })) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
+  files = packed[0]!.files.map((f) => f.path).sort();
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await runProgram('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', path.join(project, packed[0]!.filename)], {
+    cwd: project,
+  });
+}, SETUP_LIMIT);
 afterAll(() => fs.rmSync(project, { recursive: true, force: true }));
 
 describe('@promptline/client, installed', () => {
@@ -55,45 +53,41 @@ describe('@promptline/client, installed', () => {
     expect(fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@promptline', 'mustache']);
   });
 
-  it(
-    'type-checks a strict TypeScript program against its declarations',
-    async () => {
-      fs.writeFileSync(
-        path.join(project, 'app.ts'),
-        [
-          "import { Promptline, PromptlineValidationError, type PromptResult } from '@promptline/client';",
-          "const client = new Promptline({ baseUrl: 'http://127.0.0.1:8000', apiKey: 'k' });",
-          "const answer: PromptResult = await client.getPrompt({ promptId: 'welcome', inputs: { name: 'Ada' }, externalUserId: 'u' });",
-          'const text: string = answer.promptText;',
-          "const run = await client.runPrompt({ promptId: 'welcome', inputs: { name: 'Ada' } });",
-          "await client.trackOutcome({ promptId: 'welcome', promptRunId: run.runId, eventType: 'signup', isSuccess: true });",
-          'try { await client.getPrompt({ promptId: text }); } catch (e) { if (e instanceof PromptlineValidationError) console.log(e.errors[0]?.loc); }',
-          '// @ts-expect-error: inputs of runPrompt are strings',
-          "await client.runPrompt({ promptId: 'welcome', inputs: { n: 1 } });",
-          'await client.close();',
-        ].join('\n'),
-      );
-      const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
-      await runProgram(
-        tsc,
-        [
-          '--noEmit',
-          '--strict',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--types',
-          'node',
-          '--typeRoots',
-          path.join(ROOT, 'node_modules/@types'),
-          'app.ts',
-        ],
-        { cwd: project, deadlineMs: TSC_MS },
-      );
-    },
-    timeLimit({ ms: SLOT_WAIT_MS + TSC_MS }),
-  );
+  it('type-checks a strict TypeScript program against its declarations', { timeout: timeLimit({ ms: SLOT_WAIT_MS + TSC_MS }) }, async () => {
+    fs.writeFileSync(
+      path.join(project, 'app.ts'),
+      [
+        "import { Promptline, PromptlineValidationError, type PromptResult } from '@promptline/client';",
+        "const client = new Promptline({ baseUrl: 'http://127.0.0.1:8000', apiKey: 'k' });",
+        "const answer: PromptResult = await client.getPrompt({ promptId: 'welcome', inputs: { name: 'Ada' }, externalUserId: 'u' });",
+        'const text: string = answer.promptText;',
+        "const run = await client.runPrompt({ promptId: 'welcome', inputs: { name: 'Ada' } });",
+        "await client.trackOutcome({ promptId: 'welcome', promptRunId: run.runId, eventType: 'signup', isSuccess: true });",
+        'try { await client.getPrompt({ promptId: text }); } catch (e) { if (e instanceof PromptlineValidationError) console.log(e.errors[0]?.loc); }',
+        '// @ts-expect-error: inputs of runPrompt are strings',
+        "await client.runPrompt({ promptId: 'welcome', inputs: { n: 1 } });",
+        'await client.close();',
+      ].join('\n'),
+    );
+    const tsc = path.join(ROOT, 'node_modules', '.bin', 'tsc');
+    await runProgram(
+      tsc,
+      [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--typeRoots',
+        path.join(ROOT, 'node_modules/@types'),
+        'app.ts',
+      ],
+      { cwd: project, deadlineMs: TSC_MS },
+    );
+  });
 });
