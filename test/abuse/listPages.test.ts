@@ -35,7 +35,7 @@ beforeAll(async () => {
     );
     for (const res of await Promise.all(runs)) expect(res.status).toBe(200);
   }
-}, 120_000);
+});
 afterAll(async () => server?.stop());
 
 async function listPage(): Promise<number> {
@@ -73,5 +73,5 @@ describe(`GET /runs?limit=100 over 100 runs of 0.3 MB inputs (${testBackend()})`
     // Unbounded pages took the peak 1 000 MB above the start; bounded ones leave only what the
     // garbage collector lets pile up between collections (up to ~140 MB seen on PostgreSQL).
     expect(after.peak).toBeLessThan(before.rss + 300);
-  }, 120_000);
+  });
 });

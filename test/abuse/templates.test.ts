@@ -250,7 +250,7 @@ describe('a 422 for many missing variables is bounded, whatever the inputs weigh
     expect(peakMb - rssBefore).toBeLessThan(200);
     expect(health.failures).toEqual([]);
     expect(health.p99).toBeLessThan(100);
-  }, 120_000);
+  });
 });
 
 /** The server child's resident memory now and at its peak (Linux /proc), in MB. */

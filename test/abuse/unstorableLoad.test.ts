@@ -20,7 +20,7 @@ let server: RunningServer;
 beforeAll(async () => {
   server = await startServerOnTestBackend(ADMIN);
   expect((await callServer(server.origin, '/prompts', ADMIN, { prompt_id: 'p', template: 'Hi {{name}}' })).status).toBe(201);
-}, 60_000);
+});
 afterAll(async () => server?.stop());
 
 /** The status of one POST (the body read, never parsed: a 500 is plain text). */
@@ -94,5 +94,5 @@ describe(`NUL senders beside a valid writer (${testBackend()})`, () => {
     expect(beside).toBeGreaterThan(alone * 0.4);
     expect(health.failures).toEqual([]);
     expect(health.p99).toBeLessThan(100);
-  }, 60_000);
+  });
 });

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { CHROMIUM } from '../../scripts/chromium.js';
+import { CHROMIUM, launchChromium as launch } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
+import { withStartSlot } from './startSlots.js';
 import { executableMissing } from './tools.js';
 
-export { launchChromium } from '../../scripts/chromium.js';
 export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
 
 /**
@@ -16,6 +16,11 @@ export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
  */
 export function browserMissing(): string | null {
   return executableMissing(CHROMIUM, "install Debian's chromium (apt-get install chromium) to run the browser tests");
+}
+
+/** Debian's Chromium, launched holding a start slot (./startSlots.ts) like any other process start. */
+export function launchChromium(): Promise<Browser> {
+  return withStartSlot('Chromium', launch);
 }
 
 /** A screenshot for CI's artefacts (test-results/, never committed). */

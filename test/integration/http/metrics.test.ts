@@ -147,7 +147,7 @@ describe('PROMPTLINE_METRICS_PORT', () => {
     } finally {
       expect(await server.stop()).toBe(0);
     }
-  }, 30_000);
+  });
 });
 
 describe('attemptOutcome', () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
     fs.mkdirSync(DIR, { recursive: true });
     for (const [file, suite] of Object.entries(suites)) fs.writeFileSync(path.join(DIR, file), `${JSON.stringify(suite, null, 1)}\n`);
   }
-}, 120_000);
+});
 afterAll(async () => t.cleanup());
 
 describe('the SDK conformance suites', () => {
