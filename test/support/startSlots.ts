@@ -21,7 +21,9 @@ declare module 'vitest' {
 }
 
 /** Serves the slots; globalSetup starts it and hands its port to the workers. */
-export async function serveStartSlots(slots = availableParallelism()): Promise<{ port: number; close(): Promise<void> }> {
+export async function serveStartSlots(
+  slots = availableParallelism(),
+): Promise<{ port: number; state(): { holding: number; waiting: number }; close(): Promise<void> }> {
   const waiting: net.Socket[] = [];
   const holders = new Set<net.Socket>();
   const grant = () => {
@@ -43,6 +45,7 @@ export async function serveStartSlots(slots = availableParallelism()): Promise<{
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    state: () => ({ holding: holders.size, waiting: waiting.length }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of [...waiting, ...holders]) socket.destroy();
@@ -62,10 +65,9 @@ function slotsPort(): number | null {
 
 /**
  * Waits for a start slot (up to SLOT_WAIT_MS, then fails naming `what`) and resolves with the
- * function that gives it back; giving it back twice is harmless.
+ * function that gives it back; giving it back twice is harmless. `port` is the run's slot server.
  */
-export function acquireStartSlot(what: string): Promise<() => void> {
-  const port = slotsPort();
+export function acquireStartSlot(what: string, port = slotsPort()): Promise<() => void> {
   if (port === null) return Promise.resolve(() => undefined);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
