@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { CHROMIUM, launchChromium as launch } from '../../scripts/chromium.js';
 import { ROOT } from './processes.js';
 import { withStartSlot } from './startSlots.js';
+import { STEP_MS } from './timeLimits.js';
 import { executableMissing } from './tools.js';
 
 export { firstLoadTransfer, signInContext } from '../../scripts/transfer.js';
@@ -18,9 +19,21 @@ export function browserMissing(): string | null {
   return executableMissing(CHROMIUM, "install Debian's chromium (apt-get install chromium) to run the browser tests");
 }
 
-/** Debian's Chromium, launched holding a start slot (./startSlots.ts) like any other process start. */
-export function launchChromium(): Promise<Browser> {
-  return withStartSlot('Chromium', launch);
+/**
+ * Debian's Chromium, launched holding a start slot (./startSlots.ts) like any other process start.
+ * Every page of its contexts (`browser.newPage()` makes one too) waits STEP_MS for an action, a
+ * navigation or an element, not Playwright's 30 s: a console page took longer than that to show
+ * its first element on a 2-core machine at a load of 20.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await withStartSlot('Chromium', launch);
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(STEP_MS);
+    return context;
+  };
+  return browser;
 }
 
 /** A screenshot for CI's artefacts (test-results/, never committed). */

@@ -15,10 +15,12 @@ export const START_MS = 60_000;
 /** Waiting for one of the machine's start slots (./startSlots.ts) before a start: each holder is done or killed within START_MS. */
 export const SLOT_WAIT_MS = 60_000;
 /**
- * One bounded step that is not a start: a Playwright action or navigation (its default limit), an
- * `expect.poll` (vitest.config.ts sets its default to this), a line a running process prints.
+ * One bounded step that is not a start: a Playwright action, navigation or element (support/browser.ts
+ * sets it for every page), an `expect.poll` (vitest.config.ts sets its default to this), a line a
+ * running process prints. Most take well under a second on a quiet machine; at a load of 20 on two
+ * cores, a console page took more than 30 s to show its first element.
  */
-export const STEP_MS = 30_000;
+export const STEP_MS = 60_000;
 
 /**
  * A test with no limit of its own (vitest.config.ts): in-process work (the app, the fake provider,
