@@ -27,7 +27,9 @@ async function ready(origin: string): Promise<void> {
   throw new Error(`${origin} never became ready`);
 }
 
-describe.skipIf(!dockerRuns)('the Docker image (skipped where no Docker engine runs)', () => {
+const skipped = dockerRuns ? '' : ' (skipped: no Docker engine answers `docker info`: install Docker and start its engine to run it)';
+
+describe.skipIf(!dockerRuns)(`the Docker image${skipped}`, () => {
   afterAll(() => {
     spawnSync('docker', ['rm', '-f', name]);
     spawnSync('docker', ['volume', 'rm', '-f', name]);
