@@ -37,9 +37,9 @@ export function limitFlags(engine) {
  * Runs `command` with `args`, its output on this terminal (asynchronously: a build takes minutes,
  * and a test worker must stay responsive meanwhile); rejects with the command if it fails.
  */
-export function runCommand(command, args) {
+export function runCommand(command, args, env = process.env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'inherit' });
+    const child = spawn(command, args, { stdio: 'inherit', env });
     child.once('error', (error) => reject(new Error(`${command} ${args.join(' ')}: ${error.message}`)));
     child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} ended with ${signal ?? `exit ${code}`}`))));
   });

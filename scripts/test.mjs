@@ -103,7 +103,7 @@ async function requirePostgres() {
  */
 function requireContainerEngine() {
   if (containerEngine() !== null) return null;
-  const reason = 'no container engine: install podman (apt-get install podman runc mmdebstrap), or run a Docker engine';
+  const reason = 'no container engine: install podman (apt-get install --no-install-recommends podman runc mmdebstrap podman-compose), or run a Docker engine';
   return process.env.PROMPTLINE_REQUIRE_CONTAINERS === '1' ? reason : { skip: reason };
 }
 

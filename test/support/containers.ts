@@ -15,6 +15,16 @@ export function containerSetup(): { engine: string; missing: null } | { engine: 
   return { engine: null, missing };
 }
 
+/**
+ * The command that runs a Compose file with this engine: podman-compose for podman, `docker
+ * compose` for docker; null where it is not installed.
+ */
+export function composeCommand(engine: string): string[] | null {
+  const command = engine === 'podman' ? ['podman-compose'] : ['docker', 'compose'];
+  const probe = spawnSync(command[0]!, [...command.slice(1), 'version'], { stdio: 'ignore' });
+  return probe.status === 0 ? command : null;
+}
+
 /** Runs the engine and resolves with its stdout, trimmed; rejects with its stderr. */
 export function engineOutput(engine: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -25,9 +35,12 @@ export function engineOutput(engine: string, args: string[]): Promise<string> {
   });
 }
 
-/** Removes what a test made, ignoring what is already gone (teardown after a failure). */
+/**
+ * Removes what a test made, ignoring what is already gone (teardown after a failure); a container
+ * with its anonymous volumes (the image's /data, where nothing was mounted there).
+ */
 export function engineRemove(engine: string, kind: 'container' | 'volume' | 'image', name: string): void {
-  const args = kind === 'container' ? ['rm', '-f', name] : [kind, 'rm', '-f', name];
+  const args = kind === 'container' ? ['rm', '-f', '-v', name] : [kind, 'rm', '-f', name];
   spawnSync(engine, args, { stdio: 'ignore' });
 }
 
