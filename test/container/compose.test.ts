@@ -23,7 +23,6 @@ const missing = noEngine ?? noCompose;
 const ADMIN = 'pl_a_e2e-compose-admin-key-00000000000000';
 const project = `promptline-test-${randomBytes(4).toString('hex')}`;
 const PUBLIC = { postgres: 'docker.io/library/postgres:15', nginx: 'docker.io/library/nginx:1.27' };
-const standIns: string[] = [];
 let workDir = '';
 let origin = '';
 const BUILD_MS = 60 * 60_000;
@@ -36,7 +35,10 @@ function composeRun(args: string[], env: Record<string, string>): Promise<void> 
   return runCommand(command!, [...prefix, ...limits, '-p', project, ...args], { ...process.env, ...env });
 }
 
-/** The public image if the engine has it or can pull it, else the stand-in built from `file` on `base`. */
+/**
+ * The public image if the engine has it or can pull it, else the stand-in built from `file` on
+ * `base`. Stand-ins are kept, as the local base is: the next run finds their layers in the cache.
+ */
 async function imageFor(publicName: string, file: string, base: string): Promise<string> {
   if (
     imageExists(engine!, publicName) ||
@@ -46,10 +48,9 @@ async function imageFor(publicName: string, file: string, base: string): Promise
     ))
   )
     return publicName;
-  const tag = `localhost/promptline-test-${path.basename(file, '.Dockerfile')}:${project}`;
+  const tag = `localhost/promptline-test-${path.basename(file, '.Dockerfile')}:latest`;
   const images = path.join(import.meta.dirname, 'images');
   await runCommand(engine!, ['build', ...limitFlags(engine!), '--build-arg', `BASE_IMAGE=${base}`, '-f', path.join(images, file), '-t', tag, images]);
-  standIns.push(tag);
   return tag;
 }
 
@@ -106,7 +107,6 @@ describe.skipIf(missing !== null)(`deploy/compose.yaml run for real${missing ? `
     const volumes = await engineOutput(engine!, ['volume', 'ls', '-q', '--filter', labelled]).catch(() => '');
     for (const name of volumes.split('\n').filter(Boolean)) engineRemove(engine!, 'volume', name);
     await engineOutput(engine!, ['network', 'rm', '-f', `${project}_default`]).catch(() => undefined);
-    for (const tag of standIns) engineRemove(engine!, 'image', tag);
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   });
 
