@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
+import { escapeFormula } from '../../lib/csvFormulas.js';
 import { type Column, columnsOf, csvItem, MAX_NAME_LENGTH, MAX_NAMES, NUL_PROBLEM } from '../../lib/datasetCsv.js';
 
 /**
@@ -164,7 +165,7 @@ const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as cons
 /** CSV holds text: a value that is not a string is written as its JSON. */
 const cellOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
-/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF). */
+/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF; text a spreadsheet would run as a formula made inert). */
 export function csvRow(header: readonly string[], item: FileItem): string {
   const cells = header.map((column) => {
     if (column === 'expected') return cellOf(item.expected);
@@ -172,7 +173,7 @@ export function csvRow(header: readonly string[], item: FileItem): string {
     const [to, ...rest] = column.split('.');
     return cellOf((to === 'inputs' ? item.inputs : item.metadata)[rest.join('.')]);
   });
-  return stringify([cells], CSV_OPTIONS);
+  return stringify([cells.map(escapeFormula)], CSV_OPTIONS);
 }
 
 export const csvHeaderLine = (header: readonly string[]): string => stringify([header], CSV_OPTIONS);
