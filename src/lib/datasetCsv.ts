@@ -6,6 +6,7 @@
  */
 
 import { unescapeFormula } from './csvFormulas.js';
+import { outOfRangeNumber } from './jsonNumbers.js';
 
 /** What the API takes of an object's names (datasets.schemas.ts): checked so a file is refused before anything is sent. */
 export const MAX_NAMES = 256;
@@ -63,6 +64,9 @@ export function csvItem(columns: readonly Column[], record: readonly string[]): 
       } catch (error) {
         return `expected_json is not JSON: ${(error as Error).message}`;
       }
+      // Parsed as Infinity, it would be sent (and stored) as null.
+      const outOfRange = outOfRangeNumber(cell);
+      if (outOfRange !== null) return `expected_json: ${outOfRange.problem}`;
     }
   }
   return item;
