@@ -1,7 +1,7 @@
 /**
- * Numbers JSON can write and no double holds (`1e309`, an integer of 310 digits or more): a JSON
- * parser reads them as ±Infinity, and JSON.stringify then writes `null`, so a file importing them
- * would store null without a word. The API refuses them (docs/management-api.md); a file reader
+ * Numbers JSON can write and no double holds (`1e309`, an integer beyond ±1.8e308): a JSON parser
+ * reads them as ±Infinity, and JSON.stringify then writes `null`, so a file importing them would
+ * store null without a word. The API refuses them (docs/management-api.md); a file reader
  * finds them in the text first, to name the line. Pure: shared by the CLI's imports and the CSV
  * columns of dataset items (src/lib/datasetCsv.ts).
  */

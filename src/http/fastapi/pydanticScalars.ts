@@ -49,8 +49,8 @@ function reportNul(st: State, input: unknown): void {
  * Nor may a stored value hold what neither backend stores as sent. A lone UTF-16 surrogate (JSON's
  * `"\ud800"` without its pair) has no UTF-8 form: SQLite kept it as three U+FFFD and PostgreSQL as
  * one. pydantic's own item for such a string is `string_unicode` (its str validator cannot encode
- * it). A number that JSON decodes as NaN or ±Infinity (`NaN`, `Infinity`, `1e309`, an integer of
- * 310 digits) has no JSON form and was stored as null: pydantic's `finite_number`, as for a float
+ * it). A number that JSON decodes as NaN or ±Infinity (`NaN`, `Infinity`, `1e309`, an integer
+ * beyond ±1.8e308) has no JSON form and was stored as null: pydantic's `finite_number`, as for a float
  * field. Only where a value is kept: fields marked `renderedOnly` (src/lib/schemas.ts) skip both.
  */
 const UNICODE_MSG = 'Input should be a valid string, unable to parse raw data as a unicode string';
