@@ -86,7 +86,8 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     keys: createKeyService(store, changeLog, defaultProject, telemetry, trusted),
     // Console sessions read their key on every request: a revoked key ends them at once.
     sessions: createSessionService(store, findKey),
-    experiments: createExperimentService(store, changeLog, promptFacts, experimentChanged, shipFactsFrom(options.reports ?? results)),
+    /** An evaluator metric names an evaluator of the project. */
+    experiments: createExperimentService(store, changeLog, promptFacts, evaluatorFacts, experimentChanged, shipFactsFrom(options.reports ?? results)),
     /** What the scheduler runs for each experiment type (src/checks.ts). */
     checkers: checkersByType({
       rollout: createRolloutCheck(store, changeLog, promptFacts, rolloutFactsFrom(options.reports ?? results), experimentChanged),

@@ -5,6 +5,9 @@
  * every cell is text, and an empty expected cell means none. Pure: no parser, no I/O.
  */
 
+import { unescapeFormula } from './csvFormulas.js';
+import { outOfRangeNumber } from './jsonNumbers.js';
+
 /** What the API takes of an object's names (datasets.schemas.ts): checked so a file is refused before anything is sent. */
 export const MAX_NAMES = 256;
 export const MAX_NAME_LENGTH = 256;
@@ -42,12 +45,15 @@ export function columnsOf(header: readonly string[]): Column[] | string {
   return columns;
 }
 
-/** One CSV record as an item: cells are text; an empty expected cell means none. */
+/**
+ * One CSV record as an item: cells are text; an empty expected cell means none. A cell the export
+ * made inert for spreadsheets (`'=…`: src/lib/csvFormulas.ts) reads back as the text it was.
+ */
 export function csvItem(columns: readonly Column[], record: readonly string[]): CsvItem | string {
   if (record.length !== columns.length) return `${record.length} cells, the header has ${columns.length}`;
   const item: CsvItem = { inputs: {}, metadata: {} };
   for (const [i, column] of columns.entries()) {
-    const cell = record[i]!;
+    const cell = unescapeFormula(record[i]!);
     if (cell.includes('\u0000')) return `a cell ${NUL_PROBLEM}`;
     if (column.to === 'inputs' || column.to === 'metadata') item[column.to][column.name] = cell;
     else if (cell === '') continue;
@@ -58,6 +64,9 @@ export function csvItem(columns: readonly Column[], record: readonly string[]): 
       } catch (error) {
         return `expected_json is not JSON: ${(error as Error).message}`;
       }
+      // Parsed as Infinity, it would be sent (and stored) as null.
+      const outOfRange = outOfRangeNumber(cell);
+      if (outOfRange !== null) return `expected_json: ${outOfRange.problem}`;
     }
   }
   return item;

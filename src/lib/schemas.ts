@@ -14,3 +14,15 @@ export const PageQuery = {
  * a BIGINT column stores (an unbounded integer such as 1e308 would overflow PostgreSQL's column).
  */
 export const VersionNumber = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+/**
+ * Marks a request field whose values are rendered into the answer and never stored (the inputs of
+ * `/get_prompt` and of a render). Everywhere else the validator refuses what the database would not
+ * keep exactly (a lone surrogate, a non-finite number: docs/management-api.md); here such values
+ * render as the client SDKs render them locally. A symbol, so /openapi.json never shows it.
+ */
+export const RENDERED_ONLY = Symbol.for('promptline.renderedOnly');
+
+export function renderedOnly<T extends TSchema>(schema: T): T {
+  return Object.assign(schema, { [RENDERED_ONLY]: true });
+}

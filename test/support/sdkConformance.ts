@@ -144,6 +144,7 @@ async function renderingSuite(t: TestApp): Promise<ConformanceSuite> {
       remote: true,
     },
     { name: 'an over-long user id', request: req('values', full, 'u'.repeat(257)), remote: true },
+    { name: 'a lone surrogate in a user id is the server’s 422', request: req('values', full, 'u\ud800'), remote: true },
     // Errors are answered locally only well within the server's bounds on what it echoes (docs/sdks.md).
     { name: 'an error echoing a 500-character string', request: req('values', { s: 'x'.repeat(500) }) },
     { name: 'an error echoing a 501-character string', request: req('values', { s: 'x'.repeat(501) }), remote: true },

@@ -143,7 +143,8 @@ export function evaluate(index: BundleIndex, request: GetPromptRequest): Evaluat
   const prompt = index.prompts.get(request.prompt_id);
   if (prompt === undefined) return remote('the prompt is not in the bundle');
   const userId = request.external_user_id ?? null;
-  if (userId !== null && (userId.length > limits.external_user_id_max_length || userId.includes('\u0000')))
+  // A lone surrogate, as a NUL, is a user id the server refuses (it could not store it as sent).
+  if (userId !== null && (userId.length > limits.external_user_id_max_length || userId.includes('\u0000') || !userId.isWellFormed()))
     return remote('an external_user_id the server refuses');
   const inputs = wireInputs(request.inputs, limits);
   if (typeof inputs === 'string') return remote(inputs);

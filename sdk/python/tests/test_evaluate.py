@@ -40,6 +40,8 @@ class RoutingTest(unittest.TestCase):
         self.remote("welcome", {"name": "x"}, "u" * 257)
         self.remote("welcome", {"name": "x"}, "😀" * 129)  # 258 UTF-16 units
         self.remote("welcome", {"name": "x"}, "a\x00")
+        self.remote("welcome", {"name": "x"}, "a\ud800")  # a lone surrogate: the server's string_unicode
+        self.remote("welcome", {"name": "x"}, "a\udc00\ud800")
         self.remote("welcome", {"name": "\x00"}, "a")
         self.remote("welcome", {"na\x00me": "x"}, "a")
         self.remote("welcome", {"name": {"deep": ["\x00"]}}, "a")

@@ -1,15 +1,19 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
+import { escapeFormula } from '../../lib/csvFormulas.js';
 import { type Column, columnsOf, csvItem, MAX_NAME_LENGTH, MAX_NAMES, NUL_PROBLEM } from '../../lib/datasetCsv.js';
+import { outOfRangeNumber } from '../../lib/jsonNumbers.js';
+import { NOT_UTF8, utf8Lines } from '../textFiles.js';
 
 /**
  * Dataset items in files (docs/evaluations.md, "Files"): JSONL, one item per line
  * (`{"inputs": {…}, "expected": …, "metadata": {…}}`), or CSV with a header row naming
  * `inputs.<name>`, `expected` (text), `expected_json` (a JSON value) and `metadata.<name>` columns.
- * Files are read as streams, line by line or record by record, and every problem is reported as
- * `file:line: message`; a command stores nothing unless the whole file reads cleanly.
+ * Files are read as streams of UTF-8 (a byte-order mark skipped, other encodings refused), line by
+ * line or record by record, and every problem is reported as `file:line: message`; a command
+ * stores nothing unless the whole file reads cleanly.
  */
 export type ItemFormat = 'csv' | 'jsonl';
 
@@ -69,6 +73,9 @@ function jsonlItem(line: string): FileItem | string {
     return `not JSON: ${(error as Error).message}`;
   }
   if (!isObject(value)) return 'each line must be a JSON object';
+  // JSON.parse read such a number as Infinity, which would be sent (and stored) as null.
+  const outOfRange = outOfRangeNumber(line);
+  if (outOfRange !== null) return outOfRange.problem;
   const unknown = Object.keys(value).filter((k) => !JSONL_KEYS.has(k));
   if (unknown.length > 0) return `unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}: an item has inputs, expected and metadata`;
   if (!isObject(value.inputs)) return '"inputs" must be an object of the prompt\'s variables';
@@ -84,25 +91,44 @@ function jsonlItem(line: string): FileItem | string {
 }
 
 async function readJsonl(file: string, problems: string[], read: ReadItems): Promise<void> {
-  const lines = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  // A line ends at LF, CRLF or a lone CR (JSON text holds no raw CR), counted as readline counts them.
   let n = 0;
-  for await (const line of lines) {
-    n += 1;
-    if (line.trim() === '') continue;
-    const item = jsonlItem(line);
-    if (typeof item === 'string') problems.push(`${file}:${n}: ${item}`);
-    else {
-      read.items.push(item);
-      read.lines.push(n);
+  for await (const { text } of utf8Lines(file)) {
+    if (text === null) {
+      n += 1;
+      problems.push(`${file}:${n}: ${NOT_UTF8}`);
+    } else {
+      const lines = text.split(/\r\n|\r|\n/);
+      if (lines.at(-1) === '') lines.pop(); // what followed the line's end: nothing
+      for (const line of lines) {
+        n += 1;
+        if (line.trim() === '') continue;
+        const item = jsonlItem(line);
+        if (typeof item === 'string') problems.push(`${file}:${n}: ${item}`);
+        else {
+          read.items.push(item);
+          read.lines.push(n);
+        }
+      }
     }
     if (problems.length >= MAX_PROBLEMS) break;
   }
-  lines.close();
 }
 
 async function readCsv(file: string, problems: string[], read: ReadItems): Promise<void> {
+  // The text stops at the first line that is not UTF-8: what comes before it is still checked.
+  let notUtf8: number | undefined;
+  async function* text() {
+    for await (const { line, text } of utf8Lines(file)) {
+      if (text === null) {
+        notUtf8 = line;
+        return;
+      }
+      yield text;
+    }
+  }
   // relax_column_count: a short or long row is reported with its line, not thrown as the file's error.
-  const parser = fs.createReadStream(file).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
+  const parser = Readable.from(text(), { objectMode: false }).pipe(parse({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true }));
   let columns: Column[] | undefined;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
@@ -124,12 +150,14 @@ async function readCsv(file: string, problems: string[], read: ReadItems): Promi
       if (problems.length >= MAX_PROBLEMS) break;
     }
   } catch (error) {
-    // The parser's own errors (an unclosed quote) carry the line where it stopped.
+    // The parser's own errors (an unclosed quote) carry the line where it stopped; one that only
+    // says the text ended where a line could not be read is not another problem.
     const line = (error as { lines?: number }).lines;
-    problems.push(`${file}:${line ?? '?'}: ${(error as Error).message.replace(/^Invalid [^:]*: /, '')}`);
+    if (notUtf8 === undefined) problems.push(`${file}:${line ?? '?'}: ${(error as Error).message.replace(/^Invalid [^:]*: /, '')}`);
   } finally {
     parser.destroy();
   }
+  if (notUtf8 !== undefined && problems.length < MAX_PROBLEMS) problems.push(`${file}:${notUtf8}: ${NOT_UTF8}`);
   if (columns === undefined && problems.length === 0) problems.push(`${file}:1: no header row`);
 }
 
@@ -164,7 +192,7 @@ const CSV_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as cons
 /** CSV holds text: a value that is not a string is written as its JSON. */
 const cellOf = (value: unknown): string => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
-/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF). */
+/** One item as a CSV row under `header` (RFC 4180 quoting, CRLF; text a spreadsheet would run as a formula made inert). */
 export function csvRow(header: readonly string[], item: FileItem): string {
   const cells = header.map((column) => {
     if (column === 'expected') return cellOf(item.expected);
@@ -172,7 +200,7 @@ export function csvRow(header: readonly string[], item: FileItem): string {
     const [to, ...rest] = column.split('.');
     return cellOf((to === 'inputs' ? item.inputs : item.metadata)[rest.join('.')]);
   });
-  return stringify([cells], CSV_OPTIONS);
+  return stringify([cells.map(escapeFormula)], CSV_OPTIONS);
 }
 
 export const csvHeaderLine = (header: readonly string[]): string => stringify([header], CSV_OPTIONS);

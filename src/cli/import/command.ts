@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
+import { outOfRangeNumber } from '../../lib/jsonNumbers.js';
 import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
 import { mapTemplateFiles, readTemplateFiles } from './dir.js';
@@ -7,6 +8,7 @@ import { mapLangfuse } from './langfuse.js';
 import { mapOpenAI } from './openai.js';
 import { applyPlan, planImport } from './plan.js';
 import { formatApplied, formatPlan, formatProblems, planJson, summary } from './report.js';
+import { lineAt, readUtf8File } from '../textFiles.js';
 import type { Mapped } from './types.js';
 
 const SOURCES = ['langfuse', 'openai', 'dir'] as const;
@@ -21,12 +23,17 @@ export interface ImportOptions {
 }
 
 function readJson(file: string): unknown {
-  const text = fs.readFileSync(file, 'utf8');
+  const text = readUtf8File(file);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new Error(`${file} is not JSON: ${(error as Error).message}`);
   }
+  // JSON.parse read such a number as Infinity, which would be sent (and stored) as null.
+  const outOfRange = outOfRangeNumber(text);
+  if (outOfRange !== null) throw new Error(`${file}:${lineAt(text, outOfRange.index)}: ${outOfRange.problem}`);
+  return value;
 }
 
 /** Reads the source into prompts and versions (pure mappers; only reading the files touches the disk). */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { compileTemplate, TemplateError } from '../../modules/prompts/template.js';
+import { readUtf8File } from '../textFiles.js';
 import { toPromptId } from './mapCommon.js';
 import type { ImportedPrompt, Mapped, Problem } from './types.js';
 
@@ -13,7 +14,8 @@ export function readTemplateFiles(dir: string): Array<{ name: string; text: stri
     .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
     .map((entry) => ({
       name: entry.name,
-      text: EXTENSIONS.includes(path.extname(entry.name).toLowerCase()) ? fs.readFileSync(path.join(dir, entry.name), 'utf8') : '',
+      // A byte-order mark is not part of the template; a file that is not UTF-8 stops the import at its line.
+      text: EXTENSIONS.includes(path.extname(entry.name).toLowerCase()) ? readUtf8File(path.join(dir, entry.name)) : '',
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

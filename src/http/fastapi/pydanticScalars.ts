@@ -45,37 +45,69 @@ function reportNul(st: State, input: unknown): void {
   report(st, 'value_error', `Value error, ${NUL_REASON}`, input, { error: NUL_REASON });
 }
 
-/** A NUL in an object key: pydantic's loc for a key is the key followed by `[key]`. */
-export function reportNulKey(st: State, key: string): void {
+/**
+ * Nor may a stored value hold what neither backend stores as sent. A lone UTF-16 surrogate (JSON's
+ * `"\ud800"` without its pair) has no UTF-8 form: SQLite kept it as three U+FFFD and PostgreSQL as
+ * one. pydantic's own item for such a string is `string_unicode` (its str validator cannot encode
+ * it). A number that JSON decodes as NaN or ±Infinity (`NaN`, `Infinity`, `1e309`, an integer
+ * beyond ±1.8e308) has no JSON form and was stored as null: pydantic's `finite_number`, as for a float
+ * field. Only where a value is kept: fields marked `renderedOnly` (src/lib/schemas.ts) skip both.
+ */
+const UNICODE_MSG = 'Input should be a valid string, unable to parse raw data as a unicode string';
+
+function reportUnicode(st: State, input: unknown): void {
+  report(st, 'string_unicode', UNICODE_MSG, input);
+}
+
+/** A key's loc is the key followed by `[key]`, as pydantic names keys. */
+function reportKey(st: State, key: string, problem: (st: State, input: unknown) => void): void {
   st.path.push(key, '[key]');
-  reportNul(st, key);
+  problem(st, key);
   st.path.length -= 2;
 }
 
+/** An object key of a request: no NUL, and where the value is stored, no lone surrogate. */
+export function checkKey(st: State, key: string, stored: boolean): void {
+  if (stored && !key.isWellFormed()) reportKey(st, key, reportUnicode);
+  else if (key.includes('\u0000')) reportKey(st, key, reportNul);
+}
+
 /**
- * `Any` (free JSON: metadata, params, get_prompt's inputs): passed through unchanged, but every
- * string and key in it is checked for NUL like a typed string. Recursion is bounded by the body
- * decoder's nesting limit.
+ * `Any` (free JSON: metadata, params, dataset items, get_prompt's inputs): passed through
+ * unchanged, but every string and key in it is checked for NUL like a typed string, and, where it
+ * is stored, for lone surrogates, and every number for being finite. Recursion is bounded by the
+ * body decoder's nesting limit.
  */
-export const checkFreeJson: Check = (v, st) => {
-  if (typeof v === 'string') {
-    if (v.includes('\u0000')) reportNul(st, v);
-  } else if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      st.path.push(i);
-      checkFreeJson(v[i], st);
-      st.path.pop();
+function freeJson(stored: boolean): Check {
+  const walk: Check = (v, st) => {
+    if (typeof v === 'string') {
+      if (stored && !v.isWellFormed()) reportUnicode(st, v);
+      else if (v.includes('\u0000')) reportNul(st, v);
+    } else if (typeof v === 'number') {
+      if (stored && !Number.isFinite(v)) report(st, 'finite_number', 'Input should be a finite number', v);
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        st.path.push(i);
+        walk(v[i], st);
+        st.path.pop();
+      }
+    } else if (typeof v === 'object' && v !== null) {
+      for (const key of Object.keys(v)) {
+        checkKey(st, key, stored);
+        st.path.push(key);
+        walk((v as Record<string, unknown>)[key], st);
+        st.path.pop();
+      }
     }
-  } else if (typeof v === 'object' && v !== null) {
-    for (const key of Object.keys(v)) {
-      if (key.includes('\u0000')) reportNulKey(st, key);
-      st.path.push(key);
-      checkFreeJson((v as Record<string, unknown>)[key], st);
-      st.path.pop();
-    }
-  }
-  return v;
-};
+    return v;
+  };
+  return walk;
+}
+
+/** Free JSON that is stored. */
+export const checkFreeJson = freeJson(true);
+/** Free JSON that is only rendered and answered (a `renderedOnly` field): NUL is still refused. */
+export const checkRenderedJson = freeJson(false);
 
 /** Loose view of the TypeBox schema keywords this module reads. */
 export interface Schema {
@@ -88,7 +120,7 @@ export function num(schema: Schema, key: string): number | undefined {
   return typeof v === 'number' ? v : undefined;
 }
 
-export function compileString(schema: Schema): Check {
+export function compileString(schema: Schema, stored: boolean): Check {
   const min = num(schema, 'minLength');
   const max = num(schema, 'maxLength');
   const pattern = typeof schema.pattern === 'string' ? schema.pattern : undefined;
@@ -97,6 +129,11 @@ export function compileString(schema: Schema): Check {
   return (v, st) => {
     if (typeof v !== 'string') {
       report(st, 'string_type', 'Input should be a valid string', v);
+      return v;
+    }
+    // pydantic encodes a constrained string before measuring it: this error comes first, alone.
+    if (stored && !v.isWellFormed()) {
+      reportUnicode(st, v);
       return v;
     }
     // UTF-16 length bounds the code-point count from both sides; count only when it matters.

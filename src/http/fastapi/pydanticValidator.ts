@@ -2,10 +2,13 @@
 // FastAPI body in lax ("python", from_attributes) mode: same coercions, same error items, same
 // order. Schemas are compiled once into closures; the no-error path allocates only the result.
 import { Kind, type TSchema } from '@sinclair/typebox';
+import { RENDERED_ONLY } from '../../lib/schemas.js';
 import {
   type Check,
   checkBool,
   checkFreeJson,
+  checkKey,
+  checkRenderedJson,
   compileLiterals,
   compileNumber,
   compileString,
@@ -15,7 +18,6 @@ import {
   passThrough,
   report,
   reportAt,
-  reportNulKey,
   type Schema,
   type State,
 } from './pydanticScalars.js';
@@ -39,7 +41,7 @@ export function validateValue(schema: TSchema, value: unknown, options: Validate
   const cache = options.strict ? compiledStrict : compiledLax;
   let check = cache.get(schema);
   if (check === undefined) {
-    check = compile(schema, options.strict);
+    check = compile(schema, options.strict, true);
     cache.set(schema, check);
   }
   const st: State = { errors: [], path: options.loc.slice() };
@@ -47,14 +49,19 @@ export function validateValue(schema: TSchema, value: unknown, options: Validate
   return { value: out, errors: st.errors };
 }
 
-function compile(raw: TSchema, strict: boolean): Check {
+/**
+ * `stored`: whether the values under this schema are kept (false below a field marked
+ * `renderedOnly`), which decides the checks of pydanticScalars.ts's "stored value" rule.
+ */
+function compile(raw: TSchema, strict: boolean, storedAbove: boolean): Check {
   const schema = raw as unknown as Schema;
+  const stored = storedAbove && (raw as unknown as Record<symbol, unknown>)[RENDERED_ONLY] !== true;
   switch (schema[Kind]) {
     case 'Any':
     case 'Unknown':
-      return checkFreeJson;
+      return stored ? checkFreeJson : checkRenderedJson;
     case 'String':
-      return compileString(schema);
+      return compileString(schema, stored);
     case 'Number':
       return compileNumber(schema, false);
     case 'Integer':
@@ -69,20 +76,20 @@ function compile(raw: TSchema, strict: boolean): Check {
     case 'Literal':
       return compileLiterals([schema.const]);
     case 'Union':
-      return compileUnion(schema, strict, compile);
+      return compileUnion(schema, strict, (member, memberStrict) => compile(member, memberStrict, stored));
     case 'Array':
-      return compileArray(schema, strict);
+      return compileArray(schema, strict, stored);
     case 'Record':
-      return compileRecord(schema, strict);
+      return compileRecord(schema, strict, stored);
     case 'Object':
-      return compileObject(schema, strict);
+      return compileObject(schema, strict, stored);
     default:
       throw new Error(`pydanticValidator: unsupported schema kind ${String(schema[Kind])}`);
   }
 }
 
-function compileArray(schema: Schema, strict: boolean): Check {
-  const item = compile(schema.items as TSchema, strict);
+function compileArray(schema: Schema, strict: boolean, stored: boolean): Check {
+  const item = compile(schema.items as TSchema, strict, stored);
   const min = num(schema, 'minItems');
   const max = num(schema, 'maxItems');
   const items = (n: number) => (n === 1 ? 'item' : 'items');
@@ -131,11 +138,11 @@ function put(obj: Record<string, unknown>, key: string, value: unknown): void {
   } else obj[key] = value;
 }
 
-function compileRecord(schema: Schema, strict: boolean): Check {
+function compileRecord(schema: Schema, strict: boolean, stored: boolean): Check {
   const patterns = (schema.patternProperties ?? {}) as Record<string, TSchema>;
   const valueSchema = Object.values(patterns)[0];
   if (valueSchema === undefined) throw new Error('pydanticValidator: Record without a value schema');
-  const item = compile(valueSchema, strict);
+  const item = compile(valueSchema, strict, stored);
   const max = num(schema, 'maxProperties');
   return (v, st) => {
     if (!isObject(v)) {
@@ -156,7 +163,7 @@ function compileRecord(schema: Schema, strict: boolean): Check {
     const keys = Object.keys(v);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
-      if (key.includes('\u0000')) reportNulKey(st, key);
+      checkKey(st, key, stored);
       const raw = v[key];
       st.path.push(key);
       const c = item(raw, st);
@@ -182,13 +189,13 @@ interface Prop {
   inherited: boolean;
 }
 
-function compileObject(schema: Schema, strictOption: boolean): Check {
+function compileObject(schema: Schema, strictOption: boolean, stored: boolean): Check {
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const forbid = schema.additionalProperties === false ? true : schema.additionalProperties === true ? false : strictOption;
   const props: Prop[] = Object.entries(properties).map(([name, s]) => ({
     name,
-    check: compile(s, strictOption),
+    check: compile(s, strictOption, stored),
     // As in pydantic, a default makes a field optional.
     required: required.has(name) && !('default' in s),
     hasDefault: 'default' in s,

@@ -38,8 +38,15 @@ function settingsOf(body: Record<string, unknown>): Record<string, unknown> {
   return settings;
 }
 
-/** What an evaluation reads of evaluators (handed over by services.ts): a live evaluator's latest version. */
+/**
+ * What other modules read of evaluators (handed over by services.ts): a live evaluator's latest
+ * version (evaluations, online scoring), and whether the project has an evaluator at all
+ * (an experiment's evaluator metric).
+ */
 export const evaluatorFacts = {
+  async evaluatorExists(db: Sql, projectId: string, evaluatorId: string): Promise<boolean> {
+    return (await repo.findEvaluator(db, projectId, evaluatorId)) !== undefined;
+  },
   async latest(db: Sql, projectId: string, evaluatorId: string) {
     const row = await repo.findEvaluator(db, projectId, evaluatorId);
     if (row === undefined || row.archived_at !== null) return null;

@@ -45,6 +45,32 @@ export async function checkCandidate(db: Sql, prompts: PromptVersions, projectId
   return (await prompts.versionExists(db, projectId, promptId, version)) ? [] : [item(['candidate_version'], `prompt '${promptId}' has no version ${version}`)];
 }
 
+/** What an evaluator metric's check asks of evaluators (the evaluators module's), inside the write it guards. */
+export interface MetricEvaluators {
+  /** Whether the project has this evaluator, archived or not (an archived one's scores stay readable). */
+  evaluatorExists(db: Sql, projectId: string, evaluatorId: string): Promise<boolean>;
+}
+
+/**
+ * An evaluator metric must name an evaluator of the experiment's project: another project's id,
+ * or one never made, would be a metric that can never have a value. Checked where a request
+ * declares metrics (`metrics` of a create or a patch; `primary_metric` names no evaluator).
+ */
+export async function checkMetricEvaluators(
+  db: Sql,
+  evaluators: MetricEvaluators,
+  projectId: string,
+  metrics: PatchExperimentInput['metrics'],
+): Promise<Issue[]> {
+  const errors: Issue[] = [];
+  for (const [i, m] of (metrics ?? []).entries()) {
+    if (m.source !== 'evaluator' || m.evaluator === undefined) continue;
+    if (!(await evaluators.evaluatorExists(db, projectId, m.evaluator)))
+      errors.push(item(['metrics', i, 'evaluator'], `evaluator '${m.evaluator}' not found in this project`));
+  }
+  return errors;
+}
+
 /** Sticky assignments must keep their variant: a key with assigned users cannot disappear. */
 export async function checkAssignedVariantsKept(db: Sql, projectId: string, id: string, variants: ReadonlyArray<{ key: string }>): Promise<Issue[]> {
   const errors: Issue[] = [];

@@ -13,8 +13,10 @@ import {
   assignmentsMayMove,
   checkCandidate,
   checkAssignedVariantsKept,
+  checkMetricEvaluators,
   checkVariants,
   declaredMetrics,
+  type MetricEvaluators,
   newExperimentRecord,
   patchedControl,
   patchedRecord,
@@ -71,7 +73,14 @@ export async function runningExperimentsHealth(db: Sql): Promise<{ running: numb
 /** Called after every committed change so the serving cache drops what it knew of the prompt. */
 export type ExperimentChanged = (projectId: string, promptId: string) => void;
 
-export function createExperimentService(store: Store, changeLog: ChangeLog, prompts: PromptFacts, onChange: ExperimentChanged, shipCheck: ShipCheck) {
+export function createExperimentService(
+  store: Store,
+  changeLog: ChangeLog,
+  prompts: PromptFacts,
+  evaluators: MetricEvaluators,
+  onChange: ExperimentChanged,
+  shipCheck: ShipCheck,
+) {
   async function require(db: Sql, projectId: string, id: string): Promise<repo.ExperimentRecord> {
     const row = await repo.findExperiment(db, projectId, id);
     if (row === undefined) throw notFound(`Experiment '${id}' not found`);
@@ -91,7 +100,7 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
         const { metrics, issues } = declaredMetrics(input, []);
         const label = (db: Sql, name: string) => prompts.labelVersion(db, projectId, input.prompt_id, name);
         const shape = await typedShape(db, label, input, metrics, issues);
-        const errors = [...issues];
+        const errors = [...issues, ...(await checkMetricEvaluators(db, evaluators, projectId, input.metrics))];
         if (input.type !== 'rollout' && errors.length === 0)
           errors.push(...(await checkVariants(db, prompts, projectId, input.prompt_id, shape.variants, shape.control)));
         if (input.type === 'rollout' && input.candidate_version !== undefined)
@@ -148,7 +157,11 @@ export function createExperimentService(store: Store, changeLog: ChangeLog, prom
         }
         const control = patchedControl(row, input);
         const { metrics, issues } = declaredMetrics(input, row.metrics);
-        const errors = [...(await checkVariants(db, prompts, projectId, row.prompt_id, input.variants ?? row.variants, control)), ...issues];
+        const errors = [
+          ...(await checkVariants(db, prompts, projectId, row.prompt_id, input.variants ?? row.variants, control)),
+          ...issues,
+          ...(await checkMetricEvaluators(db, evaluators, projectId, input.metrics)),
+        ];
         if (input.variants) errors.push(...(await checkAssignedVariantsKept(db, projectId, id, input.variants)));
         if (errors.length > 0) throw new Invalid(errors);
         const patched = patchedRecord(row, input, control, metrics, isoNow(store.clock));

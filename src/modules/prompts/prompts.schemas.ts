@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ChatMessageSchema } from '../../lib/chatMessage.js';
-import { Nullable, PageQuery, VersionNumber } from '../../lib/schemas.js';
+import { Nullable, PageQuery, renderedOnly, VersionNumber } from '../../lib/schemas.js';
 import { RUNTIME_MAX } from '../runtimeLimits.js';
 import { DeclaredVariablesSchema, VariableDeclarationSchema } from '../../lib/variableDeclaration.js';
 import { ResponseFormatSchema, ToolChoiceSchema, ToolSchema } from '../../lib/modelConfig.js';
@@ -17,7 +17,7 @@ export const LabelParams = Type.Object({ prompt_id: Type.String({ maxLength: 128
 export const GetPromptRequest = Type.Object(
   {
     prompt_id: Type.String({ title: 'Prompt Id', maxLength: RUNTIME_MAX.promptId }),
-    inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs })),
+    inputs: Type.Optional(renderedOnly(Type.Record(Type.String(), Type.Any(), { default: {}, title: 'Inputs', maxProperties: RUNTIME_MAX.inputs }))),
     external_user_id: Type.Optional(Nullable(Type.String({ title: 'External User Id', maxLength: RUNTIME_MAX.externalUserId }))),
   },
   { title: 'GetPromptRequest', examples: [{ prompt_id: 'welcome', inputs: { name: 'Ada' }, external_user_id: 'user-42' }] },
@@ -37,7 +37,7 @@ export const GetPromptResponse = Type.Object(
 export type GetPromptAnswer = Static<typeof GetPromptResponse>;
 
 export const RenderBody = Type.Object({
-  inputs: Type.Optional(Type.Record(Type.String(), Type.Any(), { default: {}, maxProperties: RUNTIME_MAX.inputs })),
+  inputs: Type.Optional(renderedOnly(Type.Record(Type.String(), Type.Any(), { default: {}, maxProperties: RUNTIME_MAX.inputs }))),
 });
 
 export const RenderResponse = Type.Object({

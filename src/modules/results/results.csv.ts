@@ -1,3 +1,4 @@
+import { escapeFormula } from '../../lib/csvFormulas.js';
 import type { ExperimentResults } from './results.schemas.js';
 
 /**
@@ -65,11 +66,6 @@ export const CSV_COLUMNS = [
 
 type Cell = string | number | boolean | null | undefined;
 
-/** Text a spreadsheet would run as a formula gets a leading apostrophe (OWASP CSV injection advice). */
-function neutralise(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-}
-
 function cell(value: Cell): string {
   if (value === null || value === undefined) return '';
   const text = String(value);
@@ -83,11 +79,11 @@ export function resultsToCsv(report: ExperimentResults): string {
       const c = m.comparisons.find((x) => x.variant === v.key);
       const d = report.decisions.find((x) => x.variant === v.key);
       const row: Cell[] = [
-        neutralise(report.experiment_id),
-        m.event_type === null ? null : neutralise(m.event_type),
+        escapeFormula(report.experiment_id),
+        m.event_type === null ? null : escapeFormula(m.event_type),
         m.kind,
         m.primary,
-        neutralise(v.key),
+        escapeFormula(v.key),
         v.key === report.control,
         v.users,
         v.users_with_event,
@@ -119,7 +115,7 @@ export function resultsToCsv(report: ExperimentResults): string {
         c?.verdict,
         c?.verdict_text,
         JSON.stringify(v.labels),
-        neutralise(m.name),
+        escapeFormula(m.name),
         m.source,
         m.role,
         m.direction,

@@ -10,11 +10,15 @@ import { insertRun, type RunRecord } from './runs.repo.js';
 import type { RunAnswer } from './runs.schemas.js';
 
 /**
- * What a model or provider sends back is stored as the client's text is, except U+0000, which
- * PostgreSQL's text cannot hold (SQLite can): replaced by U+FFFD on both backends, in the answer too.
+ * What a model or provider sends back is stored as the client's text is, except what a backend
+ * would not keep as sent: U+0000, which PostgreSQL's text cannot hold (SQLite can), and a lone
+ * UTF-16 surrogate (a `\ud800` escape without its pair in the provider's JSON), which has no UTF-8
+ * form (SQLite kept three U+FFFD, PostgreSQL one). Each becomes one U+FFFD on both backends, in the
+ * answer too.
  */
 export function storable(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+  const whole = text.isWellFormed() ? text : text.toWellFormed();
+  return whole.includes('\u0000') ? whole.replaceAll('\u0000', '\uFFFD') : whole;
 }
 
 function storableAttempts(attempts: readonly AttemptRecord[]): AttemptRecord[] {

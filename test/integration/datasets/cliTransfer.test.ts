@@ -155,6 +155,35 @@ describe('datasets import', () => {
     expect(await exported('cli', 'jsonl', 1)).toBe(asJsonl);
   });
 
+  it('CSV export makes text a spreadsheet would run inert, and import reads it back exactly', async () => {
+    await t.request('POST', '/datasets', { body: { dataset_id: 'formulas' } });
+    const items = [
+      { inputs: { q: '=HYPERLINK("http://attacker.example","click")', n: '-5' }, expected: '@SUM(A1:A9)', metadata: { m: '+1+cmd|/C calc!A0' } },
+      { inputs: { q: '-2+3', n: '\t=1' }, expected: "'=already marked", metadata: { m: "'hello" } },
+      { inputs: { q: 'plain', n: -5 }, expected: { v: '=in JSON' }, metadata: { m: '' } },
+    ];
+    expect((await t.request('PUT', '/datasets/formulas/items', { body: { items } })).status).toBe(201);
+    const csv = await exported('formulas', 'csv');
+    expect(csv).toBe(
+      'inputs.n,inputs.q,expected_json,metadata.m\r\n' +
+        `-5,"'=HYPERLINK(""http://attacker.example"",""click"")","""@SUM(A1:A9)""",'+1+cmd|/C calc!A0\r\n` +
+        `'\t=1,'-2+3,"""'=already marked""",'hello\r\n` +
+        `-5,plain,"{""v"":""=in JSON""}",\r\n`,
+    );
+    await importItems(api, 'formulas', file('formulas.csv', csv), 'csv', true);
+    const back = (await t.request('GET', '/datasets/formulas/items')).json.data.map((i: { inputs: unknown; expected: unknown; metadata: unknown }) => [
+      i.inputs,
+      i.expected,
+      i.metadata,
+    ]);
+    // As in every CSV round trip, cells are text: the number -5 comes back as the text "-5".
+    expect(back).toEqual([
+      [{ n: '-5', q: '=HYPERLINK("http://attacker.example","click")' }, '@SUM(A1:A9)', { m: '+1+cmd|/C calc!A0' }],
+      [{ n: '\t=1', q: '-2+3' }, "'=already marked", { m: "'hello" }],
+      [{ n: '-5', q: 'plain' }, { v: '=in JSON' }, { m: '' }],
+    ]);
+  });
+
   it('a file larger than one request goes through one upload: ONE version, nothing visible before the commit', async () => {
     await t.request('POST', '/datasets', { body: { dataset_id: 'big' } });
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ inputs: { n: String(i) }, expected: `answer ${i}` }));

@@ -204,6 +204,45 @@ describe('declared metrics', () => {
     expect((await t.request('GET', '/experiments/m-bare')).json.metrics).toEqual([]);
   });
 
+  it("refuses an evaluator metric naming an evaluator the project lacks (one never made, another project's) at creation and in a patch", async () => {
+    const theirs = await t.keyFor('admin', 'other-evaluators');
+    expect((await t.request('POST', '/evaluators', { key: theirs, body: { evaluator_id: 'theirs', kind: 'exact_match' } })).status).toBe(201);
+    expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'mine', kind: 'exact_match' } })).status).toBe(201);
+    expect((await t.request('POST', '/evaluators', { body: { evaluator_id: 'retired', kind: 'exact_match' } })).status).toBe(201);
+    expect((await t.request('DELETE', '/evaluators/retired')).status).toBe(204);
+    const evaluatorMetric = (evaluator: string, role = 'primary') => ({ source: 'evaluator', evaluator, kind: 'pass_rate', role });
+    const refusal = (i: number, evaluator: string) => ({
+      type: 'value_error',
+      loc: ['body', 'metrics', i, 'evaluator'],
+      msg: `Value error, evaluator '${evaluator}' not found in this project`,
+      input: evaluator,
+      ctx: { error: `evaluator '${evaluator}' not found in this project` },
+    });
+
+    for (const missing of ['ghost', 'theirs']) {
+      const before = await experimentCount();
+      const res = await create({
+        experiment_id: `m-eval-${missing}`,
+        metrics: [{ event_type: 'buy', kind: 'success_rate', role: 'primary' }, evaluatorMetric(missing, 'secondary')],
+      });
+      expect([res.status, res.json.detail]).toEqual([422, [refusal(1, missing)]]);
+      expect(await experimentCount()).toBe(before);
+    }
+
+    // The project's own evaluators, an archived one included (its scores stay readable).
+    const made = await create({ experiment_id: 'm-eval', metrics: [evaluatorMetric('mine'), evaluatorMetric('retired', 'secondary')] });
+    expect(made.status).toBe(201);
+    for (const missing of ['ghost', 'theirs']) {
+      const patched = await t.request('PATCH', '/experiments/m-eval', { body: { metrics: [evaluatorMetric('mine'), evaluatorMetric(missing, 'guardrail')] } });
+      expect([patched.status, patched.json.detail]).toEqual([422, [refusal(1, missing)]]);
+    }
+    expect((await t.request('GET', '/experiments/m-eval')).json.metrics.map((m: { evaluator?: string }) => m.evaluator)).toEqual(['mine', 'retired']);
+    // primary_metric names no evaluator: the evaluator metrics kept beside it are the project's own.
+    const legacy = await t.request('PATCH', '/experiments/m-eval', { body: { primary_metric: { event_type: 'buy', kind: 'success_rate' } } });
+    expect(legacy.status).toBe(200);
+    expect(legacy.json.metrics.map((m: { name: string }) => m.name)).toEqual(['buy:success_rate', 'retired:pass_rate']);
+  });
+
   it("hides other projects' experiments from a metrics change", async () => {
     const other = await t.keyFor('admin', 'other-metrics');
     const res = await t.request('PATCH', '/experiments/m-bare', { key: other, body: { metrics: [] } });

@@ -1,19 +1,23 @@
 import { Kind } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable, type RouteEntry } from '../../../src/http/route.js';
+import { RENDERED_ONLY } from '../../../src/lib/schemas.js';
 import { startTestApp, type TestApp } from '../../support/harness.js';
 import { givenRouteFixtures } from '../../support/routeFixtures.js';
 import { validSample } from '../../support/validSample.js';
 
 // Values one backend can store and the other cannot: a NUL character (PostgreSQL's text refuses
 // U+0000; SQLite keeps it) and integers beyond what a BIGINT column (or a JS number, exactly)
-// holds. Every string and integer a route accepts, in its path, query and body, is tried here,
+// holds; and values neither stores as sent: a lone UTF-16 surrogate (SQLite kept three U+FFFD,
+// PostgreSQL one) and a number JSON decodes as NaN or ±Infinity (both kept null). Every string,
+// number and free JSON value a route accepts, in its path, query and body, is tried here,
 // generated from the route table, so a new route or field is covered without writing anything.
 // Each must be the same 422 on SQLite and PostgreSQL (run with PROMPTLINE_TEST_BACKEND=postgres):
 // an item at the field's loc, refused at validation, before any storage.
 
 interface Schema {
   [Kind]?: string;
+  [RENDERED_ONLY]?: boolean;
   anyOf?: Schema[];
   items?: Schema;
   properties?: Record<string, Schema>;
@@ -28,7 +32,9 @@ type Step = string | number | TagStep;
 interface Slot {
   part: Part;
   path: Step[];
-  kind: 'string' | 'integer' | 'key' | 'any';
+  kind: 'string' | 'integer' | 'number' | 'key' | 'any';
+  /** Under a field marked renderedOnly (never stored): only NUL is refused there. */
+  rendered: boolean;
 }
 
 /** An object member's `type` literal, when it has one. */
@@ -44,31 +50,41 @@ const locOf = (path: Step[]): (string | number)[] => path.map((step) => (isTag(s
 const NUL = 'a\u0000b';
 const HUGE_INT = 1e308;
 const HUGE_INT_TEXT = '9'.repeat(30);
+const LONE = 'a\ud800b';
+/**
+ * JSON has no spelling of these numbers in JSON.stringify: a body carries this string, replaced
+ * by the literal in the text sent (`NaN`, `1e309`: what Python's json module and ours decode).
+ */
+const literal = (text: string) => `\u0001literal:${text}`;
+const bodyText = (body: unknown) => JSON.stringify(body).replace(/"\\u0001literal:([^"]*)"/g, '$1');
 
 /** Every string, integer, record key and free JSON value reachable in a schema. */
-function slotsOf(schema: Schema | undefined, part: Part, path: Step[] = [], depth = 0): Slot[] {
+function slotsOf(schema: Schema | undefined, part: Part, path: Step[] = [], depth = 0, renderedAbove = false): Slot[] {
   if (schema === undefined || depth > 6) return [];
+  const rendered = renderedAbove || schema[RENDERED_ONLY] === true;
   switch (schema[Kind]) {
     case 'String':
-      return [{ part, path, kind: 'string' }];
+      return [{ part, path, kind: 'string', rendered }];
     case 'Integer':
-      return [{ part, path, kind: 'integer' }];
+      return [{ part, path, kind: 'integer', rendered }];
+    case 'Number':
+      return [{ part, path, kind: 'number', rendered }];
     case 'Any':
     case 'Unknown':
-      return [{ part, path, kind: 'any' }];
+      return [{ part, path, kind: 'any', rendered }];
     case 'Union':
       return (schema.anyOf ?? []).flatMap((m) => {
         const tag = tagOf(m);
-        return slotsOf(m, part, tag === undefined ? path : [...path, { tag }], depth);
+        return slotsOf(m, part, tag === undefined ? path : [...path, { tag }], depth, rendered);
       });
     case 'Array':
-      return slotsOf(schema.items, part, [...path, 0], depth + 1);
+      return slotsOf(schema.items, part, [...path, 0], depth + 1, rendered);
     case 'Record': {
       const value = Object.values(schema.patternProperties ?? {})[0];
-      return [{ part, path, kind: 'key' as const }, ...slotsOf(value, part, [...path, 'k'], depth + 1)];
+      return [{ part, path, kind: 'key' as const, rendered }, ...slotsOf(value, part, [...path, 'k'], depth + 1, rendered)];
     }
     case 'Object':
-      return Object.entries(schema.properties ?? {}).flatMap(([name, s]) => slotsOf(s, part, [...path, name], depth + 1));
+      return Object.entries(schema.properties ?? {}).flatMap(([name, s]) => slotsOf(s, part, [...path, name], depth + 1, rendered));
     default:
       return [];
   }
@@ -115,6 +131,9 @@ function placed(schema: Schema, base: unknown, path: Step[], value: unknown, asK
   return node;
 }
 
+/** One value tried: what it is, the value, the loc its item names, the item's type. */
+type Tried = [what: string, value: unknown, at: (string | number)[], type: string | undefined];
+
 interface Case {
   name: string;
   method: string;
@@ -122,6 +141,8 @@ interface Case {
   body?: unknown;
   /** The loc the 422 must name. */
   loc: (string | number)[];
+  /** The item's type: value_error (NUL), string_unicode, finite_number (undefined: any item at `loc`). */
+  type?: string;
 }
 
 function casesFor(route: RouteEntry): Case[] {
@@ -135,24 +156,43 @@ function casesFor(route: RouteEntry): Case[] {
   const name = (slot: Slot, what: string) => `${route.method} ${route.url} ${slot.part}.${locOf(slot.path).join('.')} ${what}`;
   for (const slot of [...slotsOf(route.params as Schema, 'path'), ...slotsOf(route.query as Schema, 'query'), ...slotsOf(route.body as Schema, 'body')]) {
     const loc = locOf(slot.path);
-    const values: Array<[string, unknown, (string | number)[]]> =
-      slot.kind === 'integer'
-        ? [['huge integer', slot.part === 'body' ? HUGE_INT : HUGE_INT_TEXT, loc]]
-        : slot.kind === 'key'
-          ? [['NUL in a key', NUL, [...loc, NUL, '[key]']]]
-          : slot.kind === 'any'
-            ? [['NUL in a nested JSON string', { deep: [NUL] }, [...loc, 'deep', 0]]]
-            : [['NUL', NUL, loc]];
-    for (const [what, value, at] of values) {
+    const inBody = slot.part === 'body';
+    // A lone surrogate has no UTF-8 form, so no URL carries one: it is tried in bodies. Fields
+    // marked renderedOnly are never stored: only NUL is refused there.
+    const stored = !slot.rendered;
+    const values: Tried[] = [];
+    if (slot.kind === 'integer') values.push(['huge integer', inBody ? HUGE_INT : HUGE_INT_TEXT, loc, undefined]);
+    else if (slot.kind === 'number') values.push(['an infinite number', inBody ? literal('1e309') : 'Infinity', loc, 'finite_number']);
+    else if (slot.kind === 'key') {
+      values.push(['NUL in a key', NUL, [...loc, NUL, '[key]'], undefined]);
+      if (inBody && stored) values.push(['a lone surrogate in a key', LONE, [...loc, LONE, '[key]'], 'string_unicode']);
+    } else if (slot.kind === 'any') {
+      values.push(['NUL in a nested JSON string', { deep: [NUL] }, [...loc, 'deep', 0], 'value_error']);
+      if (stored) {
+        values.push(
+          ['a lone surrogate in a nested JSON string', { deep: [LONE] }, [...loc, 'deep', 0], 'string_unicode'],
+          ['a lone surrogate in a nested JSON key', { [LONE]: 1 }, [...loc, LONE, '[key]'], 'string_unicode'],
+          ['NaN in nested JSON', { deep: [literal('NaN')] }, [...loc, 'deep', 0], 'finite_number'],
+          ['-Infinity in nested JSON', { deep: literal('-Infinity') }, [...loc, 'deep'], 'finite_number'],
+          ['1e309 in nested JSON', [literal('1e309')], [...loc, 0], 'finite_number'],
+          ['a 401-digit integer in nested JSON', { n: literal('9'.repeat(401)) }, [...loc, 'n'], 'finite_number'],
+        );
+      }
+    } else {
+      // A field with a pattern refuses NUL as a mismatch first: any item at its loc will do.
+      values.push(['NUL', NUL, loc, undefined]);
+      if (inBody && stored) values.push(['a lone surrogate', LONE, loc, 'string_unicode']);
+    }
+    for (const [what, value, at, type] of values) {
       if (slot.part === 'body') {
         const body = placed(route.body as Schema, baseBody, slot.path, value, slot.kind === 'key');
-        cases.push({ name: name(slot, what), method: route.method as string, url: urlWith(params, ''), body, loc: ['body', ...at] });
+        cases.push({ name: name(slot, what), method: route.method as string, url: urlWith(params, ''), body, loc: ['body', ...at], type });
       } else if (slot.part === 'path') {
         const url = urlWith({ ...params, [slot.path[0] as string]: String(value) }, '');
-        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['path', ...at] });
+        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['path', ...at], type });
       } else {
         const url = urlWith(params, `${encodeURIComponent(String(slot.path[0]))}=${encodeURIComponent(String(value))}`);
-        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['query', ...at] });
+        cases.push({ name: name(slot, what), method: route.method as string, url, body: baseBody, loc: ['query', ...at], type });
       }
     }
   }
@@ -160,14 +200,17 @@ function casesFor(route: RouteEntry): Case[] {
 }
 
 describe('values one backend cannot store are refused on both, at validation', () => {
-  it('NUL in every string and key, and an out-of-range integer in every integer field → 422 naming the field', async () => {
+  it('NUL, a lone surrogate and non-finite numbers in every string, key and free JSON value, and an out-of-range integer or number in every numeric field → 422 naming the field', async () => {
     const cases = routeTable(t.app).flatMap(casesFor);
     expect(cases.length).toBeGreaterThan(71);
+    // Every kind of value is tried somewhere (a change to the generator must not drop one).
+    const types = new Set(cases.map((c) => c.type));
+    for (const type of ['value_error', 'string_unicode', 'finite_number']) expect(types).toContain(type);
     const wrong: string[] = [];
     for (const c of cases) {
-      const res = await t.request(c.method, c.url, c.body === undefined ? {} : { body: c.body });
+      const res = await t.request(c.method, c.url, c.body === undefined ? {} : { raw: bodyText(c.body), headers: { 'content-type': 'application/json' } });
       const items: Array<{ type: string; loc: unknown[]; msg: string }> = Array.isArray(res.json?.detail) ? res.json.detail : [];
-      const item = items.find((i) => JSON.stringify(i.loc) === JSON.stringify(c.loc));
+      const item = items.find((i) => JSON.stringify(i.loc) === JSON.stringify(c.loc) && (c.type === undefined || i.type === c.type));
       if (res.status !== 422 || item === undefined) wrong.push(`${c.name} → ${res.status} ${res.text.slice(0, 300)}`);
     }
     expect(wrong).toEqual([]);

@@ -24,6 +24,15 @@ describe("the console's CSV import (the CLI's columns)", () => {
     expect(items.map((i) => i.expected)).toEqual([{ n: 2 }, [1]]);
   });
 
+  it("reads the CLI's export of text a spreadsheet would run as the text it was (the apostrophe it added removed)", async () => {
+    const { items, errors } = await parseCsv(`inputs.a,expected,metadata.m\n'=1+1,'@x,''=kept\n'hello,-5,'-5\n`);
+    expect(errors).toEqual([]);
+    expect(items).toEqual([
+      { inputs: { a: '=1+1' }, expected: '@x', metadata: { m: "'=kept" } },
+      { inputs: { a: "'hello" }, expected: '-5', metadata: { m: '-5' } },
+    ]);
+  });
+
   it.each([
     ['inputs.a,expected\nx,y,z\n', ['line 2: 3 cells, the header has 2']],
     ['inputs.a,expected_json\nx,{nope\n', ['line 2: expected_json is not JSON']],

@@ -261,7 +261,8 @@ def evaluate(index: Optional[BundleIndex], prompt_id: Any, inputs: Any = None, e
         if type(external_user_id) is not str:
             return Remote("an external_user_id that is not a string")
         user_id = join_surrogates(external_user_id)
-        if "\x00" in user_id or utf16_length(user_id) > limits.external_user_id_max_length:
+        # A lone surrogate (what is left after joining pairs), as a NUL, is an id the server refuses.
+        if "\x00" in user_id or has_surrogate(user_id) or utf16_length(user_id) > limits.external_user_id_max_length:
             return Remote("an external_user_id the server refuses")
 
     prepared = wire_inputs(inputs)

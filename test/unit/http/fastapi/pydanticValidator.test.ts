@@ -4,6 +4,7 @@ import { formatNumber, pyRepr } from '../../../../src/http/fastapi/pydanticCoerc
 import { expectedList } from '../../../../src/lib/pythonText.js';
 import { validateValue } from '../../../../src/http/fastapi/pydanticValidator.js';
 import { decodePythonJson } from '../../../../src/http/fastapi/pythonJson.js';
+import { renderedOnly } from '../../../../src/lib/schemas.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const OptStr = () => Type.Optional(Nullable(Type.String()));
@@ -238,6 +239,54 @@ describe('validateValue behaviour', () => {
     const opts = { loc: [], strict: false };
     expect(() => validateValue(Type.Union([Type.String(), Type.Number()]), 'x', opts)).toThrow(/unions/);
     expect(() => validateValue(Type.Tuple([Type.String()]), ['x'], opts)).toThrow(/unsupported/);
+  });
+});
+
+describe('stored values: lone surrogates and non-finite numbers (docs/management-api.md)', () => {
+  // pydantic's items, keys in its order (type, loc, msg, input).
+  const unicode = (loc: (string | number)[], input: string) => ({
+    type: 'string_unicode',
+    loc: ['body', ...loc],
+    msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+    input,
+  });
+  const finite = (loc: (string | number)[], input: number) => ({ type: 'finite_number', loc: ['body', ...loc], msg: 'Input should be a finite number', input });
+  const Stored = Type.Object({
+    name: Type.String({ maxLength: 3, pattern: '^a' }),
+    tags: Type.Optional(Type.Record(Type.String(), Type.String())),
+    meta: Type.Optional(Type.Any()),
+  });
+  const errors = (value: unknown) => validateValue(Stored, value, { loc: ['body'], strict: true }).errors;
+  it.each([
+    ['a lone high surrogate, before the length and pattern errors', { name: 'x\ud800yz' }, [unicode(['name'], 'x\ud800yz')]],
+    ['a lone low surrogate', { name: 'a\udc00' }, [unicode(['name'], 'a\udc00')]],
+    ['reversed halves', { name: 'a\ude00\ud83d' }, [unicode(['name'], 'a\ude00\ud83d')]],
+    ['a pair is one character', { name: 'a\ud83d\ude00' }, []],
+    ['in a record key, named as pydantic names keys', { name: 'a', tags: { 'k\ud800': 'v' } }, [unicode(['tags', 'k\ud800', '[key]'], 'k\ud800')]],
+    ['in a record value', { name: 'a', tags: { k: '\udfff' } }, [unicode(['tags', 'k'], '\udfff')]],
+    ['deep in free JSON', { name: 'a', meta: { a: [1, { b: '\ud800' }] } }, [unicode(['meta', 'a', 1, 'b'], '\ud800')]],
+    ['a free JSON key', { name: 'a', meta: { '\ud800': 1 } }, [unicode(['meta', '\ud800', '[key]'], '\ud800')]],
+    ['NaN in free JSON', { name: 'a', meta: { x: NaN } }, [finite(['meta', 'x'], NaN)]],
+    ['Infinity and -Infinity in free JSON, each named', { name: 'a', meta: [Infinity, 1, -Infinity] }, [finite(['meta', 0], Infinity), finite(['meta', 2], -Infinity)]],
+    ['the largest double is kept', { name: 'a', meta: { x: Number.MAX_VALUE, y: -Number.MAX_VALUE, z: 5e-324 } }, []],
+  ])('%s', (_name, value, expected) => {
+    expect(stable(errors(value))).toBe(stable(expected));
+  });
+
+  it('what JSON decodes as infinite (1e309, a 401-digit integer) is refused as non-finite', () => {
+    for (const literal of ['1e309', '-1e309', '9'.repeat(401), 'NaN', 'Infinity']) {
+      const r = validateValue(Stored, decode(`{"name":"a","meta":{"n":${literal}}}`), { loc: ['body'], strict: true });
+      expect(r.errors.map((e) => [e.type, e.loc])).toEqual([['finite_number', ['body', 'meta', 'n']]]);
+    }
+  });
+
+  it('a renderedOnly field lets both through (never stored) but still refuses NUL', () => {
+    const Rendered = Type.Object({ prompt_id: Type.String(), inputs: Type.Optional(renderedOnly(Type.Record(Type.String(), Type.Any()))) });
+    const check = (inputs: unknown) => validateValue(Rendered, { prompt_id: 'p', inputs }, { loc: ['body'], strict: false }).errors;
+    expect(check({ s: '\ud800', n: NaN, '\udc00': [Infinity] })).toEqual([]);
+    expect(check({ s: 'a\u0000' }).map((e) => e.type)).toEqual(['value_error']);
+    // The mark covers its own field only: the rest of the body is checked as ever.
+    expect(validateValue(Rendered, { prompt_id: '\ud800' }, { loc: ['body'], strict: false }).errors.map((e) => e.type)).toEqual(['string_unicode']);
   });
 });
 
