@@ -18,6 +18,9 @@ import { schemaDifferences } from '../../support/schemaParity.js';
  * NOT NULL, defaults, CHECKs, keys, foreign keys and indexes (keys, order, uniqueness, WHERE).
  * It needs both backends whichever one the suite runs on.
  */
+/** PostgreSQL's 0001 is SQLite's 0001–0011 in one file (migrations/README.md); every later pair is this far apart. */
+const POSTGRES_OFFSET = 10;
+
 let dir: string;
 let database: { url: string; drop(): Promise<void> };
 let sqlite: Catalogue;
@@ -101,6 +104,16 @@ describe('the SQLite and PostgreSQL migration trees', () => {
     ]);
     expect(indexes.get('evaluations_active')?.where).toBe("(status IN ('queued', 'running'))");
     expect(indexes.size).toBeGreaterThan(40);
+  });
+
+  it(`are numbered in pairs, SQLite N and PostgreSQL N − ${POSTGRES_OFFSET} under the same name, with no gap`, () => {
+    const sqliteFiles = loadMigrations(defaultMigrationsDir());
+    const postgresFiles = postgresMigrations();
+    for (const files of [sqliteFiles, postgresFiles]) expect(files.map((m) => m.version)).toEqual(files.map((_, i) => i + 1));
+    const paired = sqliteFiles
+      .filter((m) => m.version > POSTGRES_OFFSET + 1)
+      .map((m) => `${String(m.version - POSTGRES_OFFSET).padStart(4, '0')}${m.name.slice(4)}`);
+    expect(postgresFiles.map((m) => m.name)).toEqual(['0001_initial.sql', ...paired]);
   });
 
   it('make the same schema: tables, columns, type families, NOT NULL, defaults, CHECKs, keys and indexes', () => {
