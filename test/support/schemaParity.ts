@@ -69,7 +69,7 @@ function compareIndexes(out: string[], name: string, a: IndexShape, b: IndexShap
   const where = `index ${name}`;
   differ(out, where, 'the table', a.table, b.table, names);
   differ(out, where, 'UNIQUE', a.unique, b.unique, names);
-  differ(out, where, 'the keys', a.keys, b.keys, names);
+  differ(out, where, 'the key list', a.keys, b.keys, names);
   differ(out, where, 'WHERE', a.where, b.where, names);
 }
 

@@ -109,11 +109,18 @@ describe('the SQLite and PostgreSQL migration trees', () => {
   it(`are numbered in pairs, SQLite N and PostgreSQL N − ${POSTGRES_OFFSET} under the same name, with no gap`, () => {
     const sqliteFiles = loadMigrations(defaultMigrationsDir());
     const postgresFiles = postgresMigrations();
-    for (const files of [sqliteFiles, postgresFiles]) expect(files.map((m) => m.version)).toEqual(files.map((_, i) => i + 1));
+    for (const files of [sqliteFiles, postgresFiles])
+      expect(
+        files.map((m) => m.version),
+        'migration numbers run 1, 2, 3… with no gap',
+      ).toEqual(files.map((_, i) => i + 1));
     const paired = sqliteFiles
       .filter((m) => m.version > POSTGRES_OFFSET + 1)
       .map((m) => `${String(m.version - POSTGRES_OFFSET).padStart(4, '0')}${m.name.slice(4)}`);
-    expect(postgresFiles.map((m) => m.name)).toEqual(['0001_initial.sql', ...paired]);
+    expect(
+      postgresFiles.map((m) => m.name),
+      `each SQLite migration after ${String(POSTGRES_OFFSET + 1).padStart(4, '0')} has a PostgreSQL twin numbered ${POSTGRES_OFFSET} less, of the same name (migrations/README.md)`,
+    ).toEqual(['0001_initial.sql', ...paired]);
   });
 
   it('make the same schema: tables, columns, type families, NOT NULL, defaults, CHECKs, keys and indexes', () => {
