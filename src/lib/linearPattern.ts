@@ -24,7 +24,7 @@ export interface LinearPattern {
 }
 
 /** The engine's instructions one pattern may compile to: the time of a match grows with them. */
-export const MAX_PATTERN_PROGRAM = 1000;
+const MAX_PATTERN_PROGRAM = 1000;
 /** The instructions of every pattern of one version or evaluator together: compiling costs about 10 µs each. */
 export const MAX_PATTERNS_PROGRAM = 10_000;
 

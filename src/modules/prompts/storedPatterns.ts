@@ -16,7 +16,7 @@ export interface RefusedVersionPattern {
  * versions stored before it ran patterns may hold back-references or look-arounds. Every
  * pattern is named, a tool's too (only sent to the model, but a new version could not keep it).
  */
-export function refusedVersionPatterns(record: Pick<VersionRecord, 'prompt_id' | 'version' | 'declared_variables' | 'model_config'>): RefusedVersionPattern[] {
+function refusedVersionPatterns(record: Pick<VersionRecord, 'prompt_id' | 'version' | 'declared_variables' | 'model_config'>): RefusedVersionPattern[] {
   const refused: RefusedVersionPattern[] = [];
   const add = (path: (string | number)[], reason: string) =>
     refused.push({ prompt_id: record.prompt_id, version: record.version, field: path.join('.'), reason });
