@@ -110,7 +110,7 @@ describe('the pattern families that stalled the server', () => {
       const queued = await call('/evaluations', { prompt_id: 'echo', versions: [2, 1], dataset_id: 'evil', evaluators, concurrency: 4 });
       expect(queued.status).toBe(202);
       const id = queued.json.evaluation_id as string;
-      await expect.poll(async () => (await call(`/evaluations/${id}`)).json.status, { interval: 50 }).toBe('completed');
+      await expect.poll(async () => (await call(`/evaluations/${id}`)).json.status, { interval: 250 }).toBe('completed');
       const items = (await call(`/evaluations/${id}/items?limit=100`)).json.data as Array<Record<string, any>>;
       expect(items).toHaveLength(FAMILIES.length);
       // Each family's own evaluators fail its own text (another family's may match it: ab… holds a b).
