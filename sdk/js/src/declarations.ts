@@ -3,8 +3,12 @@
  * "Typed variables"): per declared name in declaration order, a required one absent is the
  * `missing` item, a value that is not a string or breaks its enum, length or pattern is pydantic's
  * item; an absent optional one gets its default ("" when none). Patterns are compiled once, when
- * the bundle is indexed, with the server's engine and flag (JavaScript, `u`), so the answers agree.
+ * the bundle is indexed, with the server's engine (re2js: RE2's linear-time automata, search
+ * semantics, on a pattern JavaScript's `u` flag also accepts), so the answers agree and no pattern
+ * can take more than linear time on a value.
  */
+
+import { RE2JS } from 're2js';
 
 /** One item of a FastAPI 422 (evaluate.ts's ValidationItem, which this file may not import: a cycle). */
 interface ValidationItem {
@@ -31,22 +35,34 @@ export interface PreparedCheck {
   enum: readonly string[] | null;
   expected: string | null;
   pattern: string | null;
-  re: RegExp | null;
+  re: RE2JS | null;
   min: number | null;
   max: number | null;
+}
+
+/**
+ * A pattern as the server runs it, or null when it does not compile with both JavaScript's `u`
+ * syntax and RE2's (back-references, look-around, a repeat count above 1000, a `\u` escape RE2
+ * does not spell): the server refuses most of those when the version is made, and the client asks
+ * the server about any other.
+ */
+function compilePattern(pattern: string): RE2JS | null {
+  try {
+    new RegExp(pattern, 'u');
+    return RE2JS.compile(pattern);
+  } catch {
+    return null;
+  }
 }
 
 /** Null when a pattern does not compile here: the client then asks the server for that prompt. */
 export function prepareChecks(declared: Record<string, WireDeclaration>): PreparedCheck[] | null {
   const checks: PreparedCheck[] = [];
   for (const [name, d] of Object.entries(declared)) {
-    let re: RegExp | null = null;
+    let re: RE2JS | null = null;
     if (d.pattern !== undefined) {
-      try {
-        re = new RegExp(d.pattern, 'u');
-      } catch {
-        return null;
-      }
+      re = compilePattern(d.pattern);
+      if (re === null) return null;
     }
     checks.push({
       name,
