@@ -3,12 +3,13 @@
  * "Typed variables"): per declared name in declaration order, a required one absent is the
  * `missing` item, a value that is not a string or breaks its enum, length or pattern is pydantic's
  * item; an absent optional one gets its default ("" when none). Patterns are compiled once, when
- * the bundle is indexed, with the server's engine (re2js: RE2's linear-time automata, search
- * semantics, on a pattern JavaScript's `u` flag also accepts), so the answers agree and no pattern
- * can take more than linear time on a value.
+ * the bundle is indexed, as the server compiles them: JavaScript's syntax and meaning (the `u`
+ * flag), written in RE2's syntax (re2Syntax.ts) for re2js, a linear-time engine (RE2's automata),
+ * search semantics. So the answers agree, and no pattern takes more than linear time on a value.
  */
 
 import { RE2JS } from 're2js';
+import { toRe2 } from './re2Syntax.js';
 
 /** One item of a FastAPI 422 (evaluate.ts's ValidationItem, which this file may not import: a cycle). */
 interface ValidationItem {
@@ -41,15 +42,14 @@ export interface PreparedCheck {
 }
 
 /**
- * A pattern as the server runs it, or null when it does not compile with both JavaScript's `u`
- * syntax and RE2's (back-references, look-around, a repeat count above 1000, a `\u` escape RE2
- * does not spell): the server refuses most of those when the version is made, and the client asks
- * the server about any other.
+ * A pattern as the server runs it, or null when the engine refuses it (a back-reference, a
+ * look-around, a repeat count above 1000): the server refuses those when a version is made and
+ * leaves a version stored before out of the bundle, so null is for a bundle this client does not
+ * expect; it asks the server for that prompt.
  */
 function compilePattern(pattern: string): RE2JS | null {
   try {
-    new RegExp(pattern, 'u');
-    return RE2JS.compile(pattern);
+    return RE2JS.compile(toRe2(pattern, { ignoreCase: false, multiline: false, dotAll: false }));
   } catch {
     return null;
   }

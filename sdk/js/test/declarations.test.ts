@@ -44,7 +44,7 @@ describe('a pattern that backtracks exponentially in a backtracking engine', () 
   });
 });
 
-describe('what a pattern means: the server’s rules', () => {
+describe('what a pattern means: JavaScript’s, as on the server', () => {
   it.each<[string, string, boolean]>([
     // Search semantics: a pattern matches anywhere unless anchored.
     ['\\d', 'ab1', true],
@@ -58,6 +58,16 @@ describe('what a pattern means: the server’s rules', () => {
     ['^(?:x|y)*?z$', 'xyxz', true],
     ['^.$', '😀', true],
     ['^\\p{Lu}+$', 'ÉTÉ', true],
+    ['^\\p{Script=Greek}+$', 'αβ', true],
+    ['^\\u0041\\u{42}$', 'AB', true],
+    // Where RE2's own shorthands differ, JavaScript's meaning: \s holds \v and the Unicode spaces,
+    // . stops at \r, [] matches nothing and [^] anything.
+    ['^\\s+$', '\v\u00a0\u2028\ufeff', true],
+    ['^\\S$', '\v', false],
+    ['^.$', '\r', false],
+    ['^.$', '\u2029', false],
+    ['[]|[a]', '|', false],
+    ['^[^]$', '\n', true],
   ])('%s on %j: matches = %s', (pattern, value, matches) => {
     expect(itemsOf(pattern, value)).toEqual(matches ? [] : [mismatch(pattern, value)]);
   });
@@ -71,8 +81,8 @@ describe('a pattern the engine refuses leaves the version to the server', () => 
     'a(?!b)',
     '(?<=a)b',
     'a{1001}', // more repetitions than RE2 counts
-    '\\u0041', // a JavaScript escape RE2 spells \x{41}
-    '(?i)a', // RE2 syntax JavaScript's u flag refuses
+    '(?i)a', // RE2's syntax, not JavaScript's
+    '\\p{Foo}',
     '[',
   ])('%s', (pattern) => {
     expect(checksFor(pattern)).toBeNull();
