@@ -1,8 +1,9 @@
 """The linear-time matcher typed variables' patterns run on (promptline._linear_match).
 
-It must answer as RE2 does (the server's engine), in time linear in the text: the patterns below
-backtrack exponentially in Python's ``re``; here each finishes on 10 000 characters (the tests
-assert the answers; a slow matcher would show as a test run that does not end).
+It must answer as the server does (JavaScript's meaning, on a linear-time engine), in time linear
+in the text: the patterns below backtrack exponentially in Python's ``re``; here each finishes on
+10 000 characters (the tests assert the answers; a slow matcher would show as a test run that does
+not end).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ class EvilPatternsTest(unittest.TestCase):
 
 
 class AgreesWithPythonTest(unittest.TestCase):
-    """On printable ASCII without a newline, RE2's answers are Python's for the patterns both read alike."""
+    """On printable ASCII, JavaScript's answers are Python's for the patterns both read alike."""
 
     def test_ordinary_patterns(self) -> None:
         for pattern in ORDINARY:
@@ -124,7 +125,7 @@ class AgreesWithPythonTest(unittest.TestCase):
     def test_random_patterns_on_random_texts(self) -> None:
         rng = random.Random(38)
         for _ in range(400):
-            pattern = _random_pattern(rng, 3)
+            pattern = random_pattern(rng, 3)
             if rng.random() < 0.5:  # anchored: fewer patterns that match anything at all
                 pattern = f"^(?:{pattern})$"
             matcher = compile_pattern(pattern)
@@ -134,40 +135,49 @@ class AgreesWithPythonTest(unittest.TestCase):
                     self.assertEqual(matcher.search(text), python_re(pattern, text))
 
 
-def _random_pattern(rng: random.Random, depth: int) -> str:
+def random_pattern(rng: random.Random, depth: int) -> str:
     """A pattern of literals, classes, anchors, groups, alternation and repetition (RE2's subset)."""
     atoms = ["a", "b", "1", " ", ".", r"\d", r"\w", r"\s", r"\W", "[ab]", "[^a]", "[a-b1]", r"\b", "^", "$"]
     if depth == 0 or rng.random() < 0.3:
         return rng.choice(atoms)
     shape = rng.randrange(4)
     if shape == 0:
-        return "".join(_random_pattern(rng, depth - 1) for _ in range(rng.randint(1, 3)))
+        return "".join(random_pattern(rng, depth - 1) for _ in range(rng.randint(1, 3)))
     if shape == 1:
-        return "(?:" + "|".join(_random_pattern(rng, depth - 1) for _ in range(rng.randint(2, 3))) + ")"
-    inner = _random_pattern(rng, depth - 1)
+        return "(?:" + "|".join(random_pattern(rng, depth - 1) for _ in range(rng.randint(2, 3))) + ")"
+    inner = random_pattern(rng, depth - 1)
     if inner in ("^", "$", r"\b"):  # Python refuses to repeat an anchor
         return inner
     quantifier = rng.choice(["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}"]) + rng.choice(["", "?"])
     return "(" + inner + ")" + quantifier
 
 
-class Re2MeaningsTest(unittest.TestCase):
-    """Where Python's re answers otherwise, the answer is RE2's (the server's)."""
+class JavaScriptMeaningsTest(unittest.TestCase):
+    """Where Python's re answers otherwise, the answer is JavaScript's (the server's)."""
 
     def test_dollar_is_the_end_of_the_text_only(self) -> None:
         self.assertFalse(compile_pattern(r"^a$").search("a\n"))
         self.assertTrue(re.search(r"^a$", "a\n"))
 
-    def test_s_is_rew2s_ascii_whitespace(self) -> None:
+    def test_s_is_javascripts_white_space_and_line_terminators(self) -> None:
         matcher = compile_pattern(r"^\s$")
-        self.assertEqual([matcher.search(c) for c in " \t\n\f\r\v\u00a0"], [True, True, True, True, True, False, False])
+        spaces = " \t\n\v\f\r\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+        self.assertEqual([c for c in spaces if not matcher.search(c)], [])
+        self.assertEqual([c for c in "a\x1c\x85\u180e\u200b" if matcher.search(c)], [])
+        self.assertTrue(compile_pattern(r"^[^\S]$").search("\u3000"))
+        self.assertFalse(compile_pattern(r"^\S$").search("\v"))
 
-    def test_classes_are_ascii_whatever_the_text(self) -> None:
+    def test_dot_stops_at_every_line_terminator(self) -> None:
+        matcher = compile_pattern(r"^.$")
+        self.assertEqual([matcher.search(c) for c in "\n\r\u2028\u2029"], [False] * 4)
+        self.assertEqual([matcher.search(c) for c in "a\v\x85😀"], [True] * 4)
+
+    def test_word_classes_are_ascii_whatever_the_text(self) -> None:
         self.assertFalse(compile_pattern(r"\d").search("١"))
         self.assertFalse(compile_pattern(r"\w").search("é"))
         self.assertTrue(compile_pattern(r"^\W$").search("é"))
-        self.assertTrue(compile_pattern(r"^.$").search("😀"))
-        self.assertFalse(compile_pattern(r"^.$").search("\n"))
+        self.assertTrue(compile_pattern(r"a\b").search("aé"))
+        self.assertFalse(compile_pattern(r"é\b").search("aé"))
 
     def test_non_boundary_holds_on_an_empty_text(self) -> None:
         self.assertTrue(compile_pattern(r"\B").search(""))
@@ -192,6 +202,8 @@ class UnsupportedTest(unittest.TestCase):
             "[[:alpha:]]",  # a POSIX class in RE2, a set and a "]" in Python
             r"\p{L}",  # not Python's
             r"(?<n>a)",
+            "[]|[a]",  # JavaScript's empty class, a class of "]", "|", "[" and "a" in Python
+            "^[^]$",
             "\ud800",
             "[",
             r"\w{1000}" * 21,  # more states than MAX_STATES
@@ -202,6 +214,11 @@ class UnsupportedTest(unittest.TestCase):
             with self.subTest(pattern=pattern):
                 with self.assertRaises(Unsupported):
                     compile_pattern(pattern)
+
+    def test_a_bracket_that_does_not_open_an_empty_class_is_run(self) -> None:
+        self.assertTrue(compile_pattern(r"^[\[\]]+$").search("[]"))
+        self.assertTrue(compile_pattern(r"^\[\]$").search("[]"))
+        self.assertTrue(compile_pattern(r"^[a\]]$").search("]"))
 
     def test_the_largest_counted_repetition_re2_takes_is_run(self) -> None:
         self.assertLess(1_000, MAX_STATES)

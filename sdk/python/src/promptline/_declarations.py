@@ -6,14 +6,15 @@ points) or pattern, is pydantic's item (``string_type``, ``literal_error``, ``st
 ``string_too_long``, ``string_pattern_mismatch``); an absent optional one gets its default (``""``
 when it has none). Inputs nobody declared pass through.
 
-The server runs patterns with RE2's semantics (the re2js engine: linear time, search semantics).
-Python's ``re`` backtracks (``(a+)+$`` takes seconds on 25 characters), so patterns run
-here on ``_linear_match``'s automaton, which reads RE2's subset as RE2 does, in time linear in the
-value. What it cannot run as RE2 would (back-references, look-around, inline flags, an automaton
-too large) leaves the version to the server, and so does a search that would cost more than its
-work budget. A value checked against a pattern is checked here only when it is printable ASCII:
-there RE2's classes, JavaScript's and Python's agree (``\\s``, ``.``, ``\\w``, ``$``), so the answer
-does not hang on a detail of one engine.
+The server runs patterns with JavaScript's meaning (the ``u`` flag, search semantics) on a
+linear-time engine (RE2's automata). Python's ``re`` backtracks (``(a+)+$`` takes seconds on 25
+characters), so patterns run here on ``_linear_match``'s automaton, which reads them with
+JavaScript's meaning, in time linear in the value. What it cannot run as the server would
+(back-references, look-around, inline flags, syntax Python reads otherwise, an automaton too large)
+leaves the version to the server, and so does a search that would cost more than its work budget.
+A value checked against a pattern is checked here only when it is printable ASCII: there
+JavaScript's classes, RE2's and Python's agree (``\\s``, ``.``, ``\\w``, ``$``), so the answer does
+not hang on a detail of one engine.
 """
 
 from __future__ import annotations

@@ -1,23 +1,25 @@
 """Regular-expression search in linear time: a Thompson automaton over the standard library's parse.
 
 Python's ``re`` backtracks: ``(a+)+$`` takes seconds on 24 ``a`` and a ``!``, twice as long with
-each ``a`` more. The server runs typed variables' patterns with RE2's semantics (linear time), so
-the client must not be slower or answer otherwise. This module takes the parse tree of the
-standard library's own regex parser (``re._parser``, ``sre_parse`` before Python 3.11) and runs it
-as a set of automaton states advanced one character at a time (Thompson's construction, simulated
-as a Pike VM without captures): each step costs at most the automaton's size, whatever the pattern,
-so a search is linear in the text. Each step's result is remembered (a lazily built DFA, its
-memory bounded), so the usual pattern costs a dictionary look-up per character.
+each ``a`` more. The server runs typed variables' patterns on a linear-time engine (RE2's automata)
+with JavaScript's meaning (the ``u`` flag's), so the client must not be slower or answer otherwise.
+This module takes the parse tree of the standard library's own regex parser (``re._parser``,
+``sre_parse`` before Python 3.11) and runs it as a set of automaton states advanced one character
+at a time (Thompson's construction, simulated as a Pike VM without captures): each step costs at
+most the automaton's size, whatever the pattern, so a search is linear in the text. Each step's
+result is remembered (a lazily built DFA, its memory bounded), so the usual pattern costs a
+dictionary look-up per character.
 
-What it runs is RE2's subset, with RE2's meaning: literals, classes (``\\d``, ``\\w`` and ``\\s`` in
-RE2's ASCII sense, ``\\s`` being ``[\\t\\n\\f\\r ]``, their negations, ranges), ``.`` (anything but a
-newline), ``^`` and ``\\A`` (the start of the text), ``$`` and ``\\Z`` (Python's spelling of RE2's
-``\\z``: the end of the text, never before a final newline), ``\\b`` and ``\\B`` (ASCII words),
-alternation, groups, greedy and lazy repetition including counted ``{m,n}``. Anything else is
-``Unsupported``: back-references, look-around, conditionals, possessive repetition and atomic
-groups (which RE2 refuses), inline flags (``(?i)``: RE2 and Python do not fold case alike), syntax
-Python reads otherwise than RE2 (``{,n}``; POSIX classes ``[[:alpha:]]``, which Python warns
-about), and an automaton beyond ``MAX_STATES`` states.
+What it runs is the subset RE2 can run, with JavaScript's meaning where Python's differs: literals,
+classes (``\\d`` and ``\\w`` ASCII, ``\\s`` JavaScript's white space and line terminators, their
+negations, ranges), ``.`` (anything but a line terminator: ``\\n``, ``\\r``, U+2028, U+2029), ``^``
+and ``\\A`` (the start of the text), ``$`` and ``\\Z`` (its end, never before a final newline),
+``\\b`` and ``\\B`` (ASCII words; ``\\B`` holds in an empty text), alternation, groups, greedy and
+lazy repetition including counted ``{m,n}``. Anything else is ``Unsupported``: back-references,
+look-around, conditionals, possessive repetition and atomic groups (which RE2 cannot run), inline
+flags (``(?i)``: engines do not fold case alike), syntax Python reads otherwise than JavaScript
+(``[]`` and ``[^]``, an empty class and any character there, a class holding ``]`` in Python;
+``{,n}``; ``[[:alpha:]]``, which Python warns about), and an automaton beyond ``MAX_STATES`` states.
 
 Only whether the pattern matches somewhere is answered, so greedy and lazy repetition are the same
 automaton and groups capture nothing.
@@ -55,18 +57,41 @@ class Unsupported(ValueError):
 
 _CHAR, _SPLIT, _ASSERT, _MATCH = range(4)
 
-_DIGITS = frozenset(range(0x30, 0x3A))
-_WORD = frozenset(list(range(0x30, 0x3A)) + list(range(0x41, 0x5B)) + list(range(0x61, 0x7B)) + [0x5F])
-_SPACE = frozenset((0x09, 0x0A, 0x0C, 0x0D, 0x20))  # RE2's \s: no \v, nothing beyond ASCII
-_NEWLINE = 0x0A
+Ranges = Tuple[Tuple[int, int], ...]
 
-_CATEGORIES = {
-    _c.CATEGORY_DIGIT: (_DIGITS, False),
-    _c.CATEGORY_NOT_DIGIT: (_DIGITS, True),
-    _c.CATEGORY_WORD: (_WORD, False),
-    _c.CATEGORY_NOT_WORD: (_WORD, True),
-    _c.CATEGORY_SPACE: (_SPACE, False),
-    _c.CATEGORY_NOT_SPACE: (_SPACE, True),
+_MAX_CODE_POINT = 0x10FFFF
+_DIGITS: Ranges = ((0x30, 0x39),)
+_WORD: Ranges = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
+#: JavaScript's \s: its WhiteSpace and LineTerminator (RE2's own \s is only [\t\n\f\r ]).
+_SPACE: Ranges = (
+    (0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+    (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF),
+)
+#: What JavaScript's ``.`` does not match (RE2's own stops at \n only).
+_LINE_TERMINATORS = frozenset((0x0A, 0x0D, 0x2028, 0x2029))
+_WORD_CHARS = frozenset(cp for lo, hi in _WORD for cp in range(lo, hi + 1))
+
+
+def _complement(ranges: Ranges) -> Ranges:
+    """The code points outside ``ranges`` (sorted, disjoint)."""
+    out = []
+    start = 0
+    for lo, hi in ranges:
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    if start <= _MAX_CODE_POINT:
+        out.append((start, _MAX_CODE_POINT))
+    return tuple(out)
+
+
+_CATEGORIES: Dict[object, Ranges] = {
+    _c.CATEGORY_DIGIT: _DIGITS,
+    _c.CATEGORY_NOT_DIGIT: _complement(_DIGITS),
+    _c.CATEGORY_WORD: _WORD,
+    _c.CATEGORY_NOT_WORD: _complement(_WORD),
+    _c.CATEGORY_SPACE: _SPACE,
+    _c.CATEGORY_NOT_SPACE: _complement(_SPACE),
 }
 
 _AT_START = frozenset((_c.AT_BEGINNING, _c.AT_BEGINNING_STRING))
@@ -89,16 +114,12 @@ def _class_predicate(items: List[Tuple[object, object]]) -> Predicate:
         if op is _c.NEGATE:
             negate = True
         elif op is _c.LITERAL:
-            singles.add(av)
+            singles.add(av)  # type: ignore[arg-type]
         elif op is _c.RANGE:
             lo, hi = av  # type: ignore[misc]
             ranges.append((lo, hi))
         elif op is _c.CATEGORY and av in _CATEGORIES:
-            members, negated = _CATEGORIES[av]
-            if negated:  # [\D...]: everything but the category, as ranges
-                ranges.extend(_complement_ranges(members))
-            else:
-                singles.update(members)
+            ranges.extend(_CATEGORIES[av])
         else:
             raise Unsupported(f"class item {op} {av}")
     frozen = frozenset(singles)
@@ -111,16 +132,23 @@ def _class_predicate(items: List[Tuple[object, object]]) -> Predicate:
     return test
 
 
-def _complement_ranges(members: FrozenSet[int]) -> List[Tuple[int, int]]:
-    """The code points outside ``members`` (all ASCII), as ranges up to the last code point."""
-    out: List[Tuple[int, int]] = []
-    start = 0
-    for cp in sorted(members):
-        if cp > start:
-            out.append((start, cp - 1))
-        start = cp + 1
-    out.append((start, 0x10FFFF))
-    return out
+def _has_empty_class(pattern: str) -> bool:
+    """Whether ``pattern`` opens a class with ``[]`` or ``[^]`` (JavaScript's syntax: no nested classes)."""
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            rest = pattern[i + 1 : i + 3]
+            if rest.startswith("]") or rest == "^]":
+                return True
+        i += 1
+    return False
 
 
 class _Builder:
@@ -156,7 +184,7 @@ class _Builder:
             code = av
             return self.node(_CHAR, lambda ch: ch != code, follow)
         if op is _c.ANY:
-            return self.node(_CHAR, lambda ch: ch != _NEWLINE, follow)
+            return self.node(_CHAR, lambda ch: ch not in _LINE_TERMINATORS, follow)
         if op is _c.IN:
             return self.node(_CHAR, _class_predicate(av), follow)  # type: ignore[arg-type]
         if op is _c.AT:
@@ -254,7 +282,7 @@ class LinearPattern:
         """
         n = len(text)
         codes = [ord(ch) for ch in text]
-        word = _WORD
+        word = _WORD_CHARS
         context = _AT_START_BIT | (_AT_END_BIT if n == 0 else 0) | (_NEXT_WORD_BIT if n > 0 and codes[0] in word else 0)
         states, matched, work = self._closure((self._start,), context)
         if matched:
@@ -321,7 +349,9 @@ def _holds(anchor: object, context: int) -> bool:
 def compile_pattern(pattern: str) -> LinearPattern:
     """The pattern as an automaton; ``Unsupported`` when it is not RE2's subset as RE2 reads it."""
     if "{," in pattern:
-        raise Unsupported("{,n}: Python reads it as {0,n}, RE2 as literal text")
+        raise Unsupported("{,n}: Python reads it as {0,n}, JavaScript refuses it and RE2 reads text")
+    if _has_empty_class(pattern):
+        raise Unsupported("[] or [^]: JavaScript's empty class and any character, a class holding ] in Python")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
