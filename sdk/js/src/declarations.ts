@@ -9,7 +9,7 @@
  */
 
 import { RE2JS } from 're2js';
-import { toRe2 } from './re2Syntax.js';
+import { toRe2, Unsupported } from './re2Syntax.js';
 
 /** One item of a FastAPI 422 (evaluate.ts's ValidationItem, which this file may not import: a cycle). */
 interface ValidationItem {
@@ -42,14 +42,22 @@ export interface PreparedCheck {
 }
 
 /**
- * A pattern as the server runs it, or null when the engine refuses it (a back-reference, a
- * look-around, a repeat count above 1000): the server refuses those when a version is made and
- * leaves a version stored before out of the bundle, so null is for a bundle this client does not
- * expect; it asks the server for that prompt.
+ * A pattern as the server runs it (its compileLinear), or null when the engine refuses it (a
+ * back-reference, a look-around, a repeat count above 1000, a pattern too large): the server
+ * refuses those when a version is made and leaves a version stored before out of the bundle, so
+ * null is for a bundle this client does not expect; it asks the server for that prompt. Any other
+ * error is a bug of the translation, thrown as on the server (the refresh reports it).
  */
 function compilePattern(pattern: string): RE2JS | null {
+  let source: string;
   try {
-    return RE2JS.compile(toRe2(pattern, { ignoreCase: false, multiline: false, dotAll: false }));
+    source = toRe2(pattern, { ignoreCase: false, multiline: false, dotAll: false });
+  } catch (error) {
+    if (error instanceof Unsupported || error instanceof SyntaxError) return null;
+    throw error;
+  }
+  try {
+    return RE2JS.compile(source);
   } catch {
     return null;
   }
