@@ -15,22 +15,25 @@ export interface SchemaProblem {
 
 // strictSchema refuses unknown keywords and formats, so a typo in a schema is a 422 at creation
 // instead of a keyword silently ignored while scoring; the stricter checks of style (a `required`
-// property left out of `properties`, types not spelled out) stay off: those schemas are valid. An
-// instance per schema: Ajv keeps every schema it compiled, and schemas come from users. Patterns
-// run on the linear-time engine (src/lib/linearPattern.ts); allowMatchingProperties, because the
-// strict check of a property name against patternProperties runs JavaScript's own engine.
-const newAjv = () =>
-  new Ajv({
-    strictSchema: true,
-    strictNumbers: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
-    allowMatchingProperties: true,
-    allErrors: false,
-    logger: false,
-    code: { regExp: ajvRegExp },
-  });
+// property left out of `properties`, types not spelled out) stay off: those schemas are valid. One
+// instance for every schema: a new one compiles the draft-07 meta-schema again (60–150 ms of a
+// blocked event loop per evaluator, each time an evaluation starts); since Ajv keeps every schema
+// it compiled and schemas come from users, each is removed from it once its validator is made.
+// Patterns run on the linear-time engine (src/lib/linearPattern.ts); allowMatchingProperties,
+// because the strict check of a property name against patternProperties runs JavaScript's own engine.
+const ajv = new Ajv({
+  strictSchema: true,
+  strictNumbers: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+  allowMatchingProperties: true,
+  allErrors: false,
+  logger: false,
+  code: { regExp: ajvRegExp },
+});
+// The meta-schema is compiled on first use: here, while the server starts, not in a request.
+ajv.validateSchema({});
 
 const pointerPath = (pointer: string): string[] =>
   pointer === ''
@@ -49,7 +52,6 @@ const toPointer = (path: (string | number)[]): string => path.map((p) => `/${Str
 export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction | SchemaProblem {
   const [refused] = refusedSchemaPatterns(schema);
   if (refused !== undefined) return { pointer: toPointer(refused[0]), message: refused[1] };
-  const ajv = newAjv();
   if (!ajv.validateSchema(schema)) {
     const first = (ajv.errors ?? [])[0] as ErrorObject | undefined;
     return { pointer: first?.instancePath ?? '', message: `not a valid JSON Schema: ${first === undefined ? 'invalid' : (first.message ?? 'invalid')}` };
@@ -58,6 +60,8 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
     return ajv.compile(schema);
   } catch (error) {
     return { pointer: '', message: `not a valid JSON Schema: ${(error as Error).message}` };
+  } finally {
+    ajv.removeSchema(schema);
   }
 }
 
