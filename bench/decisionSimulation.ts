@@ -73,7 +73,7 @@ const add = (s: Sums, x: number) => {
 /** The decision as the simulation calls it: the scheduler's own by default. */
 export type Decide = (state: RolloutState, facts: RolloutFacts, nowMs: number) => { action: string; step: number };
 
-export function simulateRollout(options: SimOptions, random: () => number, decide: Decide = decideRollout): SimOutcome {
+function simulateRollout(options: SimOptions, random: () => number, decide: Decide = decideRollout): SimOutcome {
   const start = Date.parse('2026-01-01T00:00:00Z');
   let state: RolloutState = {
     candidate: 'candidate',
@@ -121,7 +121,7 @@ export function simulateMany(count: number, options: SimOptions, seed: number, d
   return Array.from({ length: count }, () => simulateRollout(options, random, decide));
 }
 
-export const median = (xs: readonly number[]): number | null => (xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+const median = (xs: readonly number[]): number | null => (xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 
 /** Production as the docs' table simulates it: 5% of calls fail, median latency 800 ms. */
 export const PRODUCTION: SimVersion = { errorRate: 0.05, latencyMs: 800 };
@@ -130,7 +130,7 @@ export const PRODUCTION: SimVersion = { errorRate: 0.05, latencyMs: 800 };
 export const DEFAULT_RAMP: RolloutStep[] = [...DEFAULT_STEPS];
 
 /** The candidates of the table: the same as production (A/A), more errors, all errors, slower. */
-export const CANDIDATES: ReadonlyArray<{ name: string; candidate: SimVersion }> = [
+const CANDIDATES: ReadonlyArray<{ name: string; candidate: SimVersion }> = [
   { name: 'A/A (the same as production)', candidate: PRODUCTION },
   { name: '1.5× the errors (7.5%)', candidate: { errorRate: 0.075, latencyMs: 800 } },
   { name: '3× the errors (15%)', candidate: { errorRate: 0.15, latencyMs: 800 } },

@@ -9,7 +9,7 @@ import { gaussian, mulberry32 } from './decisionSimulation.js';
  */
 
 /** The looks: every user up to 100, every 10 up to 1 000, every 100 beyond. */
-export function looksUpTo(max: number): number[] {
+function looksUpTo(max: number): number[] {
   const looks: number[] = [];
   for (let n = 2; n <= max; n += n < 100 ? 1 : n < 1000 ? 10 : 100) looks.push(n);
   return looks;
@@ -118,7 +118,7 @@ export const RATES = [0, 0.01, 0.05, 0.3, 1] as const;
 const logNormal = (median: number, sigma: number) => (random: () => number) => median * Math.exp(sigma * gaussian(random));
 
 /** Production's latency (median 800 ms) against a candidate 50% slower: the difference's distribution is skewed. */
-export function slowerLatency(sigma: number): ArmPair {
+function slowerLatency(sigma: number): ArmPair {
   const mean = (median: number) => median * Math.exp((sigma * sigma) / 2);
   return { control: logNormal(800, sigma), treatment: logNormal(1200, sigma), difference: mean(1200) - mean(800) };
 }
@@ -128,7 +128,7 @@ export function slowerLatency(sigma: number): ArmPair {
  * (production 1%, the candidate 3%). At small n most samples hold no timeout at all, the hard case
  * for an asymptotic interval.
  */
-export function moreTimeouts(): ArmPair {
+function moreTimeouts(): ArmPair {
   const body = logNormal(800, 0.5);
   const draw = (share: number) => (random: () => number) => (random() < share ? 30_000 : body(random));
   const mean = (share: number) => share * 30_000 + (1 - share) * 800 * Math.exp(0.125);

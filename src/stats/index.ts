@@ -34,4 +34,3 @@ export { armToShip, leaderAboveThreshold } from './banditStop.js';
 export type { CheckPoint } from './banditStop.js';
 export { sequentialDifference } from './sequential.js';
 export { isRateSums, rateBounds, rateDifference } from './rateSequence.js';
-export type { RateDifference, RateSums } from './rateSequence.js';

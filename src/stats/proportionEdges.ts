@@ -55,7 +55,7 @@ export function fisherExactTest(control: Counts, treatment: Counts): number {
 const MIN_EXPECTED = 5;
 
 /** The smallest expected count of the 2×2 table under "no difference". */
-export function smallestExpected(control: Counts, treatment: Counts): number {
+function smallestExpected(control: Counts, treatment: Counts): number {
   const N = control.n + treatment.n;
   const m = control.x + treatment.x;
   return (Math.min(control.n, treatment.n) * Math.min(m, N - m)) / N;
@@ -69,7 +69,7 @@ export function edgeTest(control: Counts, treatment: Counts): { method: 'fisher_
 }
 
 /** Wilson's score interval of one proportion at two-sided level 1 − α. */
-export function wilsonInterval(c: Counts, alpha: number): [number, number] {
+function wilsonInterval(c: Counts, alpha: number): [number, number] {
   const z = normalQuantile(1 - alpha / 2);
   const p = c.x / c.n;
   const z2 = z * z;

@@ -25,11 +25,11 @@ export interface RolloutDecision {
 }
 
 /** Each arm needs this many users before a candidate that failed every call is rolled back, whatever the step's minimums. */
-export const ALL_FAILED_MIN_USERS = 10;
+const ALL_FAILED_MIN_USERS = 10;
 /** A rollout none of whose guardrails has data for this long (since its step began or it was resumed) pauses for a person. */
-export const NO_DATA_PAUSE_MINUTES = 24 * 60;
+const NO_DATA_PAUSE_MINUTES = 24 * 60;
 /** A step that has not shown every guardrail within its tolerance for this long pauses for a person. */
-export const NOT_SHOWN_SAFE_PAUSE_MINUTES = 7 * 24 * 60;
+const NOT_SHOWN_SAFE_PAUSE_MINUTES = 7 * 24 * 60;
 
 const round = (x: number) => Number(x.toPrecision(3));
 const level = `always-valid ${Math.round((1 - DEFAULT_ALPHA) * 100)}% interval`;

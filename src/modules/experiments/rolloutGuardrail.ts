@@ -15,12 +15,12 @@ const TUNING = 5000;
  * is not read: the check holds. Simulated coverage (bench/intervalCoverage.ts) holds from here on for
  * log-normal latencies; no interval can be valid at every n for an unbounded mean (see the docs).
  */
-export const MIN_USERS_ASYMPTOTIC = 30;
+const MIN_USERS_ASYMPTOTIC = 30;
 
 /** Kinds whose per-user value lies in [0, 1]: they get the rate's non-asymptotic sequence. */
 const RATE_KINDS: ReadonlySet<string> = new Set(['success_rate', 'error_rate', 'schema_valid_rate', 'pass_rate']);
 const LATENCY_KINDS: ReadonlySet<string> = new Set(['latency_ms', 'ttft_ms']);
-export const isRateKind = (kind: string) => RATE_KINDS.has(kind);
+const isRateKind = (kind: string) => RATE_KINDS.has(kind);
 
 /** How much worse than production a guardrail may be and still count as no material harm: max(absolute, relative × |production|). */
 export interface Tolerance {
@@ -41,7 +41,7 @@ export function defaultTolerance(kind: string): Tolerance {
   return { relative: 0.1 };
 }
 
-export function toleranceFor(t: Tolerance, controlMean: number): number {
+function toleranceFor(t: Tolerance, controlMean: number): number {
   return Math.max(t.absolute ?? 0, (t.relative ?? 0) * Math.abs(controlMean));
 }
 
