@@ -33,7 +33,7 @@ const ajv = new Ajv({
   code: { regExp: ajvRegExp },
 });
 // The meta-schema is compiled on first use: here, while the server starts, not in a request.
-ajv.validateSchema({});
+void ajv.validateSchema({});
 
 const pointerPath = (pointer: string): string[] =>
   pointer === ''
