@@ -4,16 +4,15 @@
 // with what was sent. Real sockets on both ends: a client that never reads, and the loopback
 // provider streaming an answer far larger than any socket buffer, writing as a server does
 // (waiting for 'drain' when its writes are refused).
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countChatTokens, countTextTokens } from '../../../src/providers/tokens.js';
-import { ADMIN_KEY, startTestApp, type TestApp } from '../../support/harness.js';
+import { startTestApp, type TestApp } from '../../support/harness.js';
 import { behave, FakeOpenAI } from '../../support/fakeOpenAI.js';
 import { givenPrompt } from '../../support/fixtures.js';
-import { ssePost } from '../../support/sse.js';
+import { ssePost, stalledSsePost, wholeEvents } from '../../support/sse.js';
 import { testBackend } from '../../support/postgres.js';
-import { STEP_MS, timeLimit } from '../../support/timeLimits.js';
+import { timeLimit } from '../../support/timeLimits.js';
 
 /** Small, so the tests wait little for it. */
 const DEADLINE_MS = 5_000;
@@ -60,59 +59,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-interface StalledClient {
-  /** Starts reading at last: what came before the connection closed. */
-  readRest(): Promise<{ body: string }>;
-}
-
-/** A POST asking for a stream over a raw socket that reads nothing (paused before it connects). */
-function stalledClient(path: string, body: unknown): StalledClient {
-  const payload = JSON.stringify(body);
-  const socket = net.connect(port, '127.0.0.1');
-  socket.pause();
-  socket.on('connect', () =>
-    socket.write(
-      `POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ADMIN_KEY}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n` +
-        `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
-    ),
-  );
-  socket.on('error', () => undefined);
-  return {
-    readRest: () =>
-      new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        const timer = setTimeout(() => reject(new Error(`the server kept the connection ${STEP_MS} ms after the deadline`)), STEP_MS);
-        socket.on('data', (c: Buffer) => chunks.push(c));
-        socket.on('close', () => {
-          clearTimeout(timer);
-          resolve({ body: Buffer.concat(chunks).toString('utf8') });
-        });
-        socket.resume();
-      }),
-  };
-}
-
-/** The events whose frames came whole in a chunked HTTP answer cut anywhere (head, chunk sizes, frames). */
-function wholeEvents(http: string): Array<{ event: string; data: any }> {
-  let rest = http.slice(http.indexOf('\r\n\r\n') + 4);
-  let body = '';
-  for (;;) {
-    const eol = rest.indexOf('\r\n');
-    if (eol < 0) break;
-    const size = Number.parseInt(rest.slice(0, eol), 16);
-    body += rest.slice(eol + 2, eol + 2 + size);
-    if (size === 0 || rest.length < eol + 2 + size + 2) break;
-    rest = rest.slice(eol + 2 + size + 2);
-  }
-  return body
-    .split('\n\n')
-    .slice(0, -1)
-    .map((frame) => {
-      const [event, data] = frame.split('\n');
-      return { event: event!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
-    });
-}
-
 /** The newest run of a prompt, once it is stored. */
 async function storedRun(promptId: string, app = t): Promise<any> {
   await expect.poll(async () => (await app.request('GET', `/runs?prompt_id=${promptId}&limit=1`)).json.data.length).toBe(1);
@@ -128,7 +74,7 @@ describe(`a streaming client that stops reading (${testBackend()})`, () => {
     '%s: the provider is held back, and at the deadline the connection is closed and the run stored cancelled with what was sent',
     async (_what, promptId, path, body) => {
       fake.script([behave.stream({ chunks: LONG_PIECES, piece })]);
-      const client = stalledClient(path, body);
+      const client = stalledSsePost(port, path, body);
 
       // The server stops reading: the provider's writes are refused and wait for a drain that does not come.
       await expect.poll(() => fake.requests.at(-1)?.waitingForDrain ?? false).toBe(true);
@@ -152,7 +98,7 @@ describe(`a streaming client that stops reading (${testBackend()})`, () => {
 
       // The connection was closed mid-answer: the client reads what its own buffer held, then the end
       // (a reset, which the client may see as an error or not), with no last chunk and no run event.
-      const { body: received } = await client.readRest();
+      const received = await client.readRest();
       expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(received.endsWith('\r\n0\r\n\r\n')).toBe(false);
       const events = wholeEvents(received);
