@@ -75,10 +75,28 @@ export async function writeEventStream(
       const socket = res.socket;
       if (socket && !socket.destroyed) socket.resetAndDestroy();
       res.destroy();
-      // Left before its end (the client gone, or cut at the deadline): the source stops now.
-      await frames.return?.();
+      // Left before its end (the client gone, or cut at the deadline): the source stops, and keeps what it sent.
+      await oneAtATime(async () => {
+        await frames.return?.();
+      });
     }
   }
+}
+
+/** The last source left early, settled once it has finished (see oneAtATime). */
+let lastLeft: Promise<void> = Promise.resolve();
+
+/**
+ * Runs `leave` after every earlier one has finished, in a turn of the event loop of its own.
+ * Leaving a model's stream stores its run: the text its connection's buffers took (megabytes, on
+ * loopback) and a tokenizer's count of it, which is tens of milliseconds each. Streams opened
+ * together reach their deadline together: thirty left at once stalled the loop for two seconds
+ * and stored their runs in one transaction, where one at a time each is a short pause.
+ */
+function oneAtATime(leave: () => Promise<void>): Promise<void> {
+  const done = lastLeft.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(leave);
+  lastLeft = done.catch(() => undefined);
+  return done;
 }
 
 /**
