@@ -163,6 +163,11 @@ if (only === 'compare') {
   main(process.argv.slice(3));
 }
 if (only === 'runtime') await runtimeEndpoints();
+// Not part of the full run: the seeded simulations behind docs/rollouts-and-bandits.md (a few minutes).
+if (only === 'decisions') {
+  const { main } = await import('./decisions.js');
+  main();
+}
 if (!only || only === 'evaluation') {
   const { main } = await import('./evaluation.js');
   await main();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { type ChangeFeed, listenForChanges } from './db/changeFeed.js';
 import { createExternalChangeWatcher } from './db/externalChanges.js';
-import { openStore, type Store } from './db/store.js';
+import { openLiveness, openStore, type Store } from './db/store.js';
 import type { Clock } from './lib/clock.js';
 import { createHttpServer } from './http/server.js';
 import type { AccessCheck } from './http/access.js';
@@ -207,7 +207,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
   const judging = { prompts: promptFacts, call: services.runs.runForEvaluation, storeRun: storeEvaluationRun };
   const onlineScorer = createOnlineScorer(store, evaluatorFacts, judging, { log: app.log, settleMs: deps.onlineScoringSettleMs });
   every(ONLINE_SCORING_POLL_MS, 'online scoring pass', () => onlineScorer.scoreDue(), deps.webhookTimers !== false && server);
-  const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log);
+  // Whether the process that holds a lease still runs: a check cut off by a crash is taken over at once.
+  const liveness = openLiveness(config, store);
+  const scheduler = createScheduler(store, checkers, { checkedExperiments: runningCheckedExperiments, experiment: readExperiment }, app.log, liveness);
   every(SCHEDULER_POLL_MS, 'scheduler pass', () => scheduler.runDue(), deps.schedulerTimers !== false && server);
   // Evaluation work yields to the event loop between items, so runtime requests come first. The
   // CLI's in-process app has no timer: it runs the evaluations it queues (`eval run` without --url).
@@ -278,6 +280,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       // Calls in flight finish and are recorded; the leases are released for the next start.
       await step('stopping evaluations', () => evaluationRunner.close());
       await step('closing the server', () => app.close());
+      // After the last request: a check asked for settles its lease before this process's identity goes.
+      await step('giving up the process identity of its leases', () => liveness.close());
       await step('stopping the change feed', () => changeFeed?.close());
       await step('flushing exposure counts', () => router.close());
       await step('flushing the summary of input names', () => inputShapes.close());

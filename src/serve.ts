@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import type { Metrics } from './http/metrics.js';
 import type { Config } from './config.js';
 import { loadTokenizers } from './providers/tokens.js';
+import { warnRefusedStoredPatterns } from './storedPatterns.js';
 
 /** After the deadline has cut the last connections, close() gets this long before the process gives up on it. */
 const CLOSE_GRACE_MS = 5_000;
@@ -28,6 +29,8 @@ export async function serve(config: Config): Promise<void> {
     // Shown once, on stdout only, never logged: the only copy the operator will ever see.
     process.stdout.write(`\nCreated project "default" with an admin API key (shown only this once, store it now):\n\n  ${printedKey}\n\n`);
   }
+  // Versions stored before patterns ran on the linear-time engine may hold one it refuses: said once, in the background.
+  void warnRefusedStoredPatterns(service.store.sql, () => service.projects.list(), app.log);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

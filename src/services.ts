@@ -21,6 +21,7 @@ import { createServingService } from './modules/prompts/serving.js';
 import { createSyncService } from './modules/prompts/sync.service.js';
 import type { RenderLimits } from './modules/prompts/template.js';
 import { createResultsService } from './modules/results/results.service.js';
+import type { MetricView } from './modules/results/results.schemas.js';
 import { createRunService } from './modules/runs/runs.service.js';
 import { createUserService } from './modules/users/users.service.js';
 import { createWebhookService } from './modules/webhooks/webhooks.service.js';
@@ -123,6 +124,17 @@ function shipFactsFrom(reports: Pick<ReportServices['results'], 'results'>): Shi
   };
 }
 
+/**
+ * One variant's sums of a guardrail as the checks read them. A sum the report could not give as a
+ * finite number (null) is NaN here, never 0: the checks read a figure they cannot compute as no
+ * evidence (they hold), where a 0 would read as "no errors at all".
+ */
+function guardrailSums(m: MetricView, key: string) {
+  const v = m.variants.find((x) => x.key === key);
+  if (v === undefined) return { n: 0, sum: 0, sumSquares: 0 };
+  return { n: v.n, sum: v.sum ?? Number.NaN, sumSquares: v.sum_squares ?? Number.NaN };
+}
+
 /** The bandit check's port: each guardrail's sums per variant, from the results with default options. */
 function banditGuardrailsFrom(reports: Pick<ReportServices['results'], 'results'>): BanditGuardrails {
   return async (projectId, experimentId) => {
@@ -132,7 +144,8 @@ function banditGuardrailsFrom(reports: Pick<ReportServices['results'], 'results'
       guardrails: report.guardrails.map((m) => ({
         name: m.name,
         direction: m.direction,
-        variants: Object.fromEntries(m.variants.map((v) => [v.key, { n: v.n, sum: v.sum ?? 0, sumSquares: v.sum_squares ?? 0 }])),
+        kind: m.kind,
+        variants: Object.fromEntries(m.variants.map((v) => [v.key, guardrailSums(m, v.key)])),
       })),
     };
   };
@@ -142,14 +155,16 @@ function banditGuardrailsFrom(reports: Pick<ReportServices['results'], 'results'
 function rolloutFactsFrom(reports: Pick<ReportServices['results'], 'results'>): RolloutFactsSource {
   return async (projectId, experimentId) => {
     const report = await reports.results(projectId, experimentId, {});
-    const sums = (m: (typeof report.guardrails)[number], key: string) => {
-      const v = m.variants.find((x) => x.key === key);
-      return { n: v?.n ?? 0, sum: v?.sum ?? 0, sumSquares: v?.sum_squares ?? 0 };
-    };
     const candidate = report.variants.find((v) => v.key !== report.control)?.key ?? '';
     return {
       users: report.variants.reduce((n, v) => n + v.users, 0),
-      guardrails: report.guardrails.map((m) => ({ name: m.name, direction: m.direction, control: sums(m, report.control), candidate: sums(m, candidate) })),
+      guardrails: report.guardrails.map((m) => ({
+        name: m.name,
+        kind: m.kind,
+        direction: m.direction,
+        control: guardrailSums(m, report.control),
+        candidate: guardrailSums(m, candidate),
+      })),
     };
   };
 }

@@ -250,7 +250,16 @@ function buildCli(): Command {
   addExperimentCommands(program);
   addLabelCommands(program);
   addDbCommands(program, configOrExit).hook('preAction', (_program, command) => refuseOverHttp(command));
-  addPromptCommands(program);
+  addPromptCommands(program, (command) => {
+    refuseOverHttp(command);
+    return withStore(async ({ store, projects: p }) => {
+      const { describeRefusal, refusedStoredPatterns } = await import('../storedPatterns.js');
+      const refused = await refusedStoredPatterns(store.sql, () => p.list());
+      for (const r of refused) console.log(describeRefusal(r));
+      console.log(`${refused.length} stored pattern(s) refused by the linear-time engine${refused.length > 0 ? ': create new versions without them' : ''}`);
+      if (refused.length > 0) process.exitCode = 1;
+    });
+  });
   addImportCommand(program);
   addDatasetCommands(program);
   addEvalCommands(program);

@@ -4,9 +4,12 @@ import type { GroupCommitWriter } from './writer.js';
 import { openDatabase, openReadOnlyDatabase, type Durability } from './open.js';
 import { defaultMigrationsDir, loadMigrations, migrate, type Migration } from './migrate.js';
 import { migratePostgres, postgresMigrations } from './migratePostgres.js';
+import type { ProcessLiveness } from './liveness.js';
 import { openPool, postgresConnection, postgresSql } from './postgres.js';
+import { postgresLiveness } from './postgresLiveness.js';
 import { postgresSnapshot, type ReadSnapshot, sqliteSnapshot } from './snapshot.js';
 import { type Sql, sqliteSql } from './sql.js';
+import { sqliteLiveness } from './sqliteLiveness.js';
 import { createGroupCommitWriter, sqliteConnection } from './writer.js';
 import { systemClock } from '../lib/clock.js';
 import type { Telemetry } from '../lib/telemetry.js';
@@ -91,4 +94,13 @@ export async function openStore(options: StoreOptions, clock: Clock = systemCloc
   return options.databaseUrl
     ? openPostgresStore(options.databaseUrl, clock, telemetry, options.postgres?.timeoutMs ?? null)
     : openSqliteStore(options.dataDir, options.durability, clock, telemetry);
+}
+
+/**
+ * How this process and the others on the same database tell who is still running (liveness.ts):
+ * lock files beside the SQLite file, or advisory locks on PostgreSQL (read through `store.sql`).
+ * Nothing is taken until a lease first needs this process's identity.
+ */
+export function openLiveness(options: Pick<StoreOptions, 'dataDir' | 'databaseUrl' | 'postgres'>, store: Store): ProcessLiveness {
+  return options.databaseUrl ? postgresLiveness(options.databaseUrl, options.postgres?.timeoutMs ?? null, store.sql) : sqliteLiveness(options.dataDir);
 }

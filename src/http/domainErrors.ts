@@ -50,8 +50,10 @@ const MODEL_STATUS = { failed: 502, busy: 503, timeout: 504 } as const;
  */
 export function sendDomainError(error: unknown, req: FastifyRequest, reply: FastifyReply, parts: RequestParts | undefined): boolean {
   if (error instanceof NotFound) sendDetail(reply, 404, error.message);
-  else if (error instanceof Conflict) sendDetail(reply, 409, error.message);
-  else if (error instanceof Invalid) {
+  else if (error instanceof Conflict) {
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    sendDetail(reply, 409, error.message);
+  } else if (error instanceof Invalid) {
     const empty = { raw: undefined, validated: undefined };
     const known = parts ?? { body: empty, query: empty, path: empty, header: { raw: req.headers, validated: undefined } };
     sendDetail(

@@ -32,7 +32,14 @@ abstract class DomainError extends Error {}
 export class NotFound extends DomainError {}
 
 /** The request is valid but the current state does not allow it. */
-export class Conflict extends DomainError {}
+export class Conflict extends DomainError {
+  /** When the state is expected to allow it (a lease another process holds): answered as Retry-After, in whole seconds. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
 
 /** The request itself is wrong beyond what its schema could say; every problem found is listed. */
 export class Invalid extends DomainError {
@@ -42,7 +49,7 @@ export class Invalid extends DomainError {
 }
 
 export const notFound = (message: string) => new NotFound(message);
-export const conflict = (message: string) => new Conflict(message);
+export const conflict = (message: string, retryAfterSeconds?: number) => new Conflict(message, retryAfterSeconds);
 
 export function invalidIssue(part: RequestPart, path: readonly (string | number)[], reason: string): Issue {
   return { part, path, kind: 'invalid', reason };

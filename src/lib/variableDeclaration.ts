@@ -21,7 +21,8 @@ export const VariableDeclarationSchema = Type.Object(
     pattern: Type.Optional(
       Type.String({
         maxLength: MAX_PATTERN_LENGTH,
-        description: 'a regular expression (JavaScript, u flag) the value must contain a match of (search semantics: anchor it with ^…$ for the whole value)',
+        description:
+          'a regular expression (JavaScript, u flag, run on a linear-time engine: no back-references or look-arounds) the value must contain a match of (search semantics: anchor it with ^…$ for the whole value)',
       }),
     ),
     min_length: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LENGTH_BOUND, description: 'in Unicode code points' })),

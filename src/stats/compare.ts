@@ -1,6 +1,7 @@
 import { gaussianPosterior, undefinedPosterior } from './bayesian.js';
 import { tTest, undefinedTest, welchDf } from './frequentist.js';
 import { checkSuff } from './moments.js';
+import { betaChanceToWin, edgeTest, newcombeInterval, rateSequencePValue } from './proportionEdges.js';
 import { sequentialTest } from './sequential.js';
 import type { CompareOptions, Comparison, FrequentistResult, MetricKind, Moments, Suff } from './types.js';
 
@@ -89,6 +90,31 @@ function clipRelativeIntervals(result: Comparison): void {
 }
 
 /**
+ * Two proportions, one or both without variation (0/n or n/n): Welch's test is undefined there, so the
+ * difference is decided by the pooled two-proportion z-test (Fisher's exact test for tiny tables), its interval is Newcombe's hybrid score
+ * interval, and the chance to win comes from Beta posteriors (proportionEdges.ts). The relative lift
+ * is given when the control's rate is not 0, without a test of its own (its standard error would be 0).
+ */
+function proportionAtTheEdge(control: Suff, treatment: Suff, why: string, o: ResolvedOptions): Comparison {
+  // A mean of shares in [0, 1] may sum to a fraction in the arm that varies: the counts are rounded (the arm without variation is exact).
+  const c = { n: control.n, x: Math.round(control.sum) };
+  const t = { n: treatment.n, x: Math.round(treatment.sum) };
+  const lift = t.x / t.n - c.x / c.n;
+  const test = edgeTest(c, t);
+  const relLift = c.x === 0 ? null : lift / (c.x / c.n);
+  const method = test.method === 'fisher_exact' ? "Fisher's exact test" : 'the pooled two-proportion z-test';
+  const result: Comparison = {
+    enoughData: true,
+    reason: `${why}; decided with ${method} and Newcombe's score interval`,
+    absolute: { lift, se: test.se, ci: newcombeInterval(c, t, o.alpha), pValue: test.pValue, df: null },
+    relative: undefinedTest(relLift),
+    bayes: { chanceToWin: betaChanceToWin(c, t), ci: null, mean: null, sd: null },
+  };
+  if (o.sequential) result.sequential = { ci: null, pValue: rateSequencePValue(c, t) };
+  return result;
+}
+
+/**
  * Compares a treatment with the control on one metric (GrowthBook gbstats conventions):
  * absolute difference and relative lift with Welch t-tests (Welch–Satterthwaite ν), a Gaussian
  * Bayesian posterior on the relative lift, and optionally always-valid sequential inference.
@@ -96,7 +122,8 @@ function clipRelativeIntervals(result: Comparison): void {
  * Never returns NaN or ±Infinity. When inference is impossible, `enoughData` is false, `reason`
  * says why in plain words, and every undefined number is null:
  * - fewer than 2 users in a variant, or inconsistent statistics;
- * - zero variance in either variant (gbstats ZERO_NEGATIVE_VARIANCE): only the lifts are given;
+ * - zero variance in either variant of a mean (gbstats ZERO_NEGATIVE_VARIANCE): only the lifts are
+ *   given (a proportion is decided there by proportionAtTheEdge, with enoughData true);
  * - control mean 0 (gbstats BASELINE_VARIATION_ZERO): the absolute test is still given in full.
  */
 export function compareToControl(kind: MetricKind, control: Suff, treatment: Suff, opts: CompareOptions = {}): Comparison {
@@ -118,6 +145,7 @@ export function compareToControl(kind: MetricKind, control: Suff, treatment: Suf
   const relLift = mc.mean === 0 ? null : absLift / Math.abs(mc.mean);
 
   const zeroVar = zeroVarianceReason(mc, mt);
+  if (zeroVar !== null && (kind === 'proportion' || opts.unitInterval === true)) return proportionAtTheEdge(control, treatment, zeroVar, o);
   if (zeroVar !== null) return notEnough(zeroVar, o, undefinedTest(absLift), relLift);
 
   const df = welchDf(mc.variance, nC, mt.variance, nT);

@@ -33,3 +33,4 @@ export type { ArmEstimate } from './banditEstimate.js';
 export { armToShip, leaderAboveThreshold } from './banditStop.js';
 export type { CheckPoint } from './banditStop.js';
 export { sequentialDifference } from './sequential.js';
+export { isRateSums, rateBounds, rateDifference } from './rateSequence.js';

@@ -40,6 +40,11 @@ export interface CompareOptions {
    * than 100%: relative lower bounds below −1 are clipped. Default: true for proportions only.
    */
   nonNegative?: boolean;
+  /**
+   * Every per-user value lies in [0, 1] (a share of calls, say): a mean metric without variation in an
+   * arm is then decided as two proportions at the edge are, instead of "not enough data". Default false.
+   */
+  unitInterval?: boolean;
 }
 
 /** Welch t-test result. Every number is null when it is undefined for the data (never NaN). */

@@ -15,7 +15,8 @@ export interface VerdictNames {
  */
 export function primaryPValue(c: Comparison): number | null {
   if (!c.enoughData) return null;
-  return c.sequential ? c.sequential.pValue : c.relative.pValue;
+  // Two proportions at the edge have no relative test: their absolute (pooled) test decides.
+  return c.sequential ? c.sequential.pValue : (c.relative.pValue ?? c.absolute.pValue);
 }
 
 function formatLift(lift: number): string {
@@ -53,15 +54,17 @@ export function verdictFor(
   pLabel = '',
 ): { verdict: Verdict; text: string } {
   const { subject, object, control } = describe(names);
-  const lift = c.relative.lift;
+  // A control at 0 has no relative lift: the absolute difference then says which way it went.
+  const lift = c.relative.lift ?? c.absolute.lift;
   const p = adjustedP !== null && Number.isFinite(adjustedP) ? adjustedP : primaryPValue(c);
 
   if (!c.enoughData || lift === null || p === null) {
     const why = c.reason ?? 'no p-value available';
     return { verdict: 'not_enough_data', text: `Not enough data to compare ${object} with ${control} (${why})` };
   }
+  const shown = c.relative.lift !== null ? formatLift(lift) : `${lift >= 0 ? '+' : ''}${Number(lift.toPrecision(4))} absolute`;
   // The label says which p this is (e.g. "sequential Holm-adjusted"), so the sentence and a table's column agree.
-  const detail = `(${formatLift(lift)}, ${pLabel === '' ? '' : `${pLabel} `}${formatP(p)})`;
+  const detail = `(${shown}, ${pLabel === '' ? '' : `${pLabel} `}${formatP(p)})`;
   if (p < alpha && lift !== 0) {
     const verdict: Verdict = lift > 0 === (direction === 'higher') ? 'better' : 'worse';
     return { verdict, text: `${subject} is ${verdict} than ${control} ${detail}` };

@@ -3,8 +3,13 @@
  * "Typed variables"): per declared name in declaration order, a required one absent is the
  * `missing` item, a value that is not a string or breaks its enum, length or pattern is pydantic's
  * item; an absent optional one gets its default ("" when none). Patterns are compiled once, when
- * the bundle is indexed, with the server's engine and flag (JavaScript, `u`), so the answers agree.
+ * the bundle is indexed, as the server compiles them: JavaScript's syntax and meaning (the `u`
+ * flag), written in RE2's syntax (re2Syntax.ts) for re2js, a linear-time engine (RE2's automata),
+ * search semantics. So the answers agree, and no pattern takes more than linear time on a value.
  */
+
+import { RE2JS } from 're2js';
+import { toRe2, Unsupported } from './re2Syntax.js';
 
 /** One item of a FastAPI 422 (evaluate.ts's ValidationItem, which this file may not import: a cycle). */
 interface ValidationItem {
@@ -31,22 +36,41 @@ export interface PreparedCheck {
   enum: readonly string[] | null;
   expected: string | null;
   pattern: string | null;
-  re: RegExp | null;
+  re: RE2JS | null;
   min: number | null;
   max: number | null;
+}
+
+/**
+ * A pattern as the server runs it (its compileLinear), or null when the engine refuses it (a
+ * back-reference, a look-around, a repeat count above 1000, a pattern too large): the server
+ * refuses those when a version is made and leaves a version stored before out of the bundle, so
+ * null is for a bundle this client does not expect; it asks the server for that prompt. Any other
+ * error is a bug of the translation, thrown as on the server (the refresh reports it).
+ */
+function compilePattern(pattern: string): RE2JS | null {
+  let source: string;
+  try {
+    source = toRe2(pattern, { ignoreCase: false, multiline: false, dotAll: false });
+  } catch (error) {
+    if (error instanceof Unsupported || error instanceof SyntaxError) return null;
+    throw error;
+  }
+  try {
+    return RE2JS.compile(source);
+  } catch {
+    return null;
+  }
 }
 
 /** Null when a pattern does not compile here: the client then asks the server for that prompt. */
 export function prepareChecks(declared: Record<string, WireDeclaration>): PreparedCheck[] | null {
   const checks: PreparedCheck[] = [];
   for (const [name, d] of Object.entries(declared)) {
-    let re: RegExp | null = null;
+    let re: RE2JS | null = null;
     if (d.pattern !== undefined) {
-      try {
-        re = new RegExp(d.pattern, 'u');
-      } catch {
-        return null;
-      }
+      re = compilePattern(d.pattern);
+      if (re === null) return null;
     }
     checks.push({
       name,

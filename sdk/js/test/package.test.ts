@@ -39,7 +39,7 @@ describe('@promptline/client, installed', () => {
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
   });
 
-  it('imports by its name, with the mustache parser as its only dependency', async () => {
+  it('imports by its name, with the mustache parser, the regular-expression parser and the RE2 engine as its only dependencies', async () => {
     const out = await runProgram(
       process.execPath,
       [
@@ -50,7 +50,12 @@ describe('@promptline/client, installed', () => {
       { cwd: project },
     );
     expect(JSON.parse(out)).toEqual(['function', { promptText: 'Hi Ada', variantAssigned: null, experimentId: null, promptVersion: null, source: 'fallback' }]);
-    expect(fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual(['@promptline', 'mustache']);
+    expect(fs.readdirSync(path.join(project, 'node_modules')).filter((d) => !d.startsWith('.'))).toEqual([
+      '@eslint-community',
+      '@promptline',
+      'mustache',
+      're2js',
+    ]);
   });
 
   it('type-checks a strict TypeScript program against its declarations', { timeout: timeLimit({ ms: SLOT_WAIT_MS + TSC_MS }) }, async () => {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import unittest
 from pathlib import Path
 from typing import Any, Dict
@@ -43,6 +44,30 @@ class TypedVariablesTest(unittest.TestCase):
             self.assertIsInstance(result, Remote, pattern)
             assert isinstance(result, Remote)
             self.assertIn("typed variable", result.reason)
+
+    def test_a_pattern_that_backtracks_exponentially_is_checked_locally_in_linear_time(self) -> None:
+        # re takes seconds on 24 letters and a "!", twice as long with each letter more: minutes on
+        # the first, never ending on the second. (A longer invalid value would be the server's: its
+        # error echoes the value, which the server shortens.)
+        idx = with_pattern(r"^([A-Z]+)+$")
+        for code in ("A" * 29 + "!", "A" * 498 + "!"):
+            result = evaluate(idx, "plan", {"tier": "pro", "code": code})
+            self.assertIsInstance(result, Invalid, len(code))
+            assert isinstance(result, Invalid)
+            self.assertEqual([item["type"] for item in result.detail], ["string_pattern_mismatch"])
+        self.assertIsInstance(evaluate(idx, "plan", {"tier": "pro", "code": "A" * 10_000}), Answer)
+
+    def test_a_pattern_the_server_refuses_or_reads_otherwise_is_its_to_check(self) -> None:
+        # re ran these here: the linear-time engine refuses the first two, JavaScript's syntax the
+        # last two (so no bundle should hold them; a client that meets one still asks the server).
+        for pattern in ("^(A)\\1", "A(?=B)", "(?i)ab", "^A{,3}B"):
+            self.assertIsInstance(evaluate(with_pattern(pattern), "plan", OK), Remote, pattern)
+
+    def test_a_check_past_its_work_budget_goes_to_the_server(self) -> None:
+        idx = with_pattern(r"(A|B)*A(A|B){200}C")
+        rng = random.Random(1)
+        code = "".join(rng.choice("AB") for _ in range(10_000))
+        self.assertIsInstance(evaluate(idx, "plan", {"tier": "pro", "code": code}), Remote)
 
     def test_a_surrogate_in_a_checked_value_goes_to_the_server(self) -> None:
         self.assertIsInstance(evaluate(build_index(TYPED), "plan", {**OK, "note": "\ud83d"}), Remote)

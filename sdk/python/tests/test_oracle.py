@@ -17,11 +17,13 @@ from typing import Any, Dict, List
 from promptline._assign import fnv1a32, hash_v2
 from promptline._evaluate import local_error_fits
 from promptline._jsvalue import as_javascript_sees_it, js_number, js_stringify
+from promptline._linear_match import Unsupported, compile_pattern
 from promptline._mustache import TemplateError, parse_template
 from promptline._render import prepare_nodes, render_version
 
 from .support.oracle import ask, oracle_available
 from .support.server import unavailable
+from .test_linear_match import ORDINARY, TEXTS as PATTERN_TEXTS, random_pattern
 
 NAMES = ["a", "b", "a.b", "items", "items.length", "items.0", "items.1", ".", "x.y.z", "n", "t", "o", "o.k", "l.length", "__proto__", "constructor", "u", "1"]
 TEXTS = ["hi", " ", "\n", "  \n", "\t", "x\n", "é", "😀", "\u2028", "\r\n", "{", "}", "{{", "a}}", "\u00a0", "\ufeff", "\ud800", "\udc00"]
@@ -78,6 +80,16 @@ def _value(rng: random.Random, depth: int = 0) -> Any:
 def _inputs(rng: random.Random) -> Dict[str, Any]:
     keys = ["a", "b", "items", "x", "n", "t", "o", "l", "__proto__", "constructor", "u", "1"]
     return {k: _value(rng) for k in rng.sample(keys, rng.randint(0, 8))}
+
+
+#: Patterns where engines part ways: shorthands, escapes, anchors, classes.
+_PATTERN_EDGES = [
+    r"^\s+$", r"^\S+$", r"^[\s\d]$", r"^[^\s]$", r"^.$", r"^.+$", r"^[.]$", r"\B", r"^\B$", r"\b", r"a$", r"^$",
+    r"^\x41$", r"^\u0041$", r"^\0$", r"^[\b]$", r"^\/$", r"^[\-a]+$", r"^(?:)$", r"^[\]]$", r"^\t\n\v\f\r$",
+    r"[]|[a]", r"^[^]$", r"\cJ", r"\p{L}", r"(?<n>a)", r"a{,2}", r"^(a)\1$", r"^a(?=b)", r"\k<n>", r"^\u{41}$",
+]
+#: Texts beyond printable ASCII (the client sends those to the server, but the matcher answers alike).
+_BEYOND_ASCII = ["\v", "\u00a0", "\r", "\n", "a\n", "\u2028", "\u3000", "\ufeff", "é", "😀", "\x00", "\b", "\t\n\v\f\r"]
 
 
 class OracleTest(unittest.TestCase):
@@ -144,6 +156,28 @@ class OracleTest(unittest.TestCase):
             if type(value) in (int, float):
                 self.assertEqual(js_number(value), answer["string"], repr(value))
             self.assertEqual(js_stringify(value), answer["json"], repr(value))
+
+    def test_patterns_match_as_the_server_matches_them(self) -> None:
+        rng = random.Random(38)
+        patterns = list(ORDINARY) + list(_PATTERN_EDGES)
+        for _ in range(600):
+            pattern = random_pattern(rng, 3)
+            patterns.append(f"^(?:{pattern})$" if rng.random() < 0.5 else pattern)
+        texts = PATTERN_TEXTS + _BEYOND_ASCII
+        answers = ask([{"kind": "pattern", "pattern": p, "texts": texts} for p in patterns])
+        compared = 0
+        for pattern, answer in zip(patterns, answers):
+            if answer["refused"] is not None:
+                continue  # never in a bundle
+            try:
+                matcher = compile_pattern(pattern)
+            except Unsupported:
+                continue  # left to the server
+            compared += 1
+            for text, expected in zip(texts, answer["matches"]):
+                with self.subTest(pattern=pattern, text=text):
+                    self.assertEqual(matcher.search(text), expected)
+        self.assertGreater(compared, 500)
 
     def test_errors_answered_locally_are_ones_the_server_sends_unchanged(self) -> None:
         rng = random.Random(3)

@@ -5,15 +5,21 @@ import { contentHash, versionContent } from '../../promptFiles/hash.js';
 import { parsePromptFile } from '../../promptFiles/parse.js';
 import type { ApiClient } from '../api/client.js';
 import { withApi } from '../api/connect.js';
-import { markdownSummary, progressLine, textSummary, worseOn } from './summary.js';
+import { DEFAULT_TOLERANCE, gate, type GateResult } from './gate.js';
+import { markdownSummary, progressLine, textSummary } from './summary.js';
 
 const ENDED = new Set(['completed', 'cancelled', 'budget_exhausted', 'failed']);
 const POLL_MS = 500;
-/** Exit codes: 1 the candidate is significantly worse on a gating evaluator (with --fail-if-worse); 2 the evaluation did not complete. */
+/** Exit codes: 1 the gate fails (with --fail-if-worse: a gating evaluator does not show the candidate within the tolerance); 2 the evaluation did not complete. */
 const EXIT_WORSE = 1;
 const EXIT_INCOMPLETE = 2;
 
 const versionRef = (value: string): number | string => (/^[1-9]\d{0,14}$/.test(value) ? Number(value) : value);
+function share(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
+}
 function positive(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
@@ -37,6 +43,7 @@ interface RunOptions {
   concurrency?: number;
   budget?: number;
   failIfWorse?: boolean;
+  tolerance: number;
   format: Format;
   progress: boolean;
 }
@@ -118,7 +125,26 @@ async function run(api: ApiClient, opts: RunOptions): Promise<void> {
   if (unknownGate.length > 0) throw new Error(`--gate names evaluators not in --evaluator: ${unknownGate.join(', ')}`);
   process.stdout.write(summaryIn(opts.format, e, gating));
   if (e.status !== 'completed') process.exitCode = EXIT_INCOMPLETE;
-  else if (opts.failIfWorse === true && worseOn(e, gating).length > 0) process.exitCode = EXIT_WORSE;
+  else if (opts.failIfWorse === true) {
+    const results = gate(e, gating, opts.tolerance);
+    // JSON on standard output stays the API's answer: the gate's lines then go to standard error.
+    (opts.format === 'json' ? process.stderr : process.stdout).write(gateLines(results, opts.tolerance, opts.format));
+    if (results.length === 0 || results.some((r) => !r.pass)) process.exitCode = EXIT_WORSE;
+  }
+}
+
+/** The gate's verdict and one line per gating evaluator. */
+function gateLines(results: readonly GateResult[], tolerance: number, format: Format): string {
+  const failed = results.filter((r) => !r.pass);
+  const verdict =
+    results.length === 0
+      ? 'the gate FAILS: no gating evaluator'
+      : failed.length === 0
+        ? `the gate passes (tolerance ${tolerance})`
+        : `the gate FAILS on ${failed.map((r) => r.evaluator).join(', ')} (tolerance ${tolerance})`;
+  const lines = results.map((r) => `${r.pass ? 'pass' : 'FAIL'} ${r.evaluator}: ${r.reason}`);
+  if (format === 'markdown') return `\n**Gate:** ${verdict}\n\n${lines.map((l) => `- ${l}`).join('\n')}\n`;
+  return `\n${verdict}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
 /** `promptline eval run`: an evaluation started, followed to its end, summarised, and gated for CI. */
@@ -127,7 +153,7 @@ export function addEvalCommands(program: Command): Command {
   evaluation
     .command('run')
     .description(
-      'compare a candidate version with a baseline on a dataset (as POST /evaluations), follow it to its end and print the comparison; exit 1 with --fail-if-worse when the candidate is significantly worse on a gating evaluator, 2 when the evaluation did not complete',
+      'compare a candidate version with a baseline on a dataset (as POST /evaluations), follow it to its end and print the comparison; exit 1 with --fail-if-worse unless every gating evaluator shows the candidate not worse than the baseline by more than the tolerance, 2 when the evaluation did not complete',
     )
     .option('--project <name>', PROJECT_HELP)
     .requiredOption('--prompt <prompt_id>', 'the prompt whose versions are compared')
@@ -143,7 +169,16 @@ export function addEvalCommands(program: Command): Command {
     .option('--gate <evaluator_id>', 'an evaluator that gates --fail-if-worse (repeat; default: every --evaluator)', collect)
     .option('--concurrency <n>', 'model calls at once (default 4)', (v) => Math.trunc(positive(v)))
     .option('--budget <usd>', 'stop once the cost reaches this many US dollars', positive)
-    .option('--fail-if-worse', 'exit 1 when the candidate is significantly worse (p < 0.05) on a gating evaluator')
+    .option(
+      '--fail-if-worse',
+      'exit 1 unless every gating evaluator shows (95% interval) the candidate not worse than the baseline by more than --tolerance; too few items to show it fail too, saying about how many would',
+    )
+    .option(
+      '--tolerance <share>',
+      `how much worse the candidate may be: points of pass rate (0.05: 5 points) or a share of the 1-5 scale's range (default ${DEFAULT_TOLERANCE})`,
+      share,
+      DEFAULT_TOLERANCE,
+    )
     .addOption(formatOption())
     .option('--no-progress', 'no progress bar on standard error')
     .action((opts: RunOptions) => withApi(opts, (api) => run(api, opts)));

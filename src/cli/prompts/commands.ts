@@ -48,14 +48,26 @@ async function plan(api: ApiClient, body: SyncInput, files: readonly LoadedFile[
   }
 }
 
-export function addPromptCommands(program: Command): Command {
+/**
+ * `stored`: `prompts check --stored`, the check of the patterns stored in the local database
+ * (main.ts runs it on the store, as its other local-only commands).
+ */
+export function addPromptCommands(program: Command, stored: (command: Command) => Promise<void>): Command {
   // labelCommands.ts adds its own commands under `prompts`: one parent, whichever file makes it first.
   const prompts =
     program.commands.find((c) => c.name() === 'prompts') ?? program.command('prompts').description('prompts, their versions and labels (over HTTP too)');
   prompts
-    .command('check <dir>')
-    .description('check the prompt files of DIR offline: YAML, schema, templates, variables (exit 1 on any problem)')
-    .action((dir: string) => {
+    .command('check [dir]')
+    .description(
+      'check the prompt files of DIR offline: YAML, schema, templates, variables (exit 1 on any problem); with --stored, the patterns of every stored prompt and evaluator version instead',
+    )
+    .option('--stored', 'list the stored patterns the linear-time engine refuses, in every project (local database only: no API equivalent)')
+    .action((dir: string | undefined, opts: { stored?: boolean }, command: Command) => {
+      if (opts.stored) {
+        if (dir !== undefined) command.error('error: give DIR or --stored, not both');
+        return stored(command);
+      }
+      if (dir === undefined) command.error("error: missing required argument 'dir' (or --stored)");
       const { files, problems } = loadPromptFiles(dir);
       for (const line of problems) console.error(line);
       console.log(`${files.length} file(s) valid, ${problems.length} problem(s)`);

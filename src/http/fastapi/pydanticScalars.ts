@@ -149,7 +149,9 @@ export function compileString(schema: Schema, stored: boolean): Check {
 }
 
 function toRegExp(pattern: string): RegExp {
-  // pydantic's Rust regex is Unicode-aware; not every JS pattern is valid with the u flag.
+  // These patterns are the route schemas' own (TypeBox, written here, each anchored and linear), never
+  // a user's: those go through src/lib/linearPattern.ts. pydantic's Rust regex is Unicode-aware; not
+  // every JS pattern is valid with the u flag.
   try {
     return new RegExp(pattern, 'u');
   } catch {

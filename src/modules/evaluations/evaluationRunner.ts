@@ -90,6 +90,9 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
       } else {
         const s = scorers.get(e.evaluator_id)!({ output: answer.output, expected: item?.expected ?? undefined });
         scores[e.evaluator_id] = 'error' in s ? { error: s.error } : { score: s.score, passed: s.passed, reasoning: s.reason ?? null };
+        // A rule on a long output takes milliseconds (a pattern is linear, but in the output's
+        // length): one rule per turn, so many rules on one item never add up to a stall.
+        await yieldToRequests();
       }
     }
     // The runs and the item's result in one transaction: one commit per item.
@@ -114,8 +117,12 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
     const row = await repo.findEvaluation(store.sql, projectId, id);
     if (row === undefined) return;
     const scorers = new Map<string, Scorer>();
-    for (const e of row.evaluators)
-      if (e.kind !== 'llm_judge') scorers.set(e.evaluator_id, compileScorer({ kind: e.kind, settings: e.settings } as RuleDefinition));
+    for (const e of row.evaluators) {
+      if (e.kind === 'llm_judge') continue;
+      scorers.set(e.evaluator_id, compileScorer({ kind: e.kind, settings: e.settings } as RuleDefinition));
+      // Compiling a JSON Schema or a pattern takes milliseconds: one per turn, for the same reason.
+      await yieldToRequests();
+    }
     await store.writer.write((db) => repo.interruptOthers(db, projectId, id, owner, isoNow(store.clock)));
     let cost = row.cost_nano_usd;
     let stopped = false;

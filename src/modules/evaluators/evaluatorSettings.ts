@@ -20,9 +20,9 @@ export type Settings = Record<string, unknown>;
 
 /**
  * A kind's settings from a request body, checked and with defaults filled in (what is stored is
- * what scoring uses, explicitly); every problem is an issue at its field. A pattern that could
- * take exponential time, or a schema that does not compile, is refused here, never met while
- * scoring. The judge's prompt is checked by the service (it reads the database).
+ * what scoring uses, explicitly); every problem is an issue at its field. A pattern the
+ * linear-time engine refuses (a back-reference, a look-around), or a schema that does not
+ * compile, is refused here, never met while scoring. The judge's prompt is checked by the service (it reads the database).
  */
 export function checkSettings(kind: EvaluatorKind, body: Record<string, unknown>): Settings {
   const issues: Issue[] = [];
@@ -58,7 +58,7 @@ export function checkSettings(kind: EvaluatorKind, body: Record<string, unknown>
     case 'json_schema':
       if (s.schema !== undefined) {
         const compiled = compileJsonSchema(s.schema);
-        if (typeof compiled !== 'function') problem(['schema', ...problemPath(compiled)], `not a valid JSON Schema: ${compiled.message}`);
+        if (typeof compiled !== 'function') problem(['schema', ...problemPath(compiled)], compiled.message);
       }
       settings = s.schema === undefined ? {} : { schema: s.schema };
       break;

@@ -97,3 +97,18 @@ export async function listVersions(db: Sql, projectId: string, evaluatorId: stri
     )
   ).map(decode);
 }
+
+/** The versions of a project's regex and json_schema evaluators (the kinds that hold patterns), oldest first. */
+export async function listVersionsWithPatterns(
+  db: Sql,
+  projectId: string,
+): Promise<Array<{ evaluator_id: string; kind: EvaluatorKind; version: number; settings: Record<string, unknown> }>> {
+  const rows = await db.all<{ evaluator_id: string; kind: EvaluatorKind; version: number; settings: string }>(
+    `SELECT v.evaluator_id, e.kind, v.version, v.settings FROM evaluator_versions v
+    JOIN evaluators e ON e.project_id = v.project_id AND e.evaluator_id = v.evaluator_id
+    WHERE v.project_id = ? AND e.kind IN ('regex', 'json_schema')
+    ORDER BY v.evaluator_id, v.version`,
+    [projectId],
+  );
+  return rows.map((row) => ({ ...row, settings: JSON.parse(row.settings) as Record<string, unknown> }));
+}

@@ -27,7 +27,7 @@ export function registerEvaluatorRoutes(app: FastifyInstance, access: AccessChec
     operationId: 'createEvaluator',
     summary: 'Create an evaluator (its version 1): a kind and its settings',
     description:
-      'Creates a named evaluator of one kind (exact_match, contains, regex, json_schema, numeric, length, llm_judge) with its settings as version 1. Patterns that could take exponential time and schemas that do not compile are refused (422).',
+      'Creates a named evaluator of one kind (exact_match, contains, regex, json_schema, numeric, length, llm_judge) with its settings as version 1. Patterns the linear-time engine cannot run (back-references, look-arounds) and schemas that do not compile are refused (422).',
     body: CreateEvaluatorBody,
     response: { 201: EvaluatorSchema, 409: Detail, ...AUTH_ERRORS },
     handler: async ({ body, auth }) => ({ status: 201, body: await evaluators.create(auth.projectId, body, actorOf(auth)) }),

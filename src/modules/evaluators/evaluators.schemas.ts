@@ -21,7 +21,12 @@ const settingsFields = {
   normalize_whitespace: Type.Optional(Type.Boolean({ description: 'exact_match: trim and collapse whitespace runs first; default false' })),
   value: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: "contains: the text to find; default: the item's expected text" })),
   pattern: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 1000, description: 'regex: searched in the output (anchor with ^ and $ for the whole of it)' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description:
+        'regex: JavaScript syntax (u flag) on a linear-time engine, no back-references or look-arounds; searched in the output (anchor with ^ and $ for the whole of it)',
+    }),
   ),
   flags: Type.Optional(Type.String({ maxLength: 3, description: 'regex: any of i, m, s' })),
   schema: Type.Optional(

@@ -6,7 +6,7 @@ import { idle, type Outcome, SCHEDULER } from './checkOutcome.js';
 import { insertAllocation, listAllocations, type AllocationRecord } from './bandit.repo.js';
 import { DEFAULT_BANDIT_SETTINGS } from './bandit.schemas.js';
 import { decideBandit, type BanditDecision } from './banditDecision.js';
-import { failingArms, type BanditGuardrailFacts } from './banditGuardrails.js';
+import { guardrailChecks, type BanditGuardrailFacts } from './banditGuardrails.js';
 import { readBanditInputs } from './banditReads.js';
 import { historyOf } from './banditState.js';
 import * as repo from './experiments.repo.js';
@@ -95,12 +95,12 @@ export function createBanditCheck(
   return async (projectId: string, experimentId: string, settle: (db: Sql, outcome: Outcome) => Promise<void>): Promise<Outcome> => {
     const read = await repo.findExperiment(store.sql, projectId, experimentId);
     const running = read?.status === 'running' && read.type === 'bandit';
-    const failing = running
-      ? failingArms(
+    const checked = running
+      ? guardrailChecks(
           await guardrails(projectId, experimentId),
           read.variants.map((v) => v.key),
         )
-      : [];
+      : { failing: [], unknown: [] };
     const inputs = running ? await readBanditInputs(store.sql, projectId, read) : null;
     const result = await store.writer.write(async (db) => {
       const row = await repo.findExperiment(db, projectId, experimentId);
@@ -113,7 +113,7 @@ export function createBanditCheck(
         done = idle('Nothing done: another check re-weighted the bandit while this one read its results.');
       } else {
         const current = { ...inputs, variants: row.variants };
-        const decision = decideBandit(current, row.bandit ?? DEFAULT_BANDIT_SETTINGS, failing, store.clock.now().getTime());
+        const decision = decideBandit(current, row.bandit ?? DEFAULT_BANDIT_SETTINGS, checked.failing, store.clock.now().getTime(), checked.unknown);
         done = await apply(db, projectId, row, historyOf(current), inputs.allocations.length === 0, decision);
       }
       await settle(db, done);

@@ -30,13 +30,15 @@ function checkPoints(history: readonly AllocationRecord[], keys: readonly string
 
 /**
  * `failing`: arms whose guardrail got worse, per the results. An arm stays in play if dropping it would
- * leave none (the last arm standing is then simply the only one served).
+ * leave none (the last arm standing is then simply the only one served). `unknown`: arms with a
+ * guardrail that has no figure yet; such an arm is re-weighted but never shipped.
  */
 export function decideBandit(
   inputs: BanditInputs,
   settings: BanditSettings,
   failing: ReadonlyArray<{ variant: string; guardrail: string }>,
   nowMs: number,
+  unknown: ReadonlyArray<{ variant: string; guardrail: string }> = [],
 ): BanditDecision {
   const keys = inputs.variants.map((v) => v.key);
   const history = historyOf(inputs);
@@ -55,7 +57,11 @@ export function decideBandit(
 
   const winnerIdx = armToShip([...checkPoints(history, keys), { at: nowMs, pBest }], settings.stop_threshold, settings.stop_after_minutes, nowMs);
   const dropText = newlyDropped.map((d) => `Dropped ${d.variant}: its guardrail ${d.guardrail} got worse. `).join('');
-  if (winnerIdx !== null) {
+  // A guardrail without a figure is no evidence of safety: the arm is not shipped until it has one.
+  const unchecked = winnerIdx === null ? undefined : unknown.find((u) => u.variant === keys[winnerIdx]);
+  const held =
+    unchecked === undefined ? '' : `Not shipped yet: ${unchecked.variant}'s guardrail ${unchecked.guardrail} has no figure (too few users or no usable data). `;
+  if (winnerIdx !== null && unchecked === undefined) {
     const winner = keys[winnerIdx]!;
     return {
       action: 'ship',
@@ -80,6 +86,6 @@ export function decideBandit(
     dropped: droppedList,
     newlyDropped,
     winner: null,
-    reason: `${dropText}Re-weighted new users: ${shares}.`,
+    reason: `${dropText}${held}Re-weighted new users: ${shares}.`,
   };
 }

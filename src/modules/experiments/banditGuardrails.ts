@@ -1,4 +1,5 @@
-import { DEFAULT_ALPHA, moments, sequentialDifference, type Suff } from '../../stats/index.js';
+import { DEFAULT_ALPHA, type Suff } from '../../stats/index.js';
+import { testGuardrail } from './rolloutGuardrail.js';
 
 /**
  * Which arms of a bandit a guardrail drops, pure (docs/rollouts-and-bandits.md, "Bandits"). Checked
@@ -8,12 +9,11 @@ import { DEFAULT_ALPHA, moments, sequentialDifference, type Suff } from '../../s
  * trigger-happy than one with two.
  */
 
-/** The confidence sequence's tuning N* (as the rollout's and the results' sequential option). */
-const TUNING = 5000;
-
 /** One guardrail as the check reads it from the results: each variant's sums, and which way is better. */
 interface BanditGuardrailSums {
   name: string;
+  /** The metric's kind: rates get the non-asymptotic sequence, as in a rollout. */
+  kind: string;
   direction: 'higher' | 'lower';
   variants: Readonly<Record<string, Suff>>;
 }
@@ -23,23 +23,36 @@ export interface BanditGuardrailFacts {
   guardrails: readonly BanditGuardrailSums[];
 }
 
-/** The arms (never control) that a guardrail shows worse than control, each with the first guardrail that did. */
-export function failingArms(facts: BanditGuardrailFacts, arms: readonly string[], alpha = DEFAULT_ALPHA): Array<{ variant: string; guardrail: string }> {
+/**
+ * The arms (never control) that a guardrail shows worse than control, each with the first guardrail
+ * that did (the interval of a rollout's guardrail: rolloutGuardrail.ts), and the arms some guardrail
+ * of which has no figure yet (missing sums, too few users, or sums that are not finite numbers): a
+ * bandit never ships such an arm, since a missing figure is no evidence that it is safe.
+ */
+export function guardrailChecks(
+  facts: BanditGuardrailFacts,
+  arms: readonly string[],
+  alpha = DEFAULT_ALPHA,
+): { failing: Array<{ variant: string; guardrail: string }>; unknown: Array<{ variant: string; guardrail: string }> } {
   const tested = arms.filter((a) => a !== facts.control);
   const share = alpha / Math.max(1, facts.guardrails.length * tested.length);
   const failing: Array<{ variant: string; guardrail: string }> = [];
+  const unknown: Array<{ variant: string; guardrail: string }> = [];
+  const none = { n: 0, sum: 0, sumSquares: 0 };
   for (const arm of tested) {
     for (const g of facts.guardrails) {
-      const cs = g.variants[facts.control];
-      const ts = g.variants[arm];
-      const c = cs === undefined ? null : moments('mean', cs);
-      const t = ts === undefined ? null : moments('mean', ts);
-      const d = c === null || t === null ? null : sequentialDifference({ n: cs!.n, ...c }, { n: ts!.n, ...t }, share, TUNING);
-      if (d !== null && (g.direction === 'lower' ? d.ci[0] > 0 : d.ci[1] < 0)) {
+      const f = testGuardrail({ ...g, control: g.variants[facts.control] ?? none, candidate: g.variants[arm] ?? none }, share, {});
+      if (f.worse) {
         failing.push({ variant: arm, guardrail: g.name });
         break;
       }
+      if (f.interval === null && !unknown.some((u) => u.variant === arm)) unknown.push({ variant: arm, guardrail: g.name });
     }
   }
-  return failing;
+  return { failing, unknown };
+}
+
+/** The arms (never control) that a guardrail shows worse than control, each with the first guardrail that did. */
+export function failingArms(facts: BanditGuardrailFacts, arms: readonly string[], alpha = DEFAULT_ALPHA): Array<{ variant: string; guardrail: string }> {
+  return guardrailChecks(facts, arms, alpha).failing;
 }

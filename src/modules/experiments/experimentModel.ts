@@ -47,7 +47,10 @@ export function transitioned(
     stopped_at: action === 'stop' ? now : row.stopped_at,
     winner: action === 'stop' ? winner : row.winner,
     shipped_version: shipped ?? row.shipped_version,
-    // A rollout's first step begins at its first start.
-    rollout: row.rollout !== null && action === 'start' && row.rollout.step_started_at === null ? { ...row.rollout, step_started_at: now } : row.rollout,
+    // A rollout's first step begins at its first start; a start (first or after a pause) restarts the wait for evidence that pauses count.
+    rollout:
+      row.rollout !== null && action === 'start' && row.status !== 'running'
+        ? { ...row.rollout, step_started_at: row.rollout.step_started_at ?? now, evidence_since: now }
+        : row.rollout,
   };
 }

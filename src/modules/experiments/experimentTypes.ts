@@ -14,8 +14,18 @@ import type { CreateExperimentInput, RolloutState, RolloutStep } from './experim
 const item = (path: (string | number)[], why: string): Issue => invalidIssue('body', path, why);
 const missing = (path: (string | number)[], why: string): Issue => ({ part: 'body', path, kind: 'missing', reason: why });
 
-/** The ramp when none is given: small first, so a bad candidate reaches few users. */
-const DEFAULT_STEPS: readonly RolloutStep[] = [5, 25, 50, 100].map((percent) => ({ percent, min_users: 100, min_minutes: 60 }));
+/**
+ * The ramp when none is given: small first, so a bad candidate reaches few users, and more users
+ * before each later step, so that a harm inside the tolerance the first step needs (a candidate with
+ * three times production's 5% errors) is caught before it reaches everyone (docs/rollouts-and-bandits.md,
+ * "What the figures say").
+ */
+export const DEFAULT_STEPS: readonly RolloutStep[] = [
+  { percent: 5, min_users: 100, min_minutes: 60 },
+  { percent: 25, min_users: 1000, min_minutes: 60 },
+  { percent: 50, min_users: 2000, min_minutes: 60 },
+  { percent: 100, min_users: 4000, min_minutes: 60 },
+];
 
 /** The built-in guardrails every rollout watches, unless it declares a metric of the same measure itself. */
 const BUILT_IN_GUARDRAILS: readonly MetricDef[] = [
@@ -37,7 +47,7 @@ export interface TypedShape {
   metrics: MetricDef[];
 }
 
-const ROLLOUT_ONLY = ['candidate_version', 'steps', 'auto_ship'] as const;
+const ROLLOUT_ONLY = ['candidate_version', 'steps', 'auto_ship', 'tolerances'] as const;
 
 function abShape(input: CreateExperimentInput, metrics: MetricDef[], issues: Issue[]): TypedShape {
   for (const field of ROLLOUT_ONLY) if (input[field] !== undefined) issues.push(item([field], `${field} is for rollouts (type "rollout") only`));
@@ -76,6 +86,12 @@ async function rolloutShape(
   else if (input.candidate_version === production) issues.push(item(['candidate_version'], `version ${production} is already what production serves`));
   const measures = new Set(metrics.map((m) => `${m.source}\u0000${m.kind}`));
   const guardrails = BUILT_IN_GUARDRAILS.filter((g) => !measures.has(`${g.source}\u0000${g.kind}`));
+  const watched = new Set([...metrics.filter((m) => m.role === 'guardrail'), ...guardrails].map((m) => m.name));
+  const tolerances = input.tolerances ?? {};
+  for (const [name, t] of Object.entries(tolerances)) {
+    if (!watched.has(name)) issues.push(item(['tolerances', name], `'${name}' is not one of the rollout's guardrails (${[...watched].join(', ')})`));
+    else if (t.absolute === undefined && t.relative === undefined) issues.push(item(['tolerances', name], 'a tolerance needs absolute, relative or both'));
+  }
   return {
     variants: [
       { key: ROLLOUT_CONTROL, version: production ?? 1 },
@@ -83,7 +99,16 @@ async function rolloutShape(
     ],
     control: ROLLOUT_CONTROL,
     coverage: steps[0]!.percent / 100,
-    rollout: { candidate: ROLLOUT_CANDIDATE, steps, auto_ship: input.auto_ship ?? true, step: 0, step_started_at: null, awaiting_approval: false },
+    rollout: {
+      candidate: ROLLOUT_CANDIDATE,
+      steps,
+      auto_ship: input.auto_ship ?? true,
+      step: 0,
+      step_started_at: null,
+      awaiting_approval: false,
+      tolerances,
+      evidence_since: null,
+    },
     bandit: null,
     metrics: [...metrics, ...guardrails],
   };

@@ -71,6 +71,15 @@ const RolloutStepInput = Type.Object({
 });
 
 const RolloutStepSchema = Type.Object({ percent: Type.Number(), min_users: Type.Integer(), min_minutes: Type.Integer() });
+
+const ToleranceInput = Type.Object(
+  {
+    absolute: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: "in the metric's unit (0.02: 2 percentage points of a rate; 100: 100 ms)" })),
+    relative: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: "a share of production's value (0.1: 10%)" })),
+  },
+  { description: "how much worse than production the guardrail may be and still advance: the larger of absolute and relative × production's value" },
+);
+const ToleranceSchema = Type.Object({ absolute: Type.Optional(Type.Number()), relative: Type.Optional(Type.Number()) });
 export type RolloutStep = Static<typeof RolloutStepSchema>;
 
 /** A rollout's plan and where it is: stored as is (experiments.rollout) and shown under `rollout`. */
@@ -81,6 +90,16 @@ const RolloutStateSchema = Type.Object({
   step: Type.Integer({ description: 'the index of the current step in steps' }),
   step_started_at: Nullable(Type.String({ description: 'when the current step began (null before the start)' })),
   awaiting_approval: Type.Boolean({ description: 'the last step succeeded and auto_ship is false: stop with ship to ship the candidate' }),
+  tolerances: Type.Optional(
+    Type.Record(Type.String(), ToleranceSchema, {
+      description: 'tolerances set for this rollout, by guardrail name; the others take the defaults (docs/rollouts-and-bandits.md)',
+    }),
+  ),
+  evidence_since: Type.Optional(
+    Nullable(
+      Type.String({ description: 'since when the current step has been collecting evidence (its start, or the last resume): the pauses count from here' }),
+    ),
+  ),
 });
 export type RolloutState = Static<typeof RolloutStateSchema>;
 
@@ -105,6 +124,12 @@ export const CreateExperimentBody = Type.Object({
     }),
   ),
   auto_ship: Type.Optional(Type.Boolean({ description: "rollout only: ship when the last step succeeds (default true); false waits for a person's approval" })),
+  tolerances: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 64 }), ToleranceInput, {
+      description:
+        'rollout only: by guardrail name, how much worse than production it may be and still advance (defaults: rates 0.2 absolute, latency 10% and at least 100 ms, others 10%)',
+    }),
+  ),
   bandit: Type.Optional(BanditSettingsInput),
   control: editable.control,
   coverage: editable.coverage,

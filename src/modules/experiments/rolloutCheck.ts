@@ -56,10 +56,22 @@ export function createRolloutCheck(
       case 'advance': {
         const next = state.steps[decision.step]!;
         // Coverage only grows: every user already in a variant keeps it (GrowthBook's ranges).
-        const updated = { ...row, updated_at: now, coverage: next.percent / 100, rollout: { ...state, step: decision.step, step_started_at: now } };
+        const updated = {
+          ...row,
+          updated_at: now,
+          coverage: next.percent / 100,
+          rollout: { ...state, step: decision.step, step_started_at: now, evidence_since: now },
+        };
         await repo.updateExperiment(db, projectId, updated);
         await record('experiment.advanced', row, updated, decision.reason);
         return outcome('advance', decision.reason);
+      }
+      case 'pause': {
+        // Paused experiments are not checked: a person starts it again (the wait restarts) or stops it.
+        const updated: repo.ExperimentRecord = { ...row, status: 'paused', updated_at: now };
+        await repo.updateExperiment(db, projectId, updated);
+        await record('experiment.paused', row, updated, decision.reason);
+        return outcome('pause', decision.reason);
       }
       case 'rollback': {
         const updated: repo.ExperimentRecord = {

@@ -58,7 +58,8 @@ const HOW_TO_OVERRIDE = 'To ship anyway, send "override": true with a "reason" (
  * (a better version would be thrown away) or any is `unhealthy` (no result can be trusted yet).
  */
 export function checkShip(experimentId: string, winner: string, control: string, facts: ShipFacts): void {
-  if (facts.exposedUsers === 0) {
+  // Not a positive count (0, or a figure that could not be read) is no exposure: nothing backs the ship.
+  if (!(facts.exposedUsers > 0)) {
     throw conflict(
       `Experiment '${experimentId}' never had an exposure: no user was ever assigned a variant, so nothing shows '${winner}' is better. ${HOW_TO_OVERRIDE}`,
     );

@@ -1,4 +1,4 @@
-import { Invalid, type Issue } from '../../lib/errors.js';
+import { conflict, Invalid, type Issue } from '../../lib/errors.js';
 import { checkString, compilePattern, type Declarations, type StringRules } from './variableDeclarations.js';
 
 /**
@@ -19,14 +19,19 @@ interface CompiledDeclaration extends StringRules {
   name: string;
   required: boolean;
   fallback: string;
+  /** Why a stored pattern cannot be run (one stored before the linear-time engine, which refuses it); null: it runs. */
+  refused: string | null;
 }
 
-export function compileInputChecks(declarations: Declarations): InputChecks {
+/** `version`: how a 409 names it ("Prompt 'greet' version 3"). */
+export function compileInputChecks(declarations: Declarations, version = 'This version'): InputChecks {
   const compiled: CompiledDeclaration[] = Object.entries(declarations).map(([name, d]) => {
-    // Stored declarations were checked at creation: their pattern compiles.
-    const re = d.pattern === undefined ? null : compilePattern(d.pattern);
-    if (typeof re === 'string') throw new Error(`stored pattern of '${name}' does not compile: ${re}`);
-    return { name, required: d.required, fallback: d.default ?? '', enum: d.enum, re, pattern: d.pattern, min: d.min_length, max: d.max_length };
+    // A pattern stored before the linear-time engine may be one it refuses: it is never run on
+    // JavaScript's backtracking engine instead; a value sent for it is answered with why.
+    const compiled = d.pattern === undefined ? null : compilePattern(d.pattern);
+    const refused = typeof compiled === 'string' ? compiled : null;
+    const re = typeof compiled === 'string' ? null : compiled;
+    return { name, required: d.required, fallback: d.default ?? '', enum: d.enum, re, pattern: d.pattern, min: d.min_length, max: d.max_length, refused };
   });
   return {
     apply(inputs) {
@@ -43,6 +48,9 @@ export function compileInputChecks(declarations: Declarations): InputChecks {
           continue;
         }
         const value = inputs[d.name];
+        if (d.refused !== null) {
+          throw conflict(`${version} cannot check variable '${d.name}' (${d.refused}): create a new version`);
+        }
         const failure = typeof value === 'string' ? checkString(d, value) : { type: 'string_type', msg: 'Input should be a valid string', ctx: undefined };
         if (failure !== null) {
           issues.push({

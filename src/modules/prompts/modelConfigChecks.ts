@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
 import { MAX_TOOLS, type ModelConfig, type ResponseFormat, type Tool, type ToolChoice } from '../../lib/modelConfig.js';
-import { compilePattern } from './variableDeclarations.js';
+import { ajvRegExp, PatternBudget, refusedSchemaPatterns } from '../../lib/linearPattern.js';
 
 /**
  * A version's tools and structured output (docs/tools-and-structured-output.md): checked when the
@@ -12,9 +12,10 @@ import { compilePattern } from './variableDeclarations.js';
 /**
  * One validator for every schema: `strict: false` because OpenAI's schemas carry keywords ajv's
  * strict mode refuses (a `description` beside a `$ref`, unknown formats); `validateSchema` still
- * refuses what JSON Schema itself does not allow (`"type": "strnig"`).
+ * refuses what JSON Schema itself does not allow (`"type": "strnig"`). Its patterns run on the
+ * linear-time engine (src/lib/linearPattern.ts), never on JavaScript's backtracking one.
  */
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, code: { regExp: ajvRegExp } });
 
 /** Params that the version's own fields set: giving both would leave it unclear which one the model got. */
 const MODEL_CONFIG_KEYS = ['tools', 'tool_choice', 'response_format'] as const;
@@ -58,45 +59,24 @@ class SchemaProblem extends Error {
   }
 }
 
-/** `checked`: outputs will be checked against it here (a tool's parameters are only sent). */
-function checkSchema(schema: Record<string, unknown>, at: (string | number)[], issues: Issue[], checked = false): void {
+/**
+ * A schema of the version: its size, its patterns (every one, a tool's too: ajv compiles them all,
+ * on the linear-time engine, which refuses some), then its compile.
+ */
+function checkSchema(schema: Record<string, unknown>, at: (string | number)[], issues: Issue[], budget: PatternBudget): void {
   if (JSON.stringify(schema).length > MAX_SCHEMA_JSON) {
     issues.push(invalidIssue('body', at, `a schema must serialise to at most ${MAX_SCHEMA_JSON} bytes`));
     return;
   }
+  const refused = refusedSchemaPatterns(schema, budget);
+  for (const [path, reason] of refused) issues.push(invalidIssue('body', [...at, ...path], reason));
+  if (refused.length > 0) return;
   try {
     compileSchema(schema);
   } catch (error) {
     if (!(error instanceof SchemaProblem)) throw error;
     issues.push(invalidIssue('body', [...at, ...error.path], error.message));
-    return;
   }
-  if (!checked) return;
-  // Outputs are checked on the event loop: a pattern that could take exponential time is refused, as a typed variable's is.
-  for (const [path, pattern] of patternsIn(schema, [])) {
-    const compiled = compilePattern(pattern);
-    if (typeof compiled === 'string') issues.push(invalidIssue('body', [...at, ...path], compiled));
-  }
-}
-
-/** Every regular expression of a schema (`pattern` values, `patternProperties` keys) with its path. */
-function patternsIn(node: unknown, path: (string | number)[]): Array<[(string | number)[], string]> {
-  if (Array.isArray(node)) return node.flatMap((item, i) => patternsIn(item, [...path, i]));
-  if (node === null || typeof node !== 'object') return [];
-  const found: Array<[(string | number)[], string]> = [];
-  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (key === 'pattern' && typeof value === 'string') found.push([[...path, key], value]);
-    if (key === 'patternProperties' && value !== null && typeof value === 'object') {
-      for (const p of Object.keys(value)) found.push([[...path, key, p], p]);
-    }
-    // `properties` and `$defs` hold schemas by name: a property named "pattern" is no pattern.
-    if (key === 'properties' || key === '$defs' || key === 'definitions' || key === 'patternProperties') {
-      if (value !== null && typeof value === 'object') for (const [name, sub] of Object.entries(value)) found.push(...patternsIn(sub, [...path, key, name]));
-    } else {
-      found.push(...patternsIn(value, [...path, key]));
-    }
-  }
-  return found;
 }
 
 function isToolChoice(value: unknown): value is ToolChoice {
@@ -118,7 +98,7 @@ export interface ModelConfigInput {
 }
 
 /** Checks the config beyond its schema; every problem is an issue at its exact path under `body`. */
-export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig; issues: Issue[] } {
+export function checkModelConfig(input: ModelConfigInput, budget = new PatternBudget()): { config: ModelConfig; issues: Issue[] } {
   const issues: Issue[] = [];
   const config: ModelConfig = {};
   const tools = input.tools ?? null;
@@ -129,7 +109,7 @@ export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig
     tools.forEach((tool, i) => {
       if (names.has(tool.function.name)) issues.push(invalidIssue('body', ['tools', i, 'function', 'name'], `tool '${tool.function.name}' is declared twice`));
       names.add(tool.function.name);
-      if (tool.function.parameters !== undefined) checkSchema(tool.function.parameters, ['tools', i, 'function', 'parameters'], issues);
+      if (tool.function.parameters !== undefined) checkSchema(tool.function.parameters, ['tools', i, 'function', 'parameters'], issues, budget);
     });
     config.tools = tools;
   }
@@ -154,7 +134,7 @@ export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig
       issues.push(invalidIssue('body', ['response_format', 'json_schema'], `only with type json_schema (got ${format.type})`));
     }
     if (format.type === 'json_schema' && format.json_schema !== undefined)
-      checkSchema(format.json_schema.schema, ['response_format', 'json_schema', 'schema'], issues, true);
+      checkSchema(format.json_schema.schema, ['response_format', 'json_schema', 'schema'], issues, budget);
     config.response_format = format;
   }
   for (const key of MODEL_CONFIG_KEYS) {
@@ -188,7 +168,18 @@ export function lazyOutputCheck(format: ResponseFormat | undefined): OutputCheck
 /** The check of a version's outputs, compiled now; null when the version asks for no structured output. */
 export function compileOutputCheck(format: ResponseFormat | undefined): OutputCheck | null {
   if (format === undefined || format.type === 'text') return null;
-  const validate = format.type === 'json_schema' && format.json_schema !== undefined ? compileSchema(format.json_schema.schema) : null;
+  let validate: ValidateFunction | null = null;
+  if (format.type === 'json_schema' && format.json_schema !== undefined) {
+    const schema = format.json_schema.schema;
+    // A schema stored before patterns ran on the linear-time engine may hold one it refuses: its
+    // outputs are never checked on JavaScript's backtracking engine instead, and each says why.
+    const [refused] = refusedSchemaPatterns(schema);
+    if (refused !== undefined) {
+      const error = `the response_format schema cannot be checked (${refused[0].join('/')}: ${refused[1]}): create a new version`;
+      return () => ({ valid: false, error });
+    }
+    validate = compileSchema(schema);
+  }
   return (output) => {
     let value: unknown;
     try {

@@ -3,16 +3,22 @@ import type { BundlePrompt, BundleVersion } from '../sdk/sdk.schemas.js';
 import { findVersion, listServedVersions, type VersionRecord } from './prompts.repo.js';
 import { TemplateError, toWireNodes } from './template.js';
 import { compileVersion } from './versionContent.js';
+import { compilePattern } from './variableDeclarations.js';
 
 /**
  * A version as the SDK bundle carries it, its templates as the server's own compiled trees. Throws
  * TemplateError for a version stored before today's template rules (the server answers 409 for
- * it), and for one with content parts (images), which the clients do not render locally: they ask
- * the server for such a prompt (docs/tools-and-structured-output.md, "Images").
+ * it), for one with content parts (images), which the clients do not render locally, and for one
+ * whose typed variable has a pattern stored before the linear-time engine that it refuses: they
+ * ask the server for such a prompt (docs/tools-and-structured-output.md, "Images").
  */
 function bundleVersion(record: VersionRecord): BundleVersion {
   const compiled = compileVersion(record);
   if (compiled.messages?.some((m) => m.template === null)) throw new TemplateError('content parts are rendered by the server only');
+  // A pattern stored before the linear-time engine that it refuses: the server answers such calls (409), not a client's engine.
+  if (Object.values(compiled.declared ?? {}).some((d) => d.pattern !== undefined && typeof compilePattern(d.pattern) === 'string')) {
+    throw new TemplateError('a typed variable has a pattern the linear-time engine refuses');
+  }
   return {
     version: compiled.version,
     kind: compiled.kind,

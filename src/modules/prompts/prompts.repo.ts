@@ -207,3 +207,24 @@ export async function upsertLabel(db: Sql, projectId: string, promptId: string, 
 export async function deleteLabel(db: Sql, projectId: string, promptId: string, label: string): Promise<boolean> {
   return (await db.run('DELETE FROM prompt_labels WHERE project_id = ? AND prompt_id = ? AND label = ?', [projectId, promptId, label])).changes > 0;
 }
+
+/**
+ * The versions of a project whose typed variables or model config hold a regular expression (a
+ * `pattern` key, or `patternProperties`), oldest first: the stored-pattern check reads them.
+ */
+export async function listVersionsWithPatterns(
+  db: Sql,
+  projectId: string,
+): Promise<Array<Pick<VersionRecord, 'prompt_id' | 'version' | 'declared_variables' | 'model_config'>>> {
+  const rows = await db.all<Pick<VersionRow, 'prompt_id' | 'version' | 'declared_variables' | 'model_config'>>(
+    `SELECT prompt_id, version, declared_variables, model_config FROM prompt_versions
+    WHERE project_id = ? AND (declared_variables LIKE '%"pattern"%' OR model_config LIKE '%"pattern%')
+    ORDER BY prompt_id, version`,
+    [projectId],
+  );
+  return rows.map((row) => ({
+    ...row,
+    declared_variables: row.declared_variables === null ? null : (JSON.parse(row.declared_variables) as Declarations),
+    model_config: row.model_config === null ? null : (JSON.parse(row.model_config) as ModelConfig),
+  }));
+}

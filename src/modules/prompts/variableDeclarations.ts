@@ -1,6 +1,6 @@
 import { codePointLength, expectedList, pythonStringRepr } from '../../lib/pythonText.js';
 import { MAX_DECLARED_VARIABLES, MAX_DESCRIPTION_LENGTH, MAX_ENUM_VALUES, MAX_PATTERN_LENGTH } from '../../lib/variableDeclaration.js';
-import safeRegex from 'safe-regex2';
+import { compileLinear, type LinearPattern, type PatternBudget } from '../../lib/linearPattern.js';
 import { invalidIssue, type Issue } from '../../lib/errors.js';
 import type { CompiledTemplate } from './template.js';
 
@@ -27,21 +27,14 @@ export type Declarations = Record<string, VariableDeclaration>;
 const KEYS = ['required', 'description', 'enum', 'pattern', 'min_length', 'max_length', 'default'] as const;
 
 /**
- * A pattern compiled as every check runs it: JavaScript's engine with the `u` flag, search
- * semantics (like pydantic's `re.search`: anchor with ^ and $ to match the whole value); the reason
- * instead when it does not compile or could take exponential time (nested repetition, or more
- * than 25 repetitions: safe-regex2's star-height check).
+ * A pattern compiled as every check runs it: JavaScript's syntax with the `u` flag on the
+ * linear-time engine (src/lib/linearPattern.ts), search semantics (like pydantic's `re.search`:
+ * anchor with ^ and $ to match the whole value); the reason instead when it is refused (it does
+ * not compile, or uses what that engine cannot run, such as a back-reference).
  */
-export function compilePattern(pattern: string): RegExp | string {
+export function compilePattern(pattern: string, budget?: PatternBudget): LinearPattern | string {
   if (pattern.length > MAX_PATTERN_LENGTH) return `a pattern may have at most ${MAX_PATTERN_LENGTH} characters`;
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, 'u');
-  } catch (error) {
-    return `not a valid regular expression: ${(error as Error).message}`;
-  }
-  if (!safeRegex(re)) return 'a pattern with nested repetition (like (a+)+) or more than 25 repetitions could take exponential time: simplify it';
-  return re;
+  return compileLinear(pattern, '', budget);
 }
 
 /**
@@ -77,7 +70,12 @@ const isLength = (v: unknown): v is number => typeof v === 'number' && Number.is
  * one issue, its path relative to `variables` (`['tier', 'default']`); no issue means the
  * declarations are valid and `normaliseDeclarations` may be called on them.
  */
-export function checkDeclarations(declared: unknown, usedNames: readonly string[], dottedNames: readonly string[] = []): Issue[] {
+export function checkDeclarations(
+  declared: unknown,
+  usedNames: readonly string[],
+  dottedNames: readonly string[] = [],
+  budget: PatternBudget | undefined = undefined,
+): Issue[] {
   const issues: Issue[] = [];
   const problem = (path: (string | number)[], why: string) => issues.push(invalidIssue('body', path, why));
   if (!isObject(declared)) {
@@ -87,7 +85,7 @@ export function checkDeclarations(declared: unknown, usedNames: readonly string[
   const names = Object.keys(declared);
   if (names.length > MAX_DECLARED_VARIABLES) problem([], `at most ${MAX_DECLARED_VARIABLES} variables may be declared`);
   for (const name of names) {
-    checkOne(name, declared[name], usedNames.includes(name), problem);
+    checkOne(name, declared[name], usedNames.includes(name), problem, budget);
     if (dottedNames.includes(name)) problem([name], `the templates read fields of '${name}' ({{${name}.…}}), but a declared variable is a string: it has none`);
   }
   for (const name of usedNames) {
@@ -96,7 +94,7 @@ export function checkDeclarations(declared: unknown, usedNames: readonly string[
   return issues;
 }
 
-function checkOne(name: string, raw: unknown, used: boolean, problem: (path: (string | number)[], why: string) => void): void {
+function checkOne(name: string, raw: unknown, used: boolean, problem: (path: (string | number)[], why: string) => void, budget?: PatternBudget): void {
   if (!used) problem([name], `'${name}' is declared but no template uses it`);
   if (!isObject(raw)) {
     problem([name], 'a declaration must be an object');
@@ -117,9 +115,9 @@ function checkOne(name: string, raw: unknown, used: boolean, problem: (path: (st
     else if (new Set(values).size !== values.length) problem([name, 'enum'], 'enum lists a value twice');
     else enumOk = true;
   }
-  let re: RegExp | null = null;
+  let re: LinearPattern | null = null;
   if (pattern !== undefined) {
-    const compiled = typeof pattern === 'string' ? compilePattern(pattern) : 'pattern must be a string';
+    const compiled = typeof pattern === 'string' ? compilePattern(pattern, budget) : 'pattern must be a string';
     if (typeof compiled === 'string') problem([name, 'pattern'], compiled);
     else re = compiled;
   }
@@ -150,7 +148,7 @@ function checkOne(name: string, raw: unknown, used: boolean, problem: (path: (st
 /** A declared variable's constraints, ready to run (the pattern compiled once). */
 export interface StringRules {
   enum?: readonly string[] | undefined;
-  re: RegExp | null;
+  re: LinearPattern | null;
   pattern?: string | undefined;
   min?: number | undefined;
   max?: number | undefined;

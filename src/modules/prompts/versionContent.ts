@@ -6,6 +6,7 @@ import type { VersionRecord } from './prompts.repo.js';
 import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 import type { ModelConfig } from '../../lib/modelConfig.js';
+import { PatternBudget } from '../../lib/linearPattern.js';
 import { checkModelConfig, lazyOutputCheck, type OutputCheck } from './modelConfigChecks.js';
 import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
@@ -44,7 +45,8 @@ export function compileVersion(record: VersionRecord): CompiledVersion {
     fallbacks: record.fallbacks,
     variables: record.variables,
     declared: record.declared_variables,
-    inputChecks: record.declared_variables === null ? null : compileInputChecks(record.declared_variables),
+    inputChecks:
+      record.declared_variables === null ? null : compileInputChecks(record.declared_variables, `Prompt '${record.prompt_id}' version ${record.version}`),
     modelConfig: record.model_config,
     outputCheck: lazyOutputCheck(record.model_config?.response_format),
   };
@@ -142,14 +144,16 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
-  const model = checkModelConfig(input);
+  // Every pattern of the version (schemas and typed variables) is compiled against one budget.
+  const patterns = new PatternBudget();
+  const model = checkModelConfig(input, patterns);
   errors.push(...model.issues);
   const variables = new Set<string>();
   for (const t of compiled) for (const v of t.variables) variables.add(v);
   // Declarations are checked against the templates only once those compiled: else every name would read as unused.
   if (input.variables !== undefined && errors.length === 0) {
     const { used, dotted } = namesUsed(compiled);
-    for (const issue of checkDeclarations(input.variables, used, dotted)) errors.push({ ...issue, path: ['variables', ...issue.path] });
+    for (const issue of checkDeclarations(input.variables, used, dotted, patterns)) errors.push({ ...issue, path: ['variables', ...issue.path] });
   }
   if (errors.length > 0) throw new Invalid(errors);
   return {

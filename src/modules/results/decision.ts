@@ -20,6 +20,8 @@ export interface DecisionInput {
   renderFailed: { share: number; controlShare: number };
   /** Guardrails this variant made worse. */
   worseGuardrails: ReadonlyArray<{ name: string; text: string }>;
+  /** Guardrails that could not be checked for this variant (not enough data): no ship rests on them. */
+  uncheckedGuardrails?: ReadonlyArray<{ name: string; text: string }>;
   /** Total exposed users the primary needs to detect the target effect (null: cannot be estimated yet), and the users so far. */
   sample: { needed: number | null; users: number; perDay: number | null; targetMde: number; why?: string };
 }
@@ -62,7 +64,7 @@ function keepRunning(input: DecisionInput): DecisionView {
  * One variant's decision, in this order (never ship on an unhealthy experiment):
  * unhealthy (sample-ratio mismatch, or more than 1% of users in several variants) → rollback (calls
  * failed to render the variant for over 1% more of its users than control's, or the primary or any
- * guardrail got worse) → ship (the primary got better) → keep running.
+ * guardrail got worse) → ship (the primary got better, and every guardrail could be checked) → keep running.
  */
 export function decide(input: DecisionInput): DecisionView {
   const { variant, health, primary, worseGuardrails } = input;
@@ -95,6 +97,16 @@ export function decide(input: DecisionInput): DecisionView {
   if (first !== undefined) {
     const others = more.length === 0 ? '' : ` (and ${more.length} more guardrail${more.length === 1 ? '' : 's'})`;
     return { ...settled, decision: 'rollback', reason: `Roll back: on the guardrail ${first.name}, ${lower(first.text)}${others}.` };
+  }
+  const unchecked = input.uncheckedGuardrails?.[0];
+  if (primary?.verdict === 'better' && unchecked !== undefined) {
+    return {
+      variant,
+      decision: 'keep_running',
+      reason: `Keep running: on the primary metric ${primary.name}, ${lower(primary.text)}, but the guardrail ${unchecked.name} cannot be checked yet (${lower(unchecked.text)}), and a guardrail without a figure is no sign of safety.`,
+      users_needed: null,
+      days_needed: null,
+    };
   }
   if (primary?.verdict === 'better') {
     return { ...settled, decision: 'ship', reason: `Ship: on the primary metric ${primary.name}, ${lower(primary.text)}, and no guardrail got worse.` };

@@ -38,6 +38,9 @@ export interface Compared {
  */
 const nonNegative = (m: Measured) => m.def.kind !== 'mean';
 
+/** Kinds whose per-user values are shares in [0, 1]: without variation in an arm they are still compared (as proportions at the edge). */
+const UNIT_INTERVAL_KINDS: ReadonlySet<string> = new Set(['success_rate', 'error_rate', 'schema_valid_rate', 'pass_rate']);
+
 export function compareMetric(m: Measured, keys: readonly string[], control: string, options: ResultsOptions): Compared {
   const stats = m.def.kind === 'success_rate' ? 'proportion' : 'mean';
   const suffs = new Map(keys.map((k) => [k, suffOf(m, k)]));
@@ -52,7 +55,12 @@ export function compareMetric(m: Measured, keys: readonly string[], control: str
           }),
         );
   const adjusted = cuped?.adjusted ? new Map(keys.map((k, i) => [k, cuped.adjusted![i]!])) : null;
-  const compareOptions = { prior: options.prior, sequential: options.sequential, nonNegative: nonNegative(m) };
+  const compareOptions = {
+    prior: options.prior,
+    sequential: options.sequential,
+    nonNegative: nonNegative(m),
+    unitInterval: UNIT_INTERVAL_KINDS.has(m.def.kind),
+  };
   const comparisons = keys
     .filter((k) => k !== control)
     .map((key) => {
@@ -82,7 +90,11 @@ function suffOf(m: Measured, key: string): Suff {
 /** The one-sided "got worse" p-value of a guardrail: on the relative lift, or the absolute one when the control's mean is 0. */
 function worsePValue(c: Comparison, direction: 'higher' | 'lower'): number | null {
   const t = c.relative.se !== null ? c.relative : c.absolute;
-  if (t.lift === null || t.se === null || t.df === null) return null;
+  // Both arms all-0 (or all-1): the data show no difference at all, so no sign of harm.
+  if (t.se === null) return c.enoughData && t.lift === 0 ? 1 : null;
+  if (t.lift === null) return null;
+  // Two proportions at the edge are tested with the pooled z-test: a normal, with no degrees of freedom.
+  if (t.df === null) return c.enoughData ? oneSidedWorsePValue(t.lift, t.se, Number.POSITIVE_INFINITY, direction) : null;
   return oneSidedWorsePValue(t.lift, t.se, t.df, direction);
 }
 

@@ -76,6 +76,9 @@ export function buildReport(data: ResultsData, options: ResultsOptions): Experim
         worseGuardrails: guardrailViews.flatMap((g) =>
           g.comparisons.filter((c) => c.variant === key && c.verdict === 'worse').map((c) => ({ name: g.name, text: c.verdict_text })),
         ),
+        uncheckedGuardrails: guardrailViews.flatMap((g) =>
+          g.comparisons.filter((c) => c.variant === key && c.verdict === 'not_enough_data').map((c) => ({ name: g.name, text: c.verdict_text })),
+        ),
         sample: { needed, users: allUsers, perDay: exposuresPerDay(allUsers, e.started_at, e.stopped_at ?? data.generatedAt), targetMde: e.target_mde },
       });
     });

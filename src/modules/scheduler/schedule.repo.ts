@@ -28,21 +28,40 @@ export async function unschedule(db: Sql, projectId: string, experimentId: strin
  * Takes the lease of one experiment's check: a compare-and-set, so of two replicas claiming the
  * same check only one changes the row. `dueAt`: a scheduled check claims the due time it read (a
  * check that already settled moved it on); null: a check asked for, which only needs the lease free.
- * On PostgreSQL the second UPDATE waits for the first's row lock and then sees its new values.
+ * `takeOver`: the owner of a lease whose process is known to have died, taken as free (only while
+ * that owner still holds it). On PostgreSQL the second UPDATE waits for the first's row lock and
+ * then sees its new values.
  */
 export async function claim(
   db: Sql,
   projectId: string,
   experimentId: string,
-  c: { dueAt: string | null; owner: string; now: string; leaseUntil: string },
+  c: { dueAt: string | null; owner: string; now: string; leaseUntil: string; takeOver?: string | null },
 ): Promise<boolean> {
   const result = await db.run(
     `UPDATE experiment_schedule SET lease_owner = @owner, lease_until = @until
-     WHERE project_id = @project AND experiment_id = @experiment AND (lease_until IS NULL OR lease_until <= @now)
+     WHERE project_id = @project AND experiment_id = @experiment
+       AND (lease_until IS NULL OR lease_until <= @now OR lease_owner = CAST(@dead AS TEXT))
        AND (CAST(@due AS TEXT) IS NULL OR due_at = @due)`,
-    { owner: c.owner, until: c.leaseUntil, project: projectId, experiment: experimentId, now: c.now, due: c.dueAt },
+    {
+      owner: c.owner,
+      until: c.leaseUntil,
+      project: projectId,
+      experiment: experimentId,
+      now: c.now,
+      due: c.dueAt,
+      dead: c.takeOver ?? null,
+    },
   );
   return result.changes === 1;
+}
+
+/** Who holds an experiment's check now, and until when (both null when nobody does); undefined when it is not on the schedule. */
+export async function leaseOf(db: Sql, projectId: string, experimentId: string): Promise<Pick<ScheduleRow, 'lease_owner' | 'lease_until'> | undefined> {
+  return db.get<Pick<ScheduleRow, 'lease_owner' | 'lease_until'>>(
+    'SELECT lease_owner, lease_until FROM experiment_schedule WHERE project_id = ? AND experiment_id = ?',
+    [projectId, experimentId],
+  );
 }
 
 /** Gives the lease back and sets the next due time, if this owner still holds it; false when another process took it over. */

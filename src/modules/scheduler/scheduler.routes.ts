@@ -13,7 +13,7 @@ export function registerSchedulerRoutes(app: FastifyInstance, access: AccessChec
     operationId: 'checkExperiment',
     summary: 'Run one check of a rollout or bandit now, and answer what it did',
     description:
-      'Runs the check the scheduler runs every hour, now (a rollout: guardrails tested, then hold, advance, roll back or ship); the scheduled times stay as they were. An A/B experiment answers action none. 409 when the experiment is not running or another check of it is under way.',
+      'Runs the check the scheduler runs every hour, now (a rollout: guardrails tested, then hold, advance, roll back or ship); the scheduled times stay as they were. An A/B experiment answers action none. 409 when the experiment is not running, or when another running process is checking it: then with Retry-After (seconds), also said in the detail. A check cut off by a process that died (kill -9) does not hold it: its lease is taken over at once.',
     tags,
     role: 'admin',
     strict: true,

@@ -1,12 +1,17 @@
+import { leaseOwner, type ProcessLiveness, processOf } from '../../db/liveness.js';
 import type { Sql } from '../../db/sql.js';
 import type { Store } from '../../db/store.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { busyLease, LIVE_HOLDER_RETRY_SECONDS } from './busyLease.js';
 import * as repo from './schedule.repo.js';
 
 /** How often a running rollout or bandit is checked. */
 const CHECK_INTERVAL_MS = 60 * 60 * 1000;
-/** A claimed check's lease: longer than any check takes (a results report is bounded well below it). */
+/**
+ * A claimed check's lease: longer than any check takes (a results report is bounded well below it).
+ * Its end is only the backstop: a lease whose process is known to have died is free at once.
+ */
 const LEASE_MS = 5 * 60 * 1000;
 /** The timeline a check list shows at most (an hourly check for six weeks). */
 const TIMELINE_LIMIT = 1000;
@@ -47,6 +52,8 @@ interface Log {
   warn(obj: object, msg: string): void;
 }
 
+type Lease = Pick<repo.ScheduleRow, 'lease_owner' | 'lease_until'>;
+
 class LeaseLost extends Error {}
 
 /** The time after a scheduled one: an interval later, or, for a check a whole interval late (the service was down), an interval from now. */
@@ -67,13 +74,31 @@ export interface CheckAnswer extends Omit<repo.CheckRecord, 'id'> {
  * Checks running rollouts and bandits in the background, each once per scheduled time across all
  * replicas: a pass claims what is due with a lease in the database (schedule.repo.ts), runs the
  * type's check, and the check's write settles the lease, moves the due time on and records the
- * check, all in one transaction. The schedule is the table, so a restart loses nothing; a process
- * that dies mid-check leaves a lease that ends, and the same scheduled time is checked again.
- * Never runs inside a request but the operator's `POST /experiments/{id}/check`.
+ * check, all in one transaction. The schedule is the table, so a restart loses nothing. A lease
+ * names the process that took it (`liveness`): one whose process died mid-check (a kill -9) is
+ * taken over at once, by any replica or by the same one restarted; one whose process cannot be
+ * told ends with its lease. Never runs inside a request but the operator's `POST /experiments/{id}/check`.
  */
-export function createScheduler(store: Store, checkers: CheckersByType, ports: SchedulerPorts, log: Log) {
+export function createScheduler(store: Store, checkers: CheckersByType, ports: SchedulerPorts, log: Log, liveness: ProcessLiveness) {
   const now = () => store.clock.now();
   const iso = (ms: number) => new Date(ms).toISOString();
+
+  /** A new lease's owner, naming this process; without an identity (its lock could not be taken), one only its end frees. */
+  async function newOwner(): Promise<string> {
+    try {
+      return leaseOwner(await liveness.identity());
+    } catch (error) {
+      log.warn({ err: error }, 'taking this process identity failed: the lease it takes now can only end by running out');
+      return newId('lse');
+    }
+  }
+
+  /** The owner of a lease still running whose process is known to have died (to take it over); null otherwise. */
+  async function deadOwner(lease: Lease | undefined, at: string): Promise<string | null> {
+    if (!lease?.lease_owner || lease.lease_until === null || lease.lease_until <= at) return null;
+    const processId = processOf(lease.lease_owner);
+    return processId !== null && (await liveness.isDead(processId)) ? lease.lease_owner : null;
+  }
 
   /** Runs one claimed check; a check that fails gives its lease back and is tried again on a later pass. */
   async function run(projectId: string, experimentId: string, type: string, owner: string, scheduledAt: string | null): Promise<CheckAnswer> {
@@ -137,12 +162,16 @@ export function createScheduler(store: Store, checkers: CheckersByType, ports: S
         let made = 0;
         try {
           const at = now();
+          const atIso = at.toISOString();
           for (const { row, type } of await reconcile()) {
             if (closed) break;
-            if (row.due_at > at.toISOString() || (row.lease_until !== null && row.lease_until > at.toISOString())) continue;
-            const owner = newId('lse');
+            if (row.due_at > atIso) continue;
+            const leased = row.lease_until !== null && row.lease_until > atIso;
+            const takeOver = leased ? await deadOwner(row, atIso) : null;
+            if (leased && takeOver === null) continue; // a process that may still run holds it
+            const owner = await newOwner();
             const claimed = await store.writer.write((db) =>
-              repo.claim(db, row.project_id, row.experiment_id, { dueAt: row.due_at, owner, now: at.toISOString(), leaseUntil: iso(at.getTime() + LEASE_MS) }),
+              repo.claim(db, row.project_id, row.experiment_id, { dueAt: row.due_at, owner, now: atIso, leaseUntil: iso(at.getTime() + LEASE_MS), takeOver }),
             );
             if (!claimed) continue; // another replica has it
             try {
@@ -189,16 +218,29 @@ export function createScheduler(store: Store, checkers: CheckersByType, ports: S
           status: experiment.status,
         };
       }
-      const owner = newId('lse');
-      const claimed = await store.writer.write(async (db) => {
+      const owner = await newOwner();
+      const lease = { dueAt: null, owner, now: at.toISOString(), leaseUntil: iso(at.getTime() + LEASE_MS) };
+      let claimed = await store.writer.write(async (db) => {
         await repo.schedule(db, projectId, experimentId, iso(at.getTime() + CHECK_INTERVAL_MS));
-        return repo.claim(db, projectId, experimentId, { dueAt: null, owner, now: at.toISOString(), leaseUntil: iso(at.getTime() + LEASE_MS) });
+        return repo.claim(db, projectId, experimentId, lease);
       });
-      if (!claimed) throw conflict(`Experiment '${experimentId}' is being checked right now: try again in a moment`);
+      if (!claimed) {
+        const held = await repo.leaseOf(store.sql, projectId, experimentId);
+        const takeOver = await deadOwner(held, lease.now);
+        if (takeOver !== null) claimed = await store.writer.write((db) => repo.claim(db, projectId, experimentId, { ...lease, takeOver }));
+        if (!claimed) {
+          // Held by a process that runs (or that took a dead one's over first), or by one that cannot be told about.
+          const running = held?.lease_owner != null && held.lease_until !== null && held.lease_until > lease.now;
+          const unknown = takeOver === null && running && processOf(held.lease_owner ?? '') === null;
+          const busy = busyLease(experimentId, held?.lease_until ?? null, at.getTime(), unknown ? 'unknown' : 'alive');
+          throw conflict(busy.message, busy.retryAfterSeconds);
+        }
+      }
       try {
         return await run(projectId, experimentId, experiment.type, owner, null);
       } catch (error) {
-        if (error instanceof LeaseLost) throw conflict(error.message);
+        if (error instanceof LeaseLost)
+          throw conflict(`${error.message}: try again in ${LIVE_HOLDER_RETRY_SECONDS} s (Retry-After)`, LIVE_HOLDER_RETRY_SECONDS);
         throw error;
       }
     },

@@ -21,11 +21,15 @@ let now = Date.parse('2026-03-02T09:00:00.000Z');
 const clock = { now: () => new Date(now) };
 const HOUR = 3_600_000;
 
-/** Which calls fail: the risky candidate's template fails 60% of its calls, every other version 20%. */
+/**
+ * Which calls fail: the risky candidate's template fails 60% of its calls against its production's
+ * 20%; the harmless prompts fail 2% of calls in both versions (a candidate advances only once its
+ * interval shows it within the tolerance, which at 20% errors would take far more users than here).
+ */
 const random = mulberry32(7);
 const failsOf = (body: unknown) => {
   const text = JSON.stringify((body as { messages?: unknown }).messages ?? '');
-  return random() < (text.includes('risky two') ? 0.6 : 0.2);
+  return random() < (text.includes('risky two') ? 0.6 : text.includes('risky') ? 0.2 : 0.02);
 };
 
 /** One simulated hour of `users` new users, one call each; answers who was served which variant. */
@@ -193,7 +197,7 @@ describe('a safe rollout', () => {
     const bundleRanges: Array<[number, number]> = [];
     let hours = 0;
     while ((await experiment('good')).status === 'running' && hours < 12) {
-      for (const [user, variant] of await hourOfTraffic('harmless', 60, hours++)) if (variant === 'candidate') candidates.add(user);
+      for (const [user, variant] of await hourOfTraffic('harmless', 150, hours++)) if (variant === 'candidate') candidates.add(user);
       const bundle = (await t.request('GET', '/sdk/bundle', { key: runtime })).json;
       const running = bundle.experiments.find((e: { experiment_id: string }) => e.experiment_id === 'good');
       if (running !== undefined) {
@@ -214,7 +218,7 @@ describe('a safe rollout', () => {
     }
     const ended = await experiment('good');
     expect(ended).toMatchObject({ status: 'shipped', winner: 'candidate', shipped_version: 2, rollout: { step: 2, current_percent: 100 } });
-    expect(ended.reason).toMatch(/^Shipped: the last step \(100%\) met its minimums and no guardrail got worse/);
+    expect(ended.reason).toMatch(/^Shipped: the last step \(100%\) met its minimums and every guardrail is shown within its tolerance/);
     expect(await production('harmless')).toBe(2);
     expect(candidates.size).toBeGreaterThan(10);
     // The candidate's range only grew: [0.5, 0.6) → [0.5, 0.75) → [0.5, 1).
@@ -241,7 +245,7 @@ describe('a safe rollout', () => {
 
   it('with auto_ship false waits for a person at the end, says so, and ships on their stop with ship', async () => {
     await rollout('ask', 'approved', [{ percent: 50, min_users: 10, min_minutes: 0 }], { auto_ship: false });
-    await hourOfTraffic('approved', 40, 0);
+    await hourOfTraffic('approved', 300, 0);
     const waiting = await t.request('POST', '/experiments/ask/check');
     expect(waiting.json).toMatchObject({ action: 'await_approval', status: 'running' });
     expect(waiting.json.reason).toMatch(/^Waiting for approval/);

@@ -148,10 +148,10 @@ describe('decisions', () => {
     for (const g of fineReport.guardrails) expect(g.comparisons[0].p_value_adjusted).toBeNull();
   });
 
-  it('reports error rate 0 in both variants as not enough data rather than a verdict', () => {
+  it('reads error rate 0 in both variants as no sign of harm (the rates are compared at the edge), not as "not enough data"', () => {
     const errors = fineReport.guardrails.find((g: any) => g.name === 'runs:error_rate');
     expect(errors.variants.map((v: any) => v.value)).toEqual([0, 0]);
-    expect(errors.comparisons[0]).toMatchObject({ enough_data: false, verdict: 'not_enough_data', p_value_worse: null });
+    expect(errors.comparisons[0]).toMatchObject({ enough_data: true, verdict: 'no_detectable_difference', p_value_worse: 1 });
   });
 
   it("caps a runs metric at the percentile of the users' own values", async () => {

@@ -189,7 +189,10 @@ describe('results of a known population, end to end', () => {
     expect(thumbs).toMatchObject({ role: 'exploratory', primary: false });
     expect(thumbs.variants[0].labels).toEqual({ up: 5, down: 3 });
     const goals = report.metrics.flatMap((m: any) => m.comparisons);
-    expect(goals.map((c: any) => c.p_value_adjusted)).toEqual(holmAdjust(goals.map((c: any) => (c.enough_data ? c.relative.p_value : null))));
+    // A proportion at the edge (no variation in an arm) has no relative test: its absolute one decides (issue 40).
+    expect(goals.map((c: any) => c.p_value_adjusted)).toEqual(
+      holmAdjust(goals.map((c: any) => (c.enough_data ? (c.relative.p_value ?? c.absolute.p_value) : null))),
+    );
     for (const m of [...report.metrics, ...report.exploratory]) {
       const kind: MetricKind = m.kind === 'success_rate' ? 'proportion' : 'mean';
       const suff = (k: string): Suff => {
@@ -212,7 +215,8 @@ describe('results of a known population, end to end', () => {
         ]);
         // Exploratory metrics are never adjusted; goal metrics always are (numbers, or explicit nulls with a reason).
         if (exploratory) expect(c.p_value_adjusted).toBeNull();
-        if (c.enough_data) expect([c.relative.p_value, c.relative.ci, c.bayes.chance_to_win].every((x) => x !== null)).toBe(true);
+        if (c.enough_data)
+          expect([c.relative.p_value ?? c.absolute.p_value, c.relative.ci ?? c.absolute.ci, c.bayes.chance_to_win].every((x) => x !== null)).toBe(true);
         if (c.enough_data && !exploratory) expect(c.p_value_adjusted).not.toBeNull();
         else expect(typeof c.reason).toBe('string');
       }

@@ -31,6 +31,8 @@ describe('rule scorers', () => {
     ['json: not JSON', { kind: 'json_schema', settings: {} }, '{a: 1}', undefined, { ...F, reason: 'the output is not valid JSON' }],
     ['json: matches the schema', { kind: 'json_schema', settings: { schema: { type: 'object', required: ['age'], properties: { age: { type: 'integer' } } } } }, '{"age": 3}', undefined, P],
     ['json: fails the schema', { kind: 'json_schema', settings: { schema: { type: 'object', properties: { age: { type: 'integer' } } } } }, '{"age": "3"}', undefined, { ...F, reason: '/age must be integer' }],
+    ['json: (a+)+$ on a long mismatch, linear time', { kind: 'json_schema', settings: { schema: { type: 'string', pattern: '(a+)+$' } } }, JSON.stringify(`${'a'.repeat(50_000)}!`), undefined, { ...F, reason: '/ must match pattern "(a+)+$"' }],
+    ['json: (a+)+$ matched', { kind: 'json_schema', settings: { schema: { type: 'string', pattern: '(a+)+$' } } }, '"xaa"', undefined, P],
     ['numeric: within absolute tolerance', { kind: 'numeric', settings: { tolerance: 0.5 } }, ' 3.4 ', 3, P],
     ['numeric: outside absolute tolerance', { kind: 'numeric', settings: { tolerance: 0.5 } }, '3.6', '3', F],
     ['numeric: at the bound', { kind: 'numeric', settings: { tolerance: 1 } }, '4', 3, P],
@@ -47,16 +49,33 @@ describe('rule scorers', () => {
   });
 });
 
-describe('compileRegex refuses what could stall or does not compile', () => {
-  it.each<[string, string, string | undefined, RegExp | string]>([
-    ['nested repetition', '(a+)+$', undefined, 'a pattern with nested repetition (like (a+)+) or more than 25 repetitions could take exponential time: simplify it'],
-    ['does not compile', '(unclosed', undefined, 'not a valid regular expression: Invalid regular expression: /(unclosed/u: Unterminated group'],
+describe('compileRegex refuses what the linear-time engine cannot run or does not compile', () => {
+  it.each<[string, string, string | undefined, string]>([
+    ['a back-reference', '(a)\\1', undefined, 'the pattern uses a back-reference (\\1), which the linear-time engine does not support'],
+    ['a look-behind', '(?<!a)b', undefined, 'the pattern uses a look-behind ((?<!…), which the linear-time engine does not support'],
+    ['does not compile', '(unclosed', undefined, 'the pattern is not a valid regular expression: Invalid regular expression: /(unclosed/u: Unterminated group'],
     ['unknown flag', 'a', 'g', 'flags may be any of i, m and s, each once'],
     ['repeated flag', 'a', 'ii', 'flags may be any of i, m and s, each once'],
     ['too long', 'a'.repeat(1001), undefined, 'a pattern may have at most 1000 characters'],
-    ['fine', '^[a-z]+$', 'im', /^[a-z]+$/imu],
   ])('%s', (_name, pattern, flags, want) => {
     expect(compileRegex(flags === undefined ? { pattern } : { pattern, flags })).toEqual(want);
+  });
+
+  it('compiles the rest with its flags, nested repetition included', () => {
+    const re = compileRegex({ pattern: '^[a-z]+$', flags: 'im' });
+    expect(typeof re === 'object' && [String(re), re.test('x\nABC'), re.test('x1')]).toEqual(['/^[a-z]+$/im', true, false]);
+    const nested = compileRegex({ pattern: '(a+)+$' });
+    expect(typeof nested === 'object' && nested.test(`${'a'.repeat(50_000)}!`)).toBe(false);
+  });
+
+  it('a stored pattern the engine refuses scores every item as an error, never on the backtracking engine', () => {
+    expect(compileScorer({ kind: 'regex', settings: { pattern: '(a)\\1' } })({ output: 'aa' })).toEqual({
+      error: 'this evaluator version cannot score (the pattern uses a back-reference (\\1), which the linear-time engine does not support): create a new version of the evaluator',
+    });
+    expect(compileScorer({ kind: 'json_schema', settings: { schema: { properties: { a: { pattern: '(?=a)' } } } } })({ output: '{"a": "a"}' })).toEqual({
+      error:
+        'this evaluator version cannot score (/properties/a/pattern: the pattern uses a look-ahead ((?=…), which the linear-time engine does not support): create a new version of the evaluator',
+    });
   });
 });
 
@@ -65,6 +84,8 @@ describe('compileJsonSchema points at the problem', () => {
     ['a wrong type keyword', { type: 'object', properties: { age: { type: 'integr' } } }, ['properties', 'age', 'type'], /must be equal to one of the allowed values|must match a schema in anyOf/],
     ['an unknown keyword (strict)', { type: 'object', propertiez: {} }, [], /unknown keyword: "propertiez"/],
     ['minimum not a number', { minimum: 'one' }, ['minimum'], /must be number/],
+    ['a back-reference', { type: 'string', pattern: '(a)\\1' }, ['pattern'], /^the pattern uses a back-reference \(\\1\), which the linear-time engine does not support$/],
+    ['a look-ahead in patternProperties', { patternProperties: { '(?=a)': {} } }, ['patternProperties', '(?=a)'], /uses a look-ahead/],
   ])('%s', (_name, schema, path, message) => {
     const out = compileJsonSchema(schema);
     expect(typeof out).toBe('object');

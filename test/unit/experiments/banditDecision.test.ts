@@ -117,5 +117,9 @@ describe('decideBandit', () => {
     const late = decideBandit(inputs(held, cells), settings, [], Date.parse(hours(2)));
     expect(late).toMatchObject({ action: 'ship', winner: 'c' });
     expect(late.reason).toMatch(/^Shipped c: its probability of being the best arm has stayed at or above 95% for at least 60 minutes/);
+    // A guardrail of the leader without a figure is no sign of safety: re-weight, never ship (issue 40).
+    const unknown = decideBandit(inputs(held, cells), settings, [], Date.parse(hours(2)), [{ variant: 'c', guardrail: 'runs:latency_ms' }]);
+    expect(unknown).toMatchObject({ action: 'reweight', winner: null });
+    expect(unknown.reason).toMatch(/^Not shipped yet: c's guardrail runs:latency_ms has no figure/);
   });
 });

@@ -42,16 +42,36 @@ describe('checking a version config', () => {
     ['json_schema beside json_object', { response_format: { type: 'json_object' as const, json_schema: { name: 'x', schema: {} } } }, [['response_format', 'json_schema']]],
     ['no tools', { tools: [] }, [['tools']]],
     [
-      'a pattern that could take exponential time',
+      'a pattern that backtracked exponentially, now linear',
       { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { properties: { a: { type: 'string', pattern: '^(a+)+$' } } } } } },
+      [],
+    ],
+    [
+      'a back-reference',
+      { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { properties: { a: { type: 'string', pattern: '(a)\\1' } } } } } },
       [['response_format', 'json_schema', 'schema', 'properties', 'a', 'pattern']],
+    ],
+    [
+      'a look-behind among patternProperties',
+      { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { patternProperties: { '(?<=a)b': {} } } } } },
+      [['response_format', 'json_schema', 'schema', 'patternProperties', '(?<=a)b']],
     ],
     [
       'a property named pattern',
       { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { properties: { pattern: { type: 'string' } } } } } },
       [],
     ],
-    ['a slow pattern in a tool, which is only sent', { tools: [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'string', pattern: '^(a+)+$' } } }] }, []],
+    ['a nested repetition in a tool', { tools: [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'string', pattern: '^(a+)+$' } } }] }, []],
+    [
+      'a look-ahead in a tool: ajv compiles its patterns on the same engine',
+      { tools: [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'string', pattern: '^(?!x)' } } }] },
+      [['tools', 0, 'function', 'parameters', 'pattern']],
+    ],
+    [
+      'a pattern key inside const is data',
+      { response_format: { type: 'json_schema' as const, json_schema: { name: 'x', schema: { const: { pattern: '(a)\\1' } } } } },
+      [],
+    ],
   ])('%s', (_name, input, expected) => {
     expect(paths(input)).toEqual(expected);
   });

@@ -6,18 +6,24 @@ points) or pattern, is pydantic's item (``string_type``, ``literal_error``, ``st
 ``string_too_long``, ``string_pattern_mismatch``); an absent optional one gets its default (``""``
 when it has none). Inputs nobody declared pass through.
 
-The server runs patterns with JavaScript's engine (``u`` flag, search semantics). Python's ``re``
-(with ``re.ASCII``) agrees with it on printable ASCII text for the patterns both accept, so a
-pattern is checked here only then: a version whose pattern ``re`` refuses, or a value checked
-against a pattern that is not printable ASCII, is left to the server.
+The server runs patterns with JavaScript's meaning (the ``u`` flag, search semantics) on a
+linear-time engine (RE2's automata). Python's ``re`` backtracks (``(a+)+$`` takes seconds on 25
+characters), so patterns run here on ``_linear_match``'s automaton, which reads them with
+JavaScript's meaning, in time linear in the value. What it cannot run as the server would
+(back-references, look-around, inline flags, syntax Python reads otherwise, an automaton too large)
+leaves the version to the server, and so does a search that would cost more than its work budget.
+A value checked against a pattern is checked here only when it is printable ASCII: there
+JavaScript's classes, RE2's and Python's agree (``\\s``, ``.``, ``\\w``, ``$``), so the answer does
+not hang on a detail of one engine.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Pattern, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from ._linear_match import LinearPattern, TooCostly, Unsupported, compile_pattern
 
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*\Z")
 #: A string holding UTF-16 surrogates counts and compares differently here and on the server.
@@ -32,13 +38,13 @@ class Check:
     enum: Optional[Tuple[str, ...]]
     expected: Optional[str]
     pattern: Optional[str]
-    regex: Optional[Pattern[str]]
+    regex: Optional[LinearPattern]
     min_length: Optional[int]
     max_length: Optional[int]
 
 
 class PatternNotPortable(ValueError):
-    """A declared pattern Python's ``re`` cannot run as the server runs it: the version is left to the server."""
+    """A declared pattern this client cannot run as the server runs it: the version is left to the server."""
 
 
 def prepare_checks(declared: Any) -> Tuple[Check, ...]:
@@ -50,13 +56,13 @@ def prepare_checks(declared: Any) -> Tuple[Check, ...]:
         if not isinstance(raw, dict):
             raise ValueError(f"the declaration of {name!r} is not an object")
         pattern = raw.get("pattern")
-        regex: Optional[Pattern[str]] = None
+        regex: Optional[LinearPattern] = None
         if pattern is not None:
+            if not isinstance(pattern, str):
+                raise ValueError(f"the pattern of {name!r} is not a string")
             try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    regex = re.compile(pattern, re.ASCII)
-            except re.error as error:
+                regex = compile_pattern(pattern)
+            except Unsupported as error:
                 raise PatternNotPortable(str(error)) from None
         values = raw.get("enum")
         enum = tuple(values) if isinstance(values, list) else None
@@ -100,7 +106,11 @@ def _failure(check: Check, value: Any) -> Optional[Dict[str, Any]]:
     if check.regex is not None:
         if not _PRINTABLE_ASCII.match(value):
             raise NeedsServer()
-        if check.regex.search(value) is None:
+        try:
+            found = check.regex.search(value)
+        except TooCostly:
+            raise NeedsServer() from None
+        if not found:
             return {"type": "string_pattern_mismatch", "msg": f"String should match pattern '{check.pattern}'", "ctx": {"pattern": check.pattern}}
     return None
 

@@ -6,7 +6,9 @@
 //   the server's own Python-compatible JSON decoder (so NaN and huge integers arrive as they would);
 // - {kind: "hash", seed, id}: the server's hashV2 and fnv1a32(seed + id);
 // - {kind: "value", json}: String(value) and JSON.stringify(value) of a value decoded as above;
-// - {kind: "bound", json}: whether the server sends a 422's detail items (decoded as above) unchanged.
+// - {kind: "bound", json}: whether the server sends a 422's detail items (decoded as above) unchanged;
+// - {kind: "pattern", pattern, texts}: a typed variable's pattern compiled as the server compiles it,
+//   and whether it matches each text (or why the server refuses it).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +19,7 @@ const { compileTemplate, renderTemplate, RenderBudget, toWireNodes } = await loa
 const { decodePythonJson } = await load('src/http/fastapi/pythonJson.js');
 const { fnv1a32, hashV2 } = await load('src/modules/experiments/assignment.js');
 const { boundDetail } = await load('src/http/fastapi/errorBounds.js');
+const { compilePattern } = await load('src/modules/prompts/variableDeclarations.js');
 
 function decode(text) {
   const decoded = decodePythonJson(text);
@@ -30,6 +33,10 @@ const answers = cases.map((c) => {
   if (c.kind === 'value') {
     const value = decode(c.json);
     return { string: typeof value === 'object' && value !== null ? null : String(value), json: JSON.stringify(value) };
+  }
+  if (c.kind === 'pattern') {
+    const re = compilePattern(c.pattern);
+    return typeof re === 'string' ? { refused: re } : { refused: null, matches: c.texts.map((text) => re.test(text)) };
   }
   if (c.kind === 'bound') {
     const items = decode(c.json);

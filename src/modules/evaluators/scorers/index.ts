@@ -19,7 +19,15 @@ export type RuleDefinition =
 
 export type Scorer = (item: Scored) => Score;
 
-/** Throws on settings the evaluator's creation would have refused (a stored definition never has them). */
+/**
+ * Settings the evaluator's creation would refuse today (a pattern stored before the linear-time
+ * engine, which refuses it): every item is scored as an error saying why, and nothing is run on
+ * JavaScript's backtracking engine instead.
+ */
+const unusable =
+  (reason: string): Scorer =>
+  () => ({ error: `this evaluator version cannot score (${reason}): create a new version of the evaluator` });
+
 export function compileScorer(def: RuleDefinition): Scorer {
   switch (def.kind) {
     case 'exact_match':
@@ -32,13 +40,13 @@ export function compileScorer(def: RuleDefinition): Scorer {
       return (item) => numericClose(def.settings, item);
     case 'regex': {
       const re = compileRegex(def.settings);
-      if (typeof re === 'string') throw new Error(re);
+      if (typeof re === 'string') return unusable(re);
       return (item) => matchesRegex(re, item);
     }
     case 'json_schema': {
       if (def.settings.schema === undefined) return (item) => matchesJsonSchema(null, item);
       const validate = compileJsonSchema(def.settings.schema);
-      if (typeof validate !== 'function') throw new Error(validate.message);
+      if (typeof validate !== 'function') return unusable(`${validate.pointer === '' ? '' : `${validate.pointer}: `}${validate.message}`);
       return (item) => matchesJsonSchema(validate, item);
     }
   }
