@@ -37,7 +37,7 @@ function abortedWhenConnectionCloses(
 
 /** What /openapi.json says of the streamed answer (docs/streaming.md). */
 const EVENT_STREAM =
-  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
+  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming. The events are read from the model as the client takes them; a client still not taking them at the request deadline has its connection closed, the run stored cancelled.';
 
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
