@@ -4,6 +4,7 @@ import { withEventStream } from './openapi.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { readBody, withContentTypeHint } from './body.js';
 import { sendDetail, sendJson } from './send.js';
+import { type EventStream, writeEventStream } from './sse.js';
 import { validateValue, type ErrorItem } from './fastapi/pydanticValidator.js';
 import type { RequestParts } from './domainErrors.js';
 import { type AccessCheck, type AccessDecision, type AuthContext, type Role, type SessionContext, crossSiteRefused, denied } from './access.js';
@@ -19,6 +20,8 @@ interface RouteResult {
   floatKeys?: ReadonlySet<string>;
   /** A non-JSON answer (e.g. CSV), sent as is instead of `body`; a stream is written as it comes (server-sent events). */
   raw?: { contentType: string; text: string | Buffer | Readable };
+  /** Server-sent events read from a model: written as the client takes them, within the request deadline (sse.ts). */
+  events?: EventStream;
 }
 
 interface HandlerContext<B, Q, P> {
@@ -286,6 +289,16 @@ export function registerRoute<B extends TSchema | undefined, Q extends TSchema |
         reply,
       });
       if (result.headers) reply.headers(result.headers);
+      if (result.events) {
+        // Written here rather than piped by Fastify: the writer waits for the client, and cuts it at the deadline.
+        reply.hijack();
+        try {
+          await writeEventStream(reply.raw, result.status, reply.getHeaders(), result.events);
+        } catch (error) {
+          reply.log.error({ err: error }, 'an event stream failed after its headers were sent');
+        }
+        return;
+      }
       if (result.raw) return reply.code(result.status).header('content-type', result.raw.contentType).send(result.raw.text);
       if (result.body === undefined) return reply.code(result.status).send();
       return sendJson(reply, result.status, result.body, result.floatKeys);

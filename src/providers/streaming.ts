@@ -123,7 +123,7 @@ export function followStream(opened: OpenedStream, deps: FollowDeps): ModelStrea
     }
   }
 
-  return { events: events(), end };
+  return { events: events(), end, deadlineAt: deps.ctx.startedAt + deps.ctx.settings.requestDeadlineMs };
 }
 
 /** A whole answer's tool calls as the pieces of one chunk (an answer that came in one piece); null: none. */

@@ -120,6 +120,12 @@ export interface ModelStream {
   readonly events: AsyncIterable<StreamEvent>;
   /** Settles (never rejects) once `events` is done, or was left early (the upstream call is then aborted). */
   readonly end: Promise<StreamEnd>;
+  /**
+   * performance.now() at the request's deadline (PROMPTLINE_REQUEST_DEADLINE_MS from its start).
+   * It bounds the call (the gateway stops it then) and the consumer's wait for its own reader:
+   * what the consumer has not passed on by then, it gives up, leaving `events` early.
+   */
+  readonly deadlineAt: number;
 }
 
 export interface ModelGateway {

@@ -31,6 +31,11 @@ export type Behaviour =
 export interface StreamOptions {
   chunks?: number;
   content?: string;
+  /**
+   * Each of the `chunks` pieces is this function's text for its index (a long answer made as it is
+   * sent, never held whole); instead of `content`.
+   */
+  piece?: (index: number) => string;
   delayMs?: number;
   /** Wait before the first chunk (headers are sent at once). */
   firstDelayMs?: number;
@@ -83,6 +88,15 @@ export interface RecordedRequest {
   clientPort: number;
   /** True when the client closed the connection before we answered. */
   clientClosed: boolean;
+  /**
+   * A streamed answer's bytes written so far. The fake writes as a server does, waiting for
+   * 'drain' whenever write() refuses more: a client that stops reading stops the answer.
+   */
+  streamedBytes: number;
+  /** How many writes of the streamed answer were refused (write() false), each waited out until 'drain'. */
+  refusedWrites: number;
+  /** True while the streamed answer waits for 'drain': its reader is not taking what was written. */
+  waitingForDrain: boolean;
 }
 
 export class FakeOpenAI {
@@ -152,6 +166,9 @@ export class FakeOpenAI {
       body,
       clientPort: req.socket.remotePort ?? 0,
       clientClosed: false,
+      streamedBytes: 0,
+      refusedWrites: 0,
+      waitingForDrain: false,
     };
     this.requests.push(record);
     res.on('close', () => {
@@ -163,10 +180,10 @@ export class FakeOpenAI {
     res.on('close', () => {
       this.active -= 1;
     });
-    await this.respond(behaviour, body, req, res);
+    await this.respond(behaviour, body, req, res, record);
   }
 
-  private async respond(given: Behaviour, body: unknown, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async respond(given: Behaviour, body: unknown, req: IncomingMessage, res: ServerResponse, record: RecordedRequest): Promise<void> {
     let b = given;
     if (b.type === 'hang') return; // never answers; close() destroys the socket
     if (b.type === 'reset') {
@@ -179,7 +196,7 @@ export class FakeOpenAI {
       return;
     }
     const streaming = (body as { stream?: unknown } | null)?.stream === true;
-    if (b.type === 'stream' && streaming) return this.streamAnswer(b.opts, body, res);
+    if (b.type === 'stream' && streaming) return this.streamAnswer(b.opts, body, res, record);
     // A plain success asked for as a stream is streamed too: the same answer (text in 5 pieces, then its tool calls).
     if (b.type === 'success' && streaming) {
       const answer = answerFor(b, body, `fake answer to: ${(body as { messages?: Array<{ content?: string }> }).messages?.at(-1)?.content ?? ''}`);
@@ -190,7 +207,7 @@ export class FakeOpenAI {
         ...(b.model ? { model: b.model } : {}),
         ...(b.delayMs ? { firstDelayMs: b.delayMs } : {}),
       };
-      return this.streamAnswer(b.usage === undefined ? opts : { ...opts, usage: b.usage }, body, res);
+      return this.streamAnswer(b.usage === undefined ? opts : { ...opts, usage: b.usage }, body, res, record);
     }
     if (b.type === 'stream') b = { type: 'success', ...(b.opts.content === undefined ? {} : { content: b.opts.content }) };
     if ((b.type === 'success' || b.type === 'error') && b.delayMs) await this.wait(b.delayMs);
@@ -225,18 +242,27 @@ export class FakeOpenAI {
   }
 
   /** Server-sent `data:` chunks as OpenAI sends them: role, content pieces, finish, usage (if asked), [DONE]. */
-  private async streamAnswer(o: StreamOptions, body: unknown, res: ServerResponse): Promise<void> {
+  private async streamAnswer(o: StreamOptions, body: unknown, res: ServerResponse, record: RecordedRequest): Promise<void> {
     const requested = (body as { model?: string; stream_options?: { include_usage?: boolean } }) ?? {};
     const model = o.model ?? requested.model ?? 'unknown';
     const base = { id: `chatcmpl-${this.requests.length}`, object: 'chat.completion.chunk', created: 1_700_000_000, model };
-    const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const send = async (chunk: unknown) => {
+      if (res.destroyed) return;
+      const line = `data: ${JSON.stringify(chunk)}\n\n`;
+      record.streamedBytes += Buffer.byteLength(line);
+      if (res.write(line)) return;
+      record.refusedWrites += 1;
+      record.waitingForDrain = true;
+      await drained(res);
+      record.waitingForDrain = false;
+    };
     const choice = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     if (o.firstDelayMs) await this.wait(o.firstDelayMs);
     if (res.destroyed) return;
-    send(choice({ role: 'assistant', content: '', refusal: null }));
+    await send(choice({ role: 'assistant', content: '', refusal: null }));
     // Tool calls alone, unless text is given too (a model may say something, then call).
-    const pieces = o.toolCalls && o.content === undefined ? [] : streamPieces(o.content, o.chunks ?? 5);
+    const pieces = o.toolCalls && o.content === undefined ? [] : o.piece ? madePieces(o.piece, o.chunks ?? 5) : streamPieces(o.content, o.chunks ?? 5);
     let sent = 0;
     for (const piece of pieces) {
       if (o.delayMs) await this.wait(o.delayMs);
@@ -245,19 +271,20 @@ export class FakeOpenAI {
         res.socket?.destroy();
         return;
       }
-      send(choice({ content: piece }));
+      await send(choice({ content: piece }));
+      if (res.destroyed) return;
       sent += 1;
     }
     for (const [index, call] of (o.toolCalls ?? []).entries()) {
       const half = Math.ceil(call.arguments.length / 2);
-      send(choice({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-      send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(0, half) } }] }));
-      send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(half) } }] }));
+      await send(choice({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      await send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(0, half) } }] }));
+      await send(choice({ tool_calls: [{ index, function: { arguments: call.arguments.slice(half) } }] }));
     }
-    send(choice({}, o.toolCalls ? 'tool_calls' : 'stop'));
-    const u = o.usage === undefined ? { prompt_tokens: 11, completion_tokens: pieces.length } : o.usage;
+    await send(choice({}, o.toolCalls ? 'tool_calls' : 'stop'));
+    const u = o.usage === undefined ? { prompt_tokens: 11, completion_tokens: sent } : o.usage;
     if (requested.stream_options?.include_usage && u !== null) {
-      send({
+      await send({
         ...base,
         choices: [],
         usage: {
@@ -267,7 +294,7 @@ export class FakeOpenAI {
         },
       });
     }
-    res.end('data: [DONE]\n\n');
+    if (!res.destroyed) res.end('data: [DONE]\n\n');
   }
 
   private wait(ms: number): Promise<void> {
@@ -279,6 +306,25 @@ export class FakeOpenAI {
       this.timers.add(t);
     });
   }
+}
+
+/** Resolves once `res` can take more ('drain'), or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** `n` pieces made one at a time as they are sent. */
+function* madePieces(piece: (index: number) => string, n: number): Generator<string> {
+  for (let i = 0; i < n; i++) yield piece(i);
 }
 
 /** `content` in `n` pieces (cut at character boundaries), or `n` pieces "w0 w1 …". */

@@ -1,7 +1,9 @@
 // Server-sent events as a client reads them (docs/streaming.md): a POST over a real socket, its
 // frames parsed into events, for the tests of streamed runs.
 import http from 'node:http';
+import net from 'node:net';
 import { ADMIN_KEY } from './harness.js';
+import { STEP_MS } from './timeLimits.js';
 
 export interface SseEvent {
   event: string;
@@ -64,4 +66,55 @@ export function ssePost(port: number, path: string, body: unknown, opts: SseOpti
     });
     req.end(payload);
   });
+}
+
+/** A streaming client that reads nothing until told to (stalledSsePost). */
+export interface StalledClient {
+  /** Starts reading at last: everything that came, once the server closed the connection (within STEP_MS). */
+  readRest(): Promise<string>;
+}
+
+/**
+ * A POST asking for a stream over a raw socket that reads nothing: paused before it connects, so
+ * what the server writes fills the sockets' buffers and stays there.
+ */
+export function stalledSsePost(port: number, path: string, body: unknown, key: string = ADMIN_KEY): StalledClient {
+  const payload = JSON.stringify(body);
+  const socket = net.connect(port, '127.0.0.1');
+  socket.pause();
+  socket.on('connect', () =>
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n` +
+        `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+    ),
+  );
+  socket.on('error', () => undefined);
+  return {
+    readRest: () =>
+      new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        const timer = setTimeout(() => reject(new Error(`the server still held the connection after ${STEP_MS} ms more`)), STEP_MS);
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(chunks).toString('utf8'));
+        });
+        socket.resume();
+      }),
+  };
+}
+
+/** The events whose frames came whole in a chunked HTTP answer cut anywhere (its head, chunk sizes, frames). */
+export function wholeEvents(answer: string): SseEvent[] {
+  let rest = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+  let body = '';
+  for (;;) {
+    const eol = rest.indexOf('\r\n');
+    if (eol < 0) break;
+    const size = Number.parseInt(rest.slice(0, eol), 16);
+    body += rest.slice(eol + 2, eol + 2 + size);
+    if (size === 0 || rest.length < eol + 2 + size + 2) break;
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+  return parseEvents(body.slice(0, body.lastIndexOf('\n\n') + 2));
 }

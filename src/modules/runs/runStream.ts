@@ -15,6 +15,8 @@ export interface RunStream {
   events: AsyncIterable<StreamEvent>;
   /** Settles once `events` is done and the run is stored; rejects only when storing failed. */
   end: Promise<RunStreamEnd>;
+  /** performance.now() at the request's deadline: the stream's reader gives up on a client that has not taken it by then. */
+  deadlineAt: number;
 }
 
 /** A run ready to call its model: the run to store, the version it runs, and the gateway's request. */
@@ -47,5 +49,5 @@ export async function streamRun(store: Store, gateway: ModelGateway, projectId: 
     if (ending.status === 'ok') return { ok: true, answer: answerOf(stored) };
     return { ok: false, status: ending.status, runId: stored.id, detail: stored.error ?? 'the client went away' };
   });
-  return { events: stream.events, end };
+  return { events: stream.events, end, deadlineAt: stream.deadlineAt };
 }

@@ -4,7 +4,7 @@ import { AUTH_ERRORS, Detail } from '../../http/commonSchemas.js';
 import { ServerShutdown } from '../../providers/gateway.js';
 import type { RunService } from './runs.service.js';
 import type { RunStream, RunStreamEnd } from './runStream.js';
-import { eventStreamAnswer, sseFrame, wantsEventStream } from '../../http/sse.js';
+import { type EventStream, sseFrame, wantsEventStream } from '../../http/sse.js';
 import { idempotencyClaim } from '../idempotency/idempotency.js';
 import {
   ListRunsQuery,
@@ -37,7 +37,7 @@ function abortedWhenConnectionCloses(
 
 /** What /openapi.json says of the streamed answer (docs/streaming.md). */
 const EVENT_STREAM =
-  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming.';
+  'Sent instead of the JSON answer when the request says Accept: text/event-stream, once the first token arrived: server-sent events, each an `event:` line and one `data:` line of JSON. `delta`: {"text": "..."} or {"tool_call": {"index", "id"?, "name"?, "arguments"?}}, as the model generates; then exactly one of `run`: the RunPromptResponse, the run stored; or `error`: {"detail", "status": "error", "run_id"}, the model failed after the first token, the run stored as failed. A failure before the first token answers JSON with the status it has without streaming. The events are read from the model as the client takes them; a client still not taking them at the request deadline has its connection closed, the run stored cancelled.';
 
 /** RunPromptResponse.token_cost_usd is a pydantic float. */
 const FLOAT_KEYS: ReadonlySet<string> = new Set(['token_cost_usd']);
@@ -56,6 +56,11 @@ async function* runFrames(stream: RunStream): AsyncGenerator<string> {
     end = await stream.end;
   }
   yield end.ok ? sseFrame('run', end.answer, FLOAT_KEYS) : sseFrame('error', { detail: end.detail, status: end.status, run_id: end.runId });
+}
+
+/** A streamed run's answer: its frames, written as the client takes them until the request's deadline. */
+function runEvents(stream: RunStream): { status: 200; events: EventStream } {
+  return { status: 200, events: { frames: runFrames(stream), deadlineAt: stream.deadlineAt } };
 }
 
 /** `shuttingDown` fires when the server cuts the connections still open at its shutdown deadline. */
@@ -77,7 +82,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     eventStream: EVENT_STREAM,
     handler: async ({ body, rawBody, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
-      if (wantsEventStream(req.headers.accept)) return eventStreamAnswer(runFrames(await runs.stream(auth.projectId, body, abort)));
+      if (wantsEventStream(req.headers.accept)) return runEvents(await runs.stream(auth.projectId, body, abort));
       const claim = idempotencyClaim(req.headers['idempotency-key'], 'run_prompt', rawBody);
       return { status: 200, body: await runs.run(auth.projectId, body, abort, claim), floatKeys: FLOAT_KEYS };
     },
@@ -125,7 +130,7 @@ export function registerRunRoutes(app: FastifyInstance, access: AccessCheck, run
     handler: async ({ params, body, auth, req, reply }) => {
       const abort = abortedWhenConnectionCloses(reply, shuttingDown);
       if (wantsEventStream(req.headers.accept)) {
-        return eventStreamAnswer(runFrames(await runs.streamChosen(auth.projectId, params.prompt_id, params.version, body, abort)));
+        return runEvents(await runs.streamChosen(auth.projectId, params.prompt_id, params.version, body, abort));
       }
       return { status: 200, body: await runs.runChosen(auth.projectId, params.prompt_id, params.version, body, abort), floatKeys: FLOAT_KEYS };
     },
