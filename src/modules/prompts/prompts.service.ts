@@ -5,6 +5,7 @@ import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
 import type { CreatePromptInput, PromptPatch, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
+import { checkModelConfigOffLoop } from './modelConfigOffLoop.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
@@ -161,7 +162,7 @@ export function createPromptService(
 
   return {
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
-      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
+      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input)) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
       const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor));
@@ -211,7 +212,7 @@ export function createPromptService(
 
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
-      const checked = checkVersionContent(input, isModelConfigured, limits);
+      const checked = checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input));
       const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor));
       cache.invalidate(projectId, promptId);
       return result;

@@ -7,6 +7,7 @@ import { compileInputChecks, type InputChecks } from './inputChecks.js';
 import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations } from './variableDeclarations.js';
 import type { ModelConfig } from '../../lib/modelConfig.js';
 import { checkModelConfig, lazyOutputCheck, type OutputCheck } from './modelConfigChecks.js';
+import type { ModelConfigCheck } from './modelConfigOffLoop.js';
 import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
@@ -87,6 +88,8 @@ export function checkVersionContent(
   input: VersionInput,
   isModelConfigured: (model: string) => boolean,
   limits: RenderLimits,
+  /** The model config already checked (off the event loop: modelConfigOffLoop.ts); else checked here. */
+  modelCheck: ModelConfigCheck = checkModelConfig(input),
 ): {
   template: CompiledTemplate | null;
   messages: CompiledMessage[] | null;
@@ -142,7 +145,7 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
-  const model = checkModelConfig(input);
+  const model = modelCheck;
   errors.push(...model.issues);
   const variables = new Set<string>();
   for (const t of compiled) for (const v of t.variables) variables.add(v);
