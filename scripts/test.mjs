@@ -17,7 +17,12 @@ const postgresUrl = new URL(process.env.PROMPTLINE_TEST_POSTGRES_URL ?? 'postgre
 /** The suites that run again on PostgreSQL: everything that touches the store through the app. */
 const POSTGRES_FILES = ['test/integration', 'test/contract'];
 /** The abuse suites that run again on PostgreSQL (the others attack what both backends share). */
-const POSTGRES_ABUSE_FILES = ['test/abuse/fuzz.test.ts', 'test/abuse/unstorableLoad.test.ts', 'test/abuse/listPages.test.ts'];
+const POSTGRES_ABUSE_FILES = [
+  'test/abuse/fuzz.test.ts',
+  'test/abuse/unstorableLoad.test.ts',
+  'test/abuse/listPages.test.ts',
+  'test/abuse/largeAdminRequests.test.ts',
+];
 // The abuse suite measures /healthz latency during each attack (p99 under 100 ms): it runs on its
 // own, one file at a time, so that what it measures is the attack, not the other test files.
 const ALONE = ['--no-file-parallelism'];

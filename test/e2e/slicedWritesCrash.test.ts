@@ -41,7 +41,12 @@ interface Peek {
 
 function peekSqlite(dir: string): Peek {
   const db = new Database(path.join(dir, 'promptline.db'), { readonly: true, fileMustExist: true });
-  return { count: async (sql) => Number(db.prepare(sql).pluck().get()), close: async () => db.close() };
+  return {
+    count: async (sql) => Number(db.prepare(sql).pluck().get()),
+    close: async () => {
+      db.close();
+    },
+  };
 }
 
 async function peekPostgres(url: string): Promise<Peek> {
@@ -125,21 +130,18 @@ describe('a write done in slices, killed half-way', () => {
     const dir = fx.dataDir();
     const serve = () => fx.serve(dir, env);
     // The file exists once the first server has started.
-    let peek: Peek | null = null;
+    const peeks: Peek[] = [];
     try {
       await crashesTwice(
         async () => {
           const server = await serve();
-          peek ??= peekSqlite(dir);
+          if (peeks.length === 0) peeks.push(peekSqlite(dir));
           return server;
         },
-        {
-          count: (sql) => peek!.count(sql),
-          close: async () => undefined,
-        },
+        { count: (sql) => peeks[0]!.count(sql), close: async () => undefined },
       );
     } finally {
-      await peek?.close();
+      for (const peek of peeks) await peek.close();
     }
   });
 
