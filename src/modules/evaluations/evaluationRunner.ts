@@ -145,8 +145,7 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
         }),
       );
       if (stopped || closed) return;
-      const left = await repo.unfinishedCount(store.sql, projectId, id);
-      if (left.pending === 0 && left.calling === 0) await endEvaluation(store, projectId, id, 'completed');
+      if (!(await repo.hasUnfinished(store.sql, projectId, id))) await endEvaluation(store, projectId, id, 'completed');
     } catch (error) {
       deps.log.warn({ err: error, evaluation_id: id }, 'an evaluation failed');
       await endEvaluation(store, projectId, id, 'failed', error instanceof Error ? error.message : String(error));

@@ -242,14 +242,13 @@ export async function finishWork(db: Sql, projectId: string, id: string, owner: 
   return true;
 }
 
-/** Work rows not yet finished (pending or being called). */
-export async function unfinishedCount(db: Sql, projectId: string, id: string): Promise<{ pending: number; calling: number }> {
-  const rows = await db.all<{ state: string; n: number }>(
-    "SELECT state, count(*) AS n FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state IN ('pending', 'calling') GROUP BY state",
-    [projectId, id],
-  );
-  const of = (s: string) => Number(rows.find((r) => r.state === s)?.n ?? 0);
-  return { pending: of('pending'), calling: of('calling') };
+/** Whether any work row is not yet finished (pending or being called): one index entry read, not a count of them all. */
+export async function hasUnfinished(db: Sql, projectId: string, id: string): Promise<boolean> {
+  const found = await db.value("SELECT 1 FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state IN ('pending', 'calling') LIMIT 1", [
+    projectId,
+    id,
+  ]);
+  return found !== undefined;
 }
 
 type StoredWork = Omit<WorkRow, 'scores' | 'judge_run_ids'> & { scores: string | null; judge_run_ids: string | null };
@@ -259,10 +258,14 @@ const decodeWork = (r: StoredWork): WorkRow => ({
   judge_run_ids: r.judge_run_ids === null ? [] : (JSON.parse(r.judge_run_ids) as string[]),
 });
 
-/** Every work row's scores (no text): what the comparison is computed from. */
-export async function allScores(db: Sql, projectId: string, id: string): Promise<Array<Pick<WorkRow, 'seq' | 'item_id' | 'side' | 'state' | 'scores'>>> {
+/**
+ * The scores of every finished work row (no text): what the comparison is computed from. Only
+ * those are read (the state's index): a cancelled evaluation of 100 000 items has a handful.
+ */
+export async function doneScores(db: Sql, projectId: string, id: string): Promise<Array<Pick<WorkRow, 'seq' | 'item_id' | 'side' | 'state' | 'scores'>>> {
   const rows = await db.all<{ seq: number; item_id: string; side: Side; state: ItemState; scores: string | null }>(
-    'SELECT seq, item_id, side, state, scores FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? ORDER BY seq, side',
+    `SELECT seq, item_id, side, state, scores FROM evaluation_items INDEXED BY evaluation_items_pending
+     WHERE project_id = ? AND evaluation_id = ? AND state = 'done' ORDER BY seq, side`,
     [projectId, id],
   );
   return rows.map((r) => ({ ...r, scores: r.scores === null ? {} : (JSON.parse(r.scores) as Record<string, StoredScore>) }));

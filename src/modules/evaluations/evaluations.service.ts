@@ -100,7 +100,7 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
     const key = `${row.project_id}\u0000${row.id}`;
     const hit = computed.get(key);
     if (hit !== undefined && hit.done === row.done && hit.status === row.status) return hit;
-    const work = (await repo.allScores(store.sql, row.project_id, row.id)).filter((w) => w.state === 'done');
+    const work = await repo.doneScores(store.sql, row.project_id, row.id);
     const evaluators = row.evaluators.map((e) => ({
       evaluator_id: e.evaluator_id,
       version: e.version,

@@ -6,6 +6,7 @@ import { conflict, invalid, notFound } from '../../lib/errors.js';
 import type { CreatePromptInput, PromptPatch, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
 import { checkModelConfigOffLoop } from './modelConfigOffLoop.js';
+import { nextTurn } from '../../db/slices.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
@@ -82,7 +83,15 @@ export function createPromptService(
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  async function addVersion(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked): Promise<repo.VersionRecord> {
+  /** `hash`: the content hash, when computed before the transaction (600 KB of tools take milliseconds to hash: a turn of their own). */
+  async function addVersion(
+    db: Sql,
+    projectId: string,
+    promptId: string,
+    input: VersionInput,
+    checked: Checked,
+    hash = contentHashOf(input),
+  ): Promise<repo.VersionRecord> {
     const now = isoNow(store.clock);
     const row: repo.VersionRecord = {
       prompt_id: promptId,
@@ -99,7 +108,7 @@ export function createPromptService(
       source_path: input.source?.path ?? null,
       source_commit: input.source?.commit ?? null,
       source_author: input.source?.author ?? null,
-      content_hash: contentHashOf(input),
+      content_hash: hash,
       model_config: checked.modelConfig,
     };
     await repo.insertVersion(db, projectId, row);
@@ -109,7 +118,7 @@ export function createPromptService(
 
   const hasContent = (input: VersionInput) => input.template !== undefined || input.messages !== undefined;
 
-  async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor) {
+  async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor, hash?: string) {
     if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
     const row: repo.PromptRow = {
       prompt_id: input.prompt_id,
@@ -119,7 +128,7 @@ export function createPromptService(
       managed_in_git: false,
     };
     await repo.insertPrompt(db, projectId, row);
-    const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
+    const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked, hash) : null;
     const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
     await changeLog.record(db, projectId, actor, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
     return created;
@@ -139,9 +148,9 @@ export function createPromptService(
     return after;
   }
 
-  async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor) {
+  async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor, hash?: string) {
     await requirePrompt(db, projectId, promptId, { allowArchived: false });
-    const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
+    const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked, hash));
     await changeLog.record(db, projectId, actor, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
     return created;
   }
@@ -165,7 +174,9 @@ export function createPromptService(
       const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input)) : null;
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
-      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor));
+      const hash = checked === null ? undefined : contentHashOf(input);
+      await nextTurn();
+      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor, hash));
       cache.invalidate(projectId, input.prompt_id);
       return result;
     },
@@ -213,7 +224,10 @@ export function createPromptService(
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
       const checked = checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input));
-      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor));
+      const hash = contentHashOf(input);
+      // The hash of a large version's tools and its write each take milliseconds: not in one turn.
+      await nextTurn();
+      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor, hash));
       cache.invalidate(projectId, promptId);
       return result;
     },
