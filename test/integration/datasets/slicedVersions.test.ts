@@ -68,7 +68,8 @@ async function readDuring<T>(id: string, allowed: Array<[number, number]>, write
     await new Promise((resolve) => setImmediate(resolve));
     const staged = await stagingOf(id);
     const seen = (await t.request('GET', `/datasets/${id}`)).json;
-    const page = (await t.request('GET', `/datasets/${id}/items?limit=1&cursor=${Math.max(0, seen.item_count - 1)}`)).json;
+    // The version this read saw as latest (the write may end between two reads).
+    const page = (await t.request('GET', `/datasets/${id}/items?version=${seen.latest_version}&limit=1&cursor=${Math.max(0, seen.item_count - 1)}`)).json;
     expect(allowed).toContainEqual([seen.latest_version, seen.item_count]);
     if (staged !== undefined) {
       halfWay += 1;
