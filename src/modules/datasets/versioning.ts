@@ -11,7 +11,7 @@ import type { DatasetVersionView } from './datasets.schemas.js';
 import * as staging from './staging.repo.js';
 
 /** Items kept apart until a version takes them (an upload's), read in the version's own transactions. */
-export interface StagedItems {
+interface StagedItems {
   /** In the version's first transaction, the dataset locked: how many there are, at places 1..n (throws when there are none to take). */
   count(db: Sql): Promise<number>;
   /** Copies the staged items at places (after, upTo] into the dataset as added in `version`, each at `base` + its place; answers how many. */
@@ -37,7 +37,7 @@ export interface VersionChange {
 export const versionView = (datasetId: string, row: repo.VersionRow): DatasetVersionView => ({ dataset_id: datasetId, ...row });
 
 /** Thrown inside a transaction that found another version of its dataset being written: the caller waits for it, then tries again. */
-export const DATASET_BUSY = Symbol('a version of this dataset is being written');
+const DATASET_BUSY = Symbol('a version of this dataset is being written');
 /** How often a writer waiting for another process's version of the same dataset looks again. */
 const BUSY_POLL_MS = 50;
 
