@@ -1,14 +1,21 @@
 import fs from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { checkModelConfig, type ModelConfigInput } from './modelConfigChecks.js';
+import { checkModelConfig } from './modelConfigChecks.js';
+import type { VersionInput } from './prompts.schemas.js';
+import { contentHashOf } from './versionHash.js';
 
 export type ModelConfigCheck = ReturnType<typeof checkModelConfig>;
-export interface ModelConfigRequest {
-  id: number;
-  input: Pick<ModelConfigInput, 'tools' | 'tool_choice' | 'response_format' | 'params'>;
+/** A new version's model config checked, and its content hash (600 KB of tools take milliseconds to hash too). */
+export interface VersionChecks {
+  model: ModelConfigCheck;
+  hash: string;
 }
-export type ModelConfigResponse = { id: number; ok: true; result: ModelConfigCheck } | { id: number; ok: false; message: string };
+export interface VersionChecksRequest {
+  id: number;
+  input: VersionInput;
+}
+export type VersionChecksResponse = { id: number; ok: true; result: VersionChecks } | { id: number; ok: false; message: string };
 
 /**
  * Why a thread: ajv checks a schema against the draft-07 meta-schema, whose `uniqueItems` on `enum`
@@ -16,7 +23,8 @@ export type ModelConfigResponse = { id: number; ok: true; result: ModelConfigChe
  * then compiles it into code with one comparison per entry. Fourteen such tools held the event loop
  * 1.35 s. Compiling elsewhere keeps every keyword and every message of the check as it is, for any
  * schema, where checking or compiling in slices here would have to reimplement parts of ajv; the
- * schemas go over (a structured copy, milliseconds for the largest body) and the issues come back.
+ * version goes over (a structured copy, milliseconds for the largest body) and the issues and the
+ * hash come back.
  */
 function workerScript(): URL {
   const here = fileURLToPath(import.meta.url);
@@ -30,11 +38,11 @@ function workerScript(): URL {
 
 let worker: Worker | null = null;
 let nextId = 1;
-const waiting = new Map<number, { resolve: (r: ModelConfigCheck) => void; reject: (e: unknown) => void }>();
+const waiting = new Map<number, { resolve: (r: VersionChecks) => void; reject: (e: unknown) => void }>();
 
 function start(): Worker {
   const w = new Worker(workerScript());
-  w.on('message', (response: ModelConfigResponse) => {
+  w.on('message', (response: VersionChecksResponse) => {
     const pending = waiting.get(response.id);
     if (pending === undefined) return;
     waiting.delete(response.id);
@@ -54,22 +62,25 @@ function start(): Worker {
   return w;
 }
 
-const hasSchema = (input: ModelConfigInput): boolean =>
+const hasSchema = (input: VersionInput): boolean =>
   (input.tools ?? []).some((tool) => tool.function.parameters !== undefined) || input.response_format?.type === 'json_schema';
 
+/** What the worker thread computes, here or there. */
+export function versionChecks(input: VersionInput): VersionChecks {
+  return { model: checkModelConfig(input), hash: contentHashOf(input) };
+}
+
 /**
- * checkModelConfig, with its schemas compiled on a worker thread (started on first use, kept while
- * the process runs); a config without any schema has nothing to compile and is checked here.
+ * A new version's model config checked and its content hashed, on a worker thread (started on
+ * first use, kept while the process runs) when it carries a schema; a version without any has
+ * nothing to compile and is checked here.
  */
-export function checkModelConfigOffLoop(input: ModelConfigInput): Promise<ModelConfigCheck> {
-  if (!hasSchema(input)) return Promise.resolve(checkModelConfig(input));
+export function versionChecksOffLoop(input: VersionInput): Promise<VersionChecks> {
+  if (!hasSchema(input)) return Promise.resolve(versionChecks(input));
   worker ??= start();
   worker.ref();
   const id = nextId++;
-  const request: ModelConfigRequest = {
-    id,
-    input: { tools: input.tools, tool_choice: input.tool_choice, response_format: input.response_format, params: input.params },
-  };
+  const request: VersionChecksRequest = { id, input };
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     worker!.postMessage(request);

@@ -5,8 +5,7 @@ import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
 import type { CreatePromptInput, PromptPatch, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
-import { checkModelConfigOffLoop } from './modelConfigOffLoop.js';
-import { nextTurn } from '../../db/slices.js';
+import { versionChecksOffLoop } from './modelConfigOffLoop.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
@@ -83,7 +82,7 @@ export function createPromptService(
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  /** `hash`: the content hash, when computed before the transaction (600 KB of tools take milliseconds to hash: a turn of their own). */
+  /** `hash`: the content hash, when computed already (off the event loop: modelConfigOffLoop.ts). */
   async function addVersion(
     db: Sql,
     projectId: string,
@@ -171,12 +170,11 @@ export function createPromptService(
 
   return {
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
-      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input)) : null;
+      const checks = hasContent(input) ? await versionChecksOffLoop(input) : null;
+      const checked = checks === null ? null : checkVersionContent(input, isModelConfigured, limits, checks.model);
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
-      const hash = checked === null ? undefined : contentHashOf(input);
-      await nextTurn();
-      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor, hash));
+      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor, checks?.hash));
       cache.invalidate(projectId, input.prompt_id);
       return result;
     },
@@ -223,11 +221,9 @@ export function createPromptService(
 
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
-      const checked = checkVersionContent(input, isModelConfigured, limits, await checkModelConfigOffLoop(input));
-      const hash = contentHashOf(input);
-      // The hash of a large version's tools and its write each take milliseconds: not in one turn.
-      await nextTurn();
-      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor, hash));
+      const checks = await versionChecksOffLoop(input);
+      const checked = checkVersionContent(input, isModelConfigured, limits, checks.model);
+      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor, checks.hash));
       cache.invalidate(projectId, promptId);
       return result;
     },
