@@ -22,6 +22,7 @@ const POSTGRES_ABUSE_FILES = [
   'test/abuse/unstorableLoad.test.ts',
   'test/abuse/listPages.test.ts',
   'test/abuse/streamStalls.test.ts',
+  'test/abuse/largeAdminRequests.test.ts',
 ];
 // The abuse suite measures /healthz latency during each attack (p99 under 100 ms): it runs on its
 // own, one file at a time, so that what it measures is the attack, not the other test files.

@@ -42,6 +42,8 @@ const RETENTION_INTERVAL_MS = 60_000;
 const WEBHOOK_POLL_MS = 1_000;
 /** How often the evaluation queue is looked at (a new evaluation also wakes it), and a lease that ended taken over. */
 const EVALUATION_POLL_MS = 1_000;
+/** Housekeeping of abandoned sliced writes: their hold (PROMPTLINE_SLICED_WRITE_HOLD_MS, 15 s) is long; a minute is soon enough. */
+const HOUSEKEEPING_MS = 60_000;
 /** How often running experiments are looked at for srm_detected and decision_changed (only where subscribed). */
 const SIGNAL_INTERVAL_MS = 60_000;
 /** How often the scheduler looks for a rollout or bandit check that fell due (each is due hourly). */
@@ -91,6 +93,8 @@ export interface PromptlineApp {
   onlineScorer: OnlineScorer;
   /** The background runner of evaluations (docs/evaluations.md): it also runs on a timer in a server. */
   evaluations: EvaluationRunner;
+  /** One housekeeping pass now (it runs at start and every minute in a server): what sliced writes cut short left. */
+  housekeeping(): Promise<unknown>;
   /** Runs the start-up bootstrap (the configured or a first generated admin key); returns the key to print once, if any. */
   bootstrap(): Promise<string | null>;
   /** At the shutdown deadline: closes every connection still open; model calls cut there are recorded as cut by the shutdown. */
@@ -128,6 +132,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     webhooksAllowPrivate: config.webhooksAllowPrivate,
     reports: results,
     onEvaluationQueued: () => void evaluationRunner.poll().catch((error: unknown) => app.log.warn({ err: error }, 'starting an evaluation failed')),
+    slicedWriteHoldMs: config.slicedWriteHoldMs,
     runtime: {
       gateway,
       defaultModel: config.defaultModel,
@@ -221,6 +226,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     leaseMs: config.evaluationLeaseMs,
   });
   every(EVALUATION_POLL_MS, 'evaluation queue pass', () => evaluationRunner.poll(), server);
+  // What a write done in slices leaves when its process dies (src/db/slices.ts): never visible, deleted
+  // here once its hold has ended; at start (after a crash) and then every HOUSEKEEPING_MS.
+  let housekeeping: Promise<unknown> = Promise.resolve();
+  const housekeepingPass = () =>
+    (housekeeping = housekeeping
+      .catch(() => undefined)
+      .then(async () => {
+        await services.evaluations.housekeeping();
+        await services.datasets.housekeeping();
+      }));
+  every(HOUSEKEEPING_MS, 'housekeeping', housekeepingPass, server);
+  if (server) void housekeepingPass().catch((error: unknown) => app.log.warn({ err: error }, 'housekeeping failed'));
 
   const keyAccess = createAccessControl(keys, config.limits, sessions);
   const access: AccessCheck =
@@ -248,6 +265,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
     scheduler,
     onlineScorer,
     evaluations: evaluationRunner,
+    housekeeping: housekeepingPass,
     async bootstrap() {
       const { printedKey } = await keys.bootstrap(config.bootstrapAdminKey);
       return printedKey;
@@ -274,6 +292,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Prom
       }
       for (const timer of timers) clearInterval(timer);
       await step('finishing the retention sweep', () => sweeping);
+      await step('finishing housekeeping', () => housekeeping);
       await step('stopping webhook deliveries', () => dispatcher.close());
       await step('finishing online scoring', () => onlineScorer.close());
       await step('stopping the scheduler', () => scheduler.close());

@@ -26,6 +26,11 @@ export interface Config {
   readonly inputSummaryFlushMs: number;
   /** How long a runner's hold on an evaluation lasts unless renewed: how soon a replica or a restart takes over the work of one that died. */
   readonly evaluationLeaseMs: number;
+  /**
+   * How long a write done in slices (src/db/slices.ts) may go without a slice before it counts as
+   * abandoned: its writer died; nothing of it was ever visible, and housekeeping deletes it.
+   */
+  readonly slicedWriteHoldMs: number;
   /** Deadlines of PostgreSQL connections, and how stale a replica's caches may get (docs/scaling-out.md). */
   readonly postgres: PostgresSettings;
 }
@@ -144,6 +149,7 @@ export function loadConfig(env: Env): { config: Config | null; errors: string[] 
     webhooksAllowPrivate: read('PROMPTLINE_WEBHOOKS_ALLOW_PRIVATE', false, onOff, '"on" or "off"'),
     inputSummaryFlushMs: read('PROMPTLINE_INPUT_SUMMARY_FLUSH_MS', 5_000, integerIn(10, 600_000), 'an integer number of milliseconds (10 to 600000)'),
     evaluationLeaseMs: read('PROMPTLINE_EVALUATION_LEASE_MS', 15_000, integerIn(300, 600_000), 'an integer number of milliseconds (300 to 600000)'),
+    slicedWriteHoldMs: read('PROMPTLINE_SLICED_WRITE_HOLD_MS', 15_000, integerIn(300, 600_000), 'an integer number of milliseconds (300 to 600000)'),
     postgres: readPostgresSettings(read),
   };
   const providers = parseProviderEnv(env);

@@ -51,6 +51,8 @@ export interface ServiceOptions {
   reports?: Pick<ReportServices['results'], 'results'>;
   /** An evaluation was queued: the server's runner looks at its queue at once rather than at its next poll. */
   onEvaluationQueued?: () => void;
+  /** PROMPTLINE_SLICED_WRITE_HOLD_MS: how long a write done in slices may pause before it counts as abandoned. */
+  slicedWriteHoldMs?: number;
 }
 
 /**
@@ -101,13 +103,18 @@ function createCoreServices(store: Store, options: ServiceOptions, runtime: Retu
     impact: createImpactService(store, { ...promptRequirements, runningExperimentOn }),
     webhooks: createWebhookService(store, changeLog, options.webhooksAllowPrivate ?? false),
     /** Datasets read a prompt's stored runs for from_runs. */
-    datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }),
+    datasets: createDatasetService(store, changeLog, { matchingRunIds, runTexts }, options.slicedWriteHoldMs),
     /** A judge evaluator names a prompt of the project. */
     evaluators: createEvaluatorService(store, changeLog, promptFacts),
     /** Evaluators attached to a prompt score a sample of its live runs (the scorer runs in app.ts). */
     onlineScoring: createOnlineScoringService(store, changeLog, promptFacts, evaluatorFacts),
     /** Evaluations read prompts, datasets and evaluators; the server's runner (app.ts) does their work. */
-    evaluations: createEvaluationService(store, { prompts: promptFacts, datasets: datasetFacts, evaluators: evaluatorFacts }, options.onEvaluationQueued),
+    evaluations: createEvaluationService(
+      store,
+      { prompts: promptFacts, datasets: datasetFacts, evaluators: evaluatorFacts },
+      options.onEvaluationQueued,
+      options.slicedWriteHoldMs,
+    ),
     /** Computed on this connection; the server computes its reports in the results worker instead. */
     results,
   };

@@ -202,3 +202,26 @@ export async function listItems(db: Sql, projectId: string, datasetId: string, v
     metadata: JSON.parse(r.metadata) as Record<string, unknown>,
   }));
 }
+
+/** The places and ids of one version's items in the dataset's order, after the item at `afterSeq`: nothing else read. */
+export async function listItemKeys(
+  db: Sql,
+  projectId: string,
+  datasetId: string,
+  version: number,
+  afterSeq: number,
+  limit: number,
+): Promise<Array<{ seq: number; item_id: string }>> {
+  const rows = await db.all<{ seq: number; item_id: string }>(
+    `SELECT seq, item_id FROM dataset_items INDEXED BY dataset_items_seq
+     WHERE project_id = ? AND dataset_id = ? AND seq > ? AND added_in <= ? AND (removed_in IS NULL OR removed_in > ?)
+     ORDER BY seq LIMIT ?`,
+    [projectId, datasetId, afterSeq, version, version, limit],
+  );
+  return rows.map((r) => ({ seq: Number(r.seq), item_id: r.item_id }));
+}
+
+/** The last place of the dataset's items (0 for none). */
+export async function maxSeq(db: Sql, projectId: string, datasetId: string): Promise<number> {
+  return Number((await db.value<number | null>('SELECT max(seq) FROM dataset_items WHERE project_id = ? AND dataset_id = ?', [projectId, datasetId])) ?? 0);
+}

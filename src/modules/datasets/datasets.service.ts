@@ -30,6 +30,8 @@ export const datasetFacts = {
   },
   items: (db: Sql, projectId: string, datasetId: string, version: number, afterSeq: number, limit: number) =>
     repo.listItems(db, projectId, datasetId, version, afterSeq, limit),
+  itemKeys: (db: Sql, projectId: string, datasetId: string, version: number, afterSeq: number, limit: number) =>
+    repo.listItemKeys(db, projectId, datasetId, version, afterSeq, limit),
 };
 
 /** The newest matching runs a random sample is drawn from: a bound on what one call reads (each candidate is a row read, on SQLite in one synchronous statement). */
@@ -64,18 +66,27 @@ function bodyTime(field: 'since' | 'until', value: string | undefined): string |
   return new Date(ms).toISOString();
 }
 
-export function createDatasetService(store: Store, changeLog: ChangeLog, runs: RunSamples) {
+/** `holdMs`: PROMPTLINE_SLICED_WRITE_HOLD_MS, how long a version written in slices may pause before it counts as abandoned. */
+export function createDatasetService(store: Store, changeLog: ChangeLog, runs: RunSamples, holdMs = 15_000) {
   const require = async (db: Sql, projectId: string, datasetId: string) => {
     const found = await repo.findDataset(db, projectId, datasetId);
     if (found === undefined) throw notFound(`Dataset '${datasetId}' not found`);
     return found;
   };
 
-  const newVersion = createVersioning(store, changeLog);
+  const versioning = createVersioning(store, changeLog, holdMs);
+  const newVersion = versioning.newVersion;
+  const uploads = createUploads(store, versioning);
 
   return {
     /** Items sent over several requests, committed as one version (uploads.service.ts). */
-    uploads: createUploads(store, newVersion),
+    uploads,
+
+    /** Takes back versions whose writer died half-way, deletes the rows of ended uploads; the server runs it at start and every few minutes. */
+    async housekeeping(): Promise<void> {
+      await versioning.housekeeping();
+      await uploads.housekeeping();
+    },
 
     async create(projectId: string, input: CreateDatasetInput, actor: Actor = SYSTEM_ACTOR): Promise<DatasetView> {
       const row: repo.DatasetRow = { dataset_id: input.dataset_id, description: input.description ?? null, created_at: isoNow(store.clock), archived_at: null };

@@ -82,36 +82,68 @@ export async function stageItems(db: Sql, projectId: string, datasetId: string, 
 }
 
 /**
- * The staged items into the dataset, in their upload order after its last item, as added in
- * `version`: one INSERT … SELECT, nothing read into memory. Answers how many.
+ * Holds the upload's row until the transaction ends (PostgreSQL; SQLite's single writer serialises
+ * anyway): a commit counting its items and a request staging more take turns, so no item is staged
+ * after a commit counted them.
  */
-export async function commitStaged(db: Sql, projectId: string, datasetId: string, uploadId: string, version: number): Promise<number> {
-  const last = (await db.value<number | null>('SELECT max(seq) FROM dataset_items WHERE project_id = ? AND dataset_id = ?', [projectId, datasetId])) ?? 0;
+export async function lockUpload(db: Sql, projectId: string, datasetId: string, uploadId: string): Promise<void> {
+  await db.run('UPDATE dataset_uploads SET item_count = item_count WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', [
+    projectId,
+    datasetId,
+    uploadId,
+  ]);
+}
+
+/**
+ * The staged items at places (after, upTo] into the dataset, in their upload order after place
+ * `base`, as added in `version`: one INSERT … SELECT, nothing read into memory. Answers how many.
+ */
+export async function copyStaged(
+  db: Sql,
+  projectId: string,
+  datasetId: string,
+  uploadId: string,
+  version: number,
+  base: number,
+  after: number,
+  upTo: number,
+): Promise<number> {
   const { changes } = await db.run(
     `INSERT INTO dataset_items (project_id, dataset_id, item_id, seq, inputs, expected, metadata, source_run_id, added_in, removed_in)
      SELECT project_id, dataset_id, item_id, seq + ?, inputs, expected, metadata, NULL, ?, NULL
-     FROM dataset_upload_items WHERE project_id = ? AND dataset_id = ? AND upload_id = ?`,
-    [Number(last), version, projectId, datasetId, uploadId],
+     FROM dataset_upload_items WHERE project_id = ? AND dataset_id = ? AND upload_id = ? AND seq > ? AND seq <= ?`,
+    [base, version, projectId, datasetId, uploadId, after, upTo],
   );
   return changes;
 }
 
-/** Forgets an upload and its staged items (committed or discarded); false when there was none. */
-export async function deleteUpload(db: Sql, projectId: string, datasetId: string, uploadId: string): Promise<boolean> {
-  await db.run('DELETE FROM dataset_upload_items WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', [projectId, datasetId, uploadId]);
-  const { changes } = await db.run('DELETE FROM dataset_uploads WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', [projectId, datasetId, uploadId]);
-  return changes > 0;
+/** Ends an upload at `at` (committed or discarded): from then on it is not found; purgeSlice deletes what it staged. */
+export async function expireUpload(db: Sql, projectId: string, datasetId: string, uploadId: string, at: string): Promise<void> {
+  await db.run('UPDATE dataset_uploads SET expires_at = ? WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', [at, projectId, datasetId, uploadId]);
 }
 
-/** Every project's uploads expired before `now`, with their staged items: housekeeping, across projects. */
-export async function deleteExpired(db: Sql, now: string): Promise<number> {
+/**
+ * Deletes up to `limit` staged items of an upload that has ended (before `now`), and the upload
+ * once none is left; true while some are left.
+ */
+export async function purgeSlice(db: Sql, projectId: string, datasetId: string, uploadId: string, now: string, limit: number): Promise<boolean> {
+  const key = [projectId, datasetId, uploadId];
+  if (
+    (await db.value('SELECT 1 FROM dataset_uploads WHERE project_id = ? AND dataset_id = ? AND upload_id = ? AND expires_at <= ?', [...key, now])) === undefined
+  ) {
+    return false;
+  }
+  const first = await db.value<number>('SELECT min(seq) FROM dataset_upload_items WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', key);
+  if (first !== undefined && first !== null) {
+    await db.run('DELETE FROM dataset_upload_items WHERE project_id = ? AND dataset_id = ? AND upload_id = ? AND seq < ?', [...key, Number(first) + limit]);
+    return true;
+  }
+  await db.run('DELETE FROM dataset_uploads WHERE project_id = ? AND dataset_id = ? AND upload_id = ?', key);
+  return false;
+}
+
+/** Every project's uploads ended before `now` (expired, committed or discarded), whose rows are left to delete. Housekeeping. */
+export async function endedUploads(db: Sql, now: string): Promise<Array<{ project_id: string; dataset_id: string; upload_id: string }>> {
   // Mostly none: the index on expires_at answers that without touching the staged rows.
-  if ((await db.value<number>('SELECT 1 FROM dataset_uploads WHERE expires_at <= ? LIMIT 1', [now])) === undefined) return 0;
-  await db.run(
-    `DELETE FROM dataset_upload_items WHERE EXISTS (
-       SELECT 1 FROM dataset_uploads u WHERE u.project_id = dataset_upload_items.project_id AND u.dataset_id = dataset_upload_items.dataset_id
-         AND u.upload_id = dataset_upload_items.upload_id AND u.expires_at <= ?)`,
-    [now],
-  );
-  return (await db.run('DELETE FROM dataset_uploads WHERE expires_at <= ?', [now])).changes;
+  return db.all('SELECT project_id, dataset_id, upload_id FROM dataset_uploads WHERE expires_at <= ? ORDER BY expires_at LIMIT 100', [now]);
 }

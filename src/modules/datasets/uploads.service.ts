@@ -7,7 +7,9 @@ import { SYSTEM_ACTOR, type Actor } from '../changes/changeLog.js';
 import * as datasets from './datasets.repo.js';
 import type { DatasetVersionView, ItemInputValue, UploadView } from './datasets.schemas.js';
 import * as repo from './uploads.repo.js';
-import type { NewVersion } from './versioning.js';
+import { inSlices, SLICE_ROWS } from '../../db/slices.js';
+import * as staging from './staging.repo.js';
+import type { Versioning } from './versioning.js';
 
 /** How long an upload stays open: its staged items are deleted after that if it was never committed. */
 const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -19,12 +21,14 @@ const uploadView = (datasetId: string, row: repo.UploadRow): UploadView => ({ da
 /**
  * Uploads (docs/evaluations.md#uploads): items sent over as many requests as they need, staged
  * (checked as POST /datasets/{id}/items checks them, kept apart, in no version), then committed as
- * ONE new version in one transaction. The commit builds on the latest version at commit time: items
- * added meanwhile by a plain POST /datasets/{id}/items stay, and the upload's come after them (or,
- * with `replace`, the new version holds the upload's items only). An upload never committed expires
- * after UPLOAD_TTL_MS; the next upload started (in any project) deletes the expired ones.
+ * ONE new version, atomic to every reader (written in slices when large: versioning.ts). The commit
+ * builds on the latest version at commit time: items added meanwhile by a plain POST
+ * /datasets/{id}/items stay, and the upload's come after them (or, with `replace`, the new version
+ * holds the upload's items only). An upload ends when committed, discarded, or UPLOAD_TTL_MS after
+ * it started; its staged rows are then deleted in slices (at once, or by the next upload started in
+ * any project, or by housekeeping).
  */
-export function createUploads(store: Store, newVersion: NewVersion) {
+export function createUploads(store: Store, versioning: Versioning) {
   const now = () => isoNow(store.clock);
 
   async function openDataset(db: Sql, projectId: string, datasetId: string): Promise<void> {
@@ -33,21 +37,34 @@ export function createUploads(store: Store, newVersion: NewVersion) {
     if (found.archived_at !== null) throw conflict(`Dataset '${datasetId}' is archived`);
   }
 
+  /** The upload, its row held to the end of the transaction (uploads.repo lockUpload). */
   async function openUpload(db: Sql, projectId: string, datasetId: string, uploadId: string, evenArchived = false): Promise<repo.UploadRow> {
     if (evenArchived) {
       if ((await datasets.findDataset(db, projectId, datasetId)) === undefined) throw notFound(`Dataset '${datasetId}' not found`);
     } else await openDataset(db, projectId, datasetId);
+    await repo.lockUpload(db, projectId, datasetId, uploadId);
     const found = await repo.findUpload(db, projectId, datasetId, uploadId, now());
     if (found === undefined) throw notFound(`Upload '${uploadId}' not found for dataset '${datasetId}' (committed, discarded or expired)`);
     return found;
   }
 
+  /** Deletes the rows of an upload that has ended, a slice at a time. */
+  function purge(projectId: string, datasetId: string, uploadId: string): Promise<void> {
+    return inSlices(() => store.writer.write((db) => repo.purgeSlice(db, projectId, datasetId, uploadId, now(), SLICE_ROWS)));
+  }
+
+  /** Every ended upload's rows; one whose dataset has a version being written waits for the next pass (it may be the one read). */
+  async function purgeEnded(): Promise<void> {
+    for (const u of await repo.endedUploads(store.sql, now())) {
+      if ((await staging.stagingOf(store.sql, u.project_id, u.dataset_id)) === undefined) await purge(u.project_id, u.dataset_id, u.upload_id);
+    }
+  }
+
   return {
     async start(projectId: string, datasetId: string): Promise<UploadView> {
-      return store.writer.write(async (db) => {
+      const started = await store.writer.write(async (db) => {
         await openDataset(db, projectId, datasetId);
         const at = store.clock.now().getTime();
-        await repo.deleteExpired(db, new Date(at).toISOString());
         const row: repo.UploadRow = {
           upload_id: newId('upl'),
           item_count: 0,
@@ -57,31 +74,36 @@ export function createUploads(store: Store, newVersion: NewVersion) {
         await repo.insertUpload(db, projectId, datasetId, row);
         return uploadView(datasetId, row);
       });
+      await purgeEnded();
+      return started;
     },
 
-    /** Stages items after those already staged; all of a request or none. */
-    async stage(projectId: string, datasetId: string, uploadId: string, items: readonly ItemInputValue[]): Promise<UploadView> {
-      return store.writer.write(async (db) => {
-        const upload = await openUpload(db, projectId, datasetId, uploadId);
-        if (upload.item_count + items.length > MAX_UPLOAD_ITEMS) {
-          throw invalid('body', ['items'], `an upload holds at most ${MAX_UPLOAD_ITEMS} items; it has ${upload.item_count} and these are ${items.length}`);
-        }
-        const after = await repo.reservePlaces(db, projectId, datasetId, uploadId, items.length);
-        const staged = items.map((item) => ({
-          item_id: newId('itm'),
-          inputs: item.inputs,
-          expected: item.expected ?? null,
-          metadata: item.metadata ?? {},
-          source_run_id: null,
-        }));
-        await repo.stageItems(db, projectId, datasetId, uploadId, after, staged);
-        return uploadView(datasetId, { ...upload, item_count: after + items.length });
-      });
+    /** Stages items after those already staged; all of a request or none. Waits while a version of the dataset is being written (its commit may be reading this upload). */
+    stage(projectId: string, datasetId: string, uploadId: string, items: readonly ItemInputValue[]): Promise<UploadView> {
+      return versioning.whenFree(projectId, datasetId, () =>
+        store.writer.write(async (db) => {
+          const upload = await openUpload(db, projectId, datasetId, uploadId);
+          await versioning.requireFree(db, projectId, datasetId);
+          if (upload.item_count + items.length > MAX_UPLOAD_ITEMS) {
+            throw invalid('body', ['items'], `an upload holds at most ${MAX_UPLOAD_ITEMS} items; it has ${upload.item_count} and these are ${items.length}`);
+          }
+          const after = await repo.reservePlaces(db, projectId, datasetId, uploadId, items.length);
+          const staged = items.map((item) => ({
+            item_id: newId('itm'),
+            inputs: item.inputs,
+            expected: item.expected ?? null,
+            metadata: item.metadata ?? {},
+            source_run_id: null,
+          }));
+          await repo.stageItems(db, projectId, datasetId, uploadId, after, staged);
+          return uploadView(datasetId, { ...upload, item_count: after + items.length });
+        }),
+      );
     },
 
-    /** The new version: the latest version's items (none with `replace`) and the upload's, in one transaction; the upload is gone after. */
+    /** The new version: the latest version's items (none with `replace`) and the upload's; the upload is gone after. */
     commit(projectId: string, datasetId: string, uploadId: string, replace: boolean, actor: Actor = SYSTEM_ACTOR): Promise<DatasetVersionView> {
-      return newVersion(
+      return versioning.newVersion(
         projectId,
         datasetId,
         {
@@ -89,13 +111,16 @@ export function createUploads(store: Store, newVersion: NewVersion) {
           replace,
           add: [],
           details: { upload_id: uploadId },
-          // Read after the dataset's lock: a second commit of the same upload finds it gone (404).
-          addMore: async (db, version) => {
-            const upload = await openUpload(db, projectId, datasetId, uploadId);
-            if (upload.item_count === 0) throw invalid('path', ['upload_id'], 'the upload has no items: stage some before committing');
-            const added = await repo.commitStaged(db, projectId, datasetId, uploadId, version);
-            await repo.deleteUpload(db, projectId, datasetId, uploadId);
-            return added;
+          staged: {
+            // Read after the dataset's lock: a second commit of the same upload finds it gone (404).
+            async count(db) {
+              const upload = await openUpload(db, projectId, datasetId, uploadId);
+              if (upload.item_count === 0) throw invalid('path', ['upload_id'], 'the upload has no items: stage some before committing');
+              return upload.item_count;
+            },
+            copy: (db, version, base, after, upTo) => repo.copyStaged(db, projectId, datasetId, uploadId, version, base, after, upTo),
+            taken: (db) => repo.expireUpload(db, projectId, datasetId, uploadId, now()),
+            purge: () => purge(projectId, datasetId, uploadId),
           },
         },
         actor,
@@ -104,10 +129,17 @@ export function createUploads(store: Store, newVersion: NewVersion) {
 
     /** Drops an upload and what it staged (of an archived dataset too). */
     async discard(projectId: string, datasetId: string, uploadId: string): Promise<void> {
-      await store.writer.write(async (db) => {
-        await openUpload(db, projectId, datasetId, uploadId, true);
-        await repo.deleteUpload(db, projectId, datasetId, uploadId);
-      });
+      await versioning.whenFree(projectId, datasetId, () =>
+        store.writer.write(async (db) => {
+          await openUpload(db, projectId, datasetId, uploadId, true);
+          await versioning.requireFree(db, projectId, datasetId);
+          await repo.expireUpload(db, projectId, datasetId, uploadId, now());
+        }),
+      );
+      await purge(projectId, datasetId, uploadId);
     },
+
+    /** Housekeeping: the rows of uploads that ended (expired, or a purge cut short). */
+    housekeeping: purgeEnded,
   };
 }

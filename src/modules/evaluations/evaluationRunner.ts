@@ -7,6 +7,7 @@ import { compileScorer, type RuleDefinition, type Scorer } from '../evaluators/s
 import type { EvaluationCall, RunRecord } from '../runs/runs.service.js';
 import type { Sql } from '../../db/sql.js';
 import * as repo from './evaluations.repo.js';
+import { endEvaluation } from './evaluationWrites.js';
 import type { EvaluationPorts } from './evaluations.service.js';
 import { judge } from './judge.js';
 
@@ -139,7 +140,7 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
         Array.from({ length: row.concurrency }, async () => {
           while (!stopped && !closed) {
             if (row.budget_nano_usd !== null && cost >= row.budget_nano_usd) {
-              await store.writer.write((db) => repo.endEvaluation(db, projectId, id, 'budget_exhausted', isoNow(store.clock)));
+              await endEvaluation(store, projectId, id, 'budget_exhausted');
               stopped = true;
               break;
             }
@@ -151,13 +152,10 @@ export function createEvaluationRunner(store: Store, deps: RunnerDeps) {
         }),
       );
       if (stopped || closed) return;
-      const left = await repo.unfinishedCount(store.sql, projectId, id);
-      if (left.pending === 0 && left.calling === 0) await store.writer.write((db) => repo.endEvaluation(db, projectId, id, 'completed', isoNow(store.clock)));
+      if (!(await repo.hasUnfinished(store.sql, projectId, id))) await endEvaluation(store, projectId, id, 'completed');
     } catch (error) {
       deps.log.warn({ err: error, evaluation_id: id }, 'an evaluation failed');
-      await store.writer.write((db) =>
-        repo.endEvaluation(db, projectId, id, 'failed', isoNow(store.clock), error instanceof Error ? error.message : String(error)),
-      );
+      await endEvaluation(store, projectId, id, 'failed', error instanceof Error ? error.message : String(error));
     } finally {
       clearInterval(renew);
       // Stopping cleanly (a restart, a deploy): the next runner need not wait for the lease to end.

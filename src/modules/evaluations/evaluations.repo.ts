@@ -59,10 +59,14 @@ const COLUMNS =
 type StoredRow = Omit<EvaluationRow, 'evaluators'> & { evaluators: string };
 const decode = (row: StoredRow): EvaluationRow => ({ ...row, evaluators: JSON.parse(row.evaluators) as FrozenEvaluator[] });
 
-export async function insertEvaluation(db: Sql, row: EvaluationRow): Promise<void> {
+/**
+ * `stagedUntil`: null, the evaluation is visible at once; else it is being written in slices and
+ * stays invisible (to every read below) until publishStaged, its writer renewing this time as it goes.
+ */
+export async function insertEvaluation(db: Sql, row: EvaluationRow, stagedUntil: string | null = null): Promise<void> {
   await db.run(
-    `INSERT INTO evaluations (${COLUMNS}) VALUES (@project_id, @id, @prompt_id, @candidate_ref, @baseline_ref, @candidate_version, @baseline_version, @dataset_id, @dataset_version, @evaluators, @concurrency, @budget_nano_usd, @status, @total, @done, @cost_nano_usd, @error, @created_at, @started_at, @finished_at)`,
-    { ...row, evaluators: JSON.stringify(row.evaluators) },
+    `INSERT INTO evaluations (${COLUMNS}, staged_until) VALUES (@project_id, @id, @prompt_id, @candidate_ref, @baseline_ref, @candidate_version, @baseline_version, @dataset_id, @dataset_version, @evaluators, @concurrency, @budget_nano_usd, @status, @total, @done, @cost_nano_usd, @error, @created_at, @started_at, @finished_at, @staged_until)`,
+    { ...row, evaluators: JSON.stringify(row.evaluators), staged_until: stagedUntil },
   );
 }
 
@@ -85,7 +89,7 @@ export async function insertWork(db: Sql, projectId: string, evaluationId: strin
 }
 
 export async function findEvaluation(db: Sql, projectId: string, id: string): Promise<EvaluationRow | undefined> {
-  const row = await db.get<StoredRow>(`SELECT ${COLUMNS} FROM evaluations WHERE project_id = ? AND id = ?`, [projectId, id]);
+  const row = await db.get<StoredRow>(`SELECT ${COLUMNS} FROM evaluations WHERE project_id = ? AND id = ? AND staged_until IS NULL`, [projectId, id]);
   return row === undefined ? undefined : decode(row);
 }
 
@@ -101,14 +105,24 @@ export async function listEvaluations(
     projectId,
     cursor: q.cursor,
     limit: q.limit,
-    filters: [{ column: 'prompt_id', value: q.promptId }],
+    filters: [
+      { column: 'prompt_id', value: q.promptId },
+      { column: 'staged_until', value: null },
+    ],
   });
   return { ...page, rows: page.rows.map(decode) };
 }
 
 const ACTIVE = "status IN ('queued', 'running')";
+/** Active and fully written: what a runner may take. */
+const RUNNABLE = `${ACTIVE} AND staged_until IS NULL`;
 
-/** Ends an evaluation that is still active; its pending work is skipped. False when it had already ended. */
+/**
+ * Ends an evaluation that is still active, in one short statement however many items it has: its
+ * pending work counts as skipped from here on (every view says so), and `done` counts everything
+ * but the calls still in flight. The pending rows are then marked skipped in slices
+ * (skipPendingSlice); until they are, reads show them as skipped. False when it had already ended.
+ */
 export async function endEvaluation(
   db: Sql,
   projectId: string,
@@ -118,16 +132,12 @@ export async function endEvaluation(
   error: string | null = null,
 ): Promise<boolean> {
   const { changes } = await db.run(
-    `UPDATE evaluations SET status = ?, finished_at = ?, error = ?, lease_owner = NULL, lease_until = NULL WHERE project_id = ? AND id = ? AND ${ACTIVE}`,
-    [status, at, error, projectId, id],
+    `UPDATE evaluations SET status = ?, finished_at = ?, error = ?, lease_owner = NULL, lease_until = NULL,
+       done = total - (SELECT count(*) FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state = 'calling')
+     WHERE project_id = ? AND id = ? AND ${RUNNABLE}`,
+    [status, at, error, projectId, id, projectId, id],
   );
-  if (changes === 0) return false;
-  const skipped = await db.run(
-    "UPDATE evaluation_items SET state = 'skipped', finished_at = ? WHERE project_id = ? AND evaluation_id = ? AND state = 'pending'",
-    [at, projectId, id],
-  );
-  if (skipped.changes > 0) await db.run('UPDATE evaluations SET done = done + ? WHERE project_id = ? AND id = ?', [skipped.changes, projectId, id]);
-  return true;
+  return changes > 0;
 }
 
 /**
@@ -136,13 +146,13 @@ export async function endEvaluation(
  */
 export async function claimEvaluation(db: Sql, owner: string, now: string, leaseUntil: string): Promise<{ project_id: string; id: string } | undefined> {
   const candidates = await db.all<{ project_id: string; id: string; lease_until: string | null }>(
-    `SELECT project_id, id, lease_until FROM evaluations WHERE ${ACTIVE} AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at, id LIMIT 5`,
+    `SELECT project_id, id, lease_until FROM evaluations WHERE ${RUNNABLE} AND (lease_until IS NULL OR lease_until < ?) ORDER BY created_at, id LIMIT 5`,
     [now],
   );
   for (const c of candidates) {
     const { changes } = await db.run(
       `UPDATE evaluations SET lease_owner = ?, lease_until = ?, status = 'running', started_at = COALESCE(started_at, ?)
-       WHERE project_id = ? AND id = ? AND ${ACTIVE} AND (lease_until IS NULL OR lease_until < ?)`,
+       WHERE project_id = ? AND id = ? AND ${RUNNABLE} AND (lease_until IS NULL OR lease_until < ?)`,
       [owner, leaseUntil, now, c.project_id, c.id, now],
     );
     if (changes === 1) return { project_id: c.project_id, id: c.id };
@@ -191,6 +201,8 @@ export async function claimWork(
   owner: string,
   limit: number,
 ): Promise<Array<{ seq: number; item_id: string; side: Side }>> {
+  // An ended evaluation's pending rows are skipped, even before the slices that mark them so have reached them.
+  if ((await db.value(`SELECT 1 FROM evaluations WHERE project_id = ? AND id = ? AND ${ACTIVE}`, [projectId, id])) === undefined) return [];
   const rows = await db.all<{ seq: number; item_id: string; side: Side }>(
     "SELECT seq, item_id, side FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state = 'pending' ORDER BY seq, side LIMIT ?",
     [projectId, id, limit],
@@ -230,14 +242,13 @@ export async function finishWork(db: Sql, projectId: string, id: string, owner: 
   return true;
 }
 
-/** Work rows not yet finished (pending or being called). */
-export async function unfinishedCount(db: Sql, projectId: string, id: string): Promise<{ pending: number; calling: number }> {
-  const rows = await db.all<{ state: string; n: number }>(
-    "SELECT state, count(*) AS n FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state IN ('pending', 'calling') GROUP BY state",
-    [projectId, id],
-  );
-  const of = (s: string) => Number(rows.find((r) => r.state === s)?.n ?? 0);
-  return { pending: of('pending'), calling: of('calling') };
+/** Whether any work row is not yet finished (pending or being called): one index entry read, not a count of them all. */
+export async function hasUnfinished(db: Sql, projectId: string, id: string): Promise<boolean> {
+  const found = await db.value("SELECT 1 FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? AND state IN ('pending', 'calling') LIMIT 1", [
+    projectId,
+    id,
+  ]);
+  return found !== undefined;
 }
 
 type StoredWork = Omit<WorkRow, 'scores' | 'judge_run_ids'> & { scores: string | null; judge_run_ids: string | null };
@@ -247,10 +258,14 @@ const decodeWork = (r: StoredWork): WorkRow => ({
   judge_run_ids: r.judge_run_ids === null ? [] : (JSON.parse(r.judge_run_ids) as string[]),
 });
 
-/** Every work row's scores (no text): what the comparison is computed from. */
-export async function allScores(db: Sql, projectId: string, id: string): Promise<Array<Pick<WorkRow, 'seq' | 'item_id' | 'side' | 'state' | 'scores'>>> {
+/**
+ * The scores of every finished work row (no text): what the comparison is computed from. Only
+ * those are read (the state's index): a cancelled evaluation of 100 000 items has a handful.
+ */
+export async function doneScores(db: Sql, projectId: string, id: string): Promise<Array<Pick<WorkRow, 'seq' | 'item_id' | 'side' | 'state' | 'scores'>>> {
   const rows = await db.all<{ seq: number; item_id: string; side: Side; state: ItemState; scores: string | null }>(
-    'SELECT seq, item_id, side, state, scores FROM evaluation_items WHERE project_id = ? AND evaluation_id = ? ORDER BY seq, side',
+    `SELECT seq, item_id, side, state, scores FROM evaluation_items INDEXED BY evaluation_items_pending
+     WHERE project_id = ? AND evaluation_id = ? AND state = 'done' ORDER BY seq, side`,
     [projectId, id],
   );
   return rows.map((r) => ({ ...r, scores: r.scores === null ? {} : (JSON.parse(r.scores) as Record<string, StoredScore>) }));

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { nanoToUsd } from '../../providers/prices.js';
 import { compareEvaluator, etaSeconds } from './comparison.js';
 import * as repo from './evaluations.repo.js';
+import { createEvaluationWrites, endEvaluation, type ItemKeys } from './evaluationWrites.js';
 import { judgeVersion } from './judge.js';
 import { VERSION_LABEL, type CreateEvaluationInput, type EvaluationItemView, type EvaluationSummaryView, type EvaluationView } from './evaluations.schemas.js';
 
@@ -28,6 +29,8 @@ export interface EvaluationPorts {
       afterSeq: number,
       limit: number,
     ): Promise<Array<{ seq: number; item_id: string; inputs: Record<string, unknown>; expected: unknown }>>;
+    /** The same items' places and ids only: what work rows are made of. */
+    itemKeys: ItemKeys;
   };
   evaluators: {
     /** The evaluator's latest version, or null when it does not exist (or is archived). */
@@ -63,7 +66,9 @@ function summaryView(row: repo.EvaluationRow): EvaluationSummaryView {
   };
 }
 
-export function createEvaluationService(store: Store, ports: EvaluationPorts, onCreated: () => void = () => {}) {
+/** `holdMs`: PROMPTLINE_SLICED_WRITE_HOLD_MS, how long a creation written in slices may pause before it counts as abandoned. */
+export function createEvaluationService(store: Store, ports: EvaluationPorts, onCreated: () => void = () => {}, holdMs = 15_000) {
+  const writes = createEvaluationWrites(store, ports.datasets.itemKeys, holdMs);
   const require = async (db: Sql, projectId: string, id: string) => {
     const row = await repo.findEvaluation(db, projectId, id);
     if (row === undefined) throw notFound(`Evaluation '${id}' not found`);
@@ -95,7 +100,7 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
     const key = `${row.project_id}\u0000${row.id}`;
     const hit = computed.get(key);
     if (hit !== undefined && hit.done === row.done && hit.status === row.status) return hit;
-    const work = (await repo.allScores(store.sql, row.project_id, row.id)).filter((w) => w.state === 'done');
+    const work = await repo.doneScores(store.sql, row.project_id, row.id);
     const evaluators = row.evaluators.map((e) => ({
       evaluator_id: e.evaluator_id,
       version: e.version,
@@ -129,9 +134,12 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
   }
 
   return {
+    /** Deletes creations cut short, finishes endings cut short (evaluationWrites.ts); the server runs it at start and every few minutes. */
+    housekeeping: writes.housekeeping,
+
     /** Resolves what it compares (versions, dataset version, evaluators' versions) once, and queues the work. */
     async create(projectId: string, input: CreateEvaluationInput): Promise<{ evaluation_id: string; status: 'queued'; total: number }> {
-      const row = await store.writer.write(async (db) => {
+      const { row, sliced } = await store.writer.write(async (db) => {
         if (!(await ports.prompts.promptIsLive(db, projectId, input.prompt_id)))
           throw invalid('body', ['prompt_id'], `no prompt '${input.prompt_id}' in this project`);
         const candidate = await resolveVersion(db, projectId, input.prompt_id, input.versions[0], 0);
@@ -179,15 +187,10 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
           started_at: null,
           finished_at: null,
         };
-        await repo.insertEvaluation(db, row);
-        for (let after = 0; ; ) {
-          const items = await ports.datasets.items(db, projectId, input.dataset_id, dataset.version, after, 1000);
-          if (items.length === 0) break;
-          await repo.insertWork(db, projectId, row.id, items);
-          after = items.at(-1)!.seq;
-        }
-        return row;
+        return { row, sliced: await writes.insert(db, row) };
       });
+      // 200 000 work rows: written a slice at a time, the evaluation invisible until the last.
+      if (sliced) await writes.writeStaged(row);
       onCreated();
       return { evaluation_id: row.id, status: 'queued', total: row.total };
     },
@@ -203,10 +206,7 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
 
     /** Stops claiming work; calls in flight finish and are recorded. Cancelling an ended evaluation changes nothing. */
     async cancel(projectId: string, id: string): Promise<EvaluationView> {
-      await store.writer.write(async (db) => {
-        await require(db, projectId, id);
-        await repo.endEvaluation(db, projectId, id, 'cancelled', isoNow(store.clock));
-      });
+      await endEvaluation(store, projectId, id, 'cancelled', null, (db) => require(db, projectId, id));
       return view(await require(store.sql, projectId, id));
     },
 
@@ -221,9 +221,10 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
       const first = seqs[0];
       const items = first === undefined ? [] : await ports.datasets.items(store.sql, projectId, row.dataset_id, row.dataset_version, first - 1, seqs.length);
       const bySeq = new Map(items.map((i) => [i.seq, i]));
+      const ended = row.status !== 'queued' && row.status !== 'running';
       const data: EvaluationItemView[] = seqs.map((seq) => {
         const pair = work.filter((w) => w.seq === seq);
-        const side = (s: repo.Side) => sideView(pair.find((w) => w.side === s)!);
+        const side = (s: repo.Side) => sideView(pair.find((w) => w.side === s)!, ended);
         const candidate = side('candidate');
         const baseline = side('baseline');
         const item = bySeq.get(seq);
@@ -241,7 +242,8 @@ export function createEvaluationService(store: Store, ports: EvaluationPorts, on
   };
 }
 
-function sideView(w: repo.WorkRow): EvaluationItemView['candidate'] {
+/** `ended`: the evaluation's pending rows are skipped, even those its ending has not yet marked so (evaluationWrites.ts). */
+function sideView(w: repo.WorkRow, ended: boolean): EvaluationItemView['candidate'] {
   const scores: EvaluationItemView['candidate']['scores'] = {};
   for (const [id, s] of Object.entries(w.scores)) {
     scores[id] =
@@ -250,7 +252,7 @@ function sideView(w: repo.WorkRow): EvaluationItemView['candidate'] {
         : { score: s.score, passed: s.passed, error: null, judge_error: false, reasoning: s.reasoning ?? null };
   }
   return {
-    state: w.state,
+    state: ended && w.state === 'pending' ? 'skipped' : w.state,
     output: w.output,
     error: w.error,
     run_id: w.run_id,

@@ -97,8 +97,13 @@ export interface ModelConfigInput {
   params?: Record<string, unknown> | undefined;
 }
 
-/** Checks the config beyond its schema; every problem is an issue at its exact path under `body`. */
-export function checkModelConfig(input: ModelConfigInput, budget = new PatternBudget()): { config: ModelConfig; issues: Issue[] } {
+/**
+ * Checks the config beyond its schema; every problem is an issue at its exact path under `body`.
+ * `patternsUsed`: what its schemas' patterns took of the version's pattern budget, which its typed
+ * variables share (the check may run on another thread: modelConfigOffLoop.ts).
+ */
+export function checkModelConfig(input: ModelConfigInput): { config: ModelConfig; issues: Issue[]; patternsUsed: number } {
+  const budget = new PatternBudget();
   const issues: Issue[] = [];
   const config: ModelConfig = {};
   const tools = input.tools ?? null;
@@ -142,7 +147,7 @@ export function checkModelConfig(input: ModelConfigInput, budget = new PatternBu
       issues.push(invalidIssue('body', ['params', key], `'${key}' is given as a field of the version: leave it out of params`));
     }
   }
-  return { config, issues };
+  return { config, issues, patternsUsed: budget.used };
 }
 
 /** Whether an output satisfied the version's response_format: `error` is the first problem found (a JSON pointer and ajv's message). */

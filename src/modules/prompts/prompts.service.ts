@@ -5,6 +5,7 @@ import { isoNow } from '../../lib/clock.js';
 import { conflict, invalid, notFound } from '../../lib/errors.js';
 import type { CreatePromptInput, PromptPatch, PromptView, VersionInput, VersionView } from './prompts.schemas.js';
 import { checkVersionContent } from './versionContent.js';
+import { versionChecksOffLoop } from './modelConfigOffLoop.js';
 import type { PromptCache } from './promptCache.js';
 import type { RenderLimits } from './template.js';
 import * as repo from './prompts.repo.js';
@@ -81,7 +82,15 @@ export function createPromptService(
   }
 
   /** Inside the writer's transaction: numbers the version, stores it, moves its labels. */
-  async function addVersion(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked): Promise<repo.VersionRecord> {
+  /** `hash`: the content hash, when computed already (off the event loop: modelConfigOffLoop.ts). */
+  async function addVersion(
+    db: Sql,
+    projectId: string,
+    promptId: string,
+    input: VersionInput,
+    checked: Checked,
+    hash = contentHashOf(input),
+  ): Promise<repo.VersionRecord> {
     const now = isoNow(store.clock);
     const row: repo.VersionRecord = {
       prompt_id: promptId,
@@ -98,7 +107,7 @@ export function createPromptService(
       source_path: input.source?.path ?? null,
       source_commit: input.source?.commit ?? null,
       source_author: input.source?.author ?? null,
-      content_hash: contentHashOf(input),
+      content_hash: hash,
       model_config: checked.modelConfig,
     };
     await repo.insertVersion(db, projectId, row);
@@ -108,7 +117,7 @@ export function createPromptService(
 
   const hasContent = (input: VersionInput) => input.template !== undefined || input.messages !== undefined;
 
-  async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor) {
+  async function createIn(db: Sql, projectId: string, input: CreatePromptInput, checked: Checked | null, actor: Actor, hash?: string) {
     if (await repo.findPrompt(db, projectId, input.prompt_id)) throw conflict(`Prompt '${input.prompt_id}' already exists`);
     const row: repo.PromptRow = {
       prompt_id: input.prompt_id,
@@ -118,7 +127,7 @@ export function createPromptService(
       managed_in_git: false,
     };
     await repo.insertPrompt(db, projectId, row);
-    const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked) : null;
+    const version = checked ? await addVersion(db, projectId, input.prompt_id, input, checked, hash) : null;
     const created = { ...(await view(db, projectId, row)), version: version ? await versionView(db, projectId, version) : null };
     await changeLog.record(db, projectId, actor, { action: 'prompt.created', targetType: 'prompt', targetId: input.prompt_id, after: created });
     return created;
@@ -138,9 +147,9 @@ export function createPromptService(
     return after;
   }
 
-  async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor) {
+  async function createVersionIn(db: Sql, projectId: string, promptId: string, input: VersionInput, checked: Checked, actor: Actor, hash?: string) {
     await requirePrompt(db, projectId, promptId, { allowArchived: false });
-    const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked));
+    const created = await versionView(db, projectId, await addVersion(db, projectId, promptId, input, checked, hash));
     await changeLog.record(db, projectId, actor, { action: 'prompt.version_created', targetType: 'prompt', targetId: promptId, after: created });
     return created;
   }
@@ -161,10 +170,11 @@ export function createPromptService(
 
   return {
     async create(projectId: string, input: CreatePromptInput, actor: Actor = SYSTEM_ACTOR): Promise<PromptView & { version: VersionView | null }> {
-      const checked = hasContent(input) ? checkVersionContent(input, isModelConfigured, limits) : null;
+      const checks = hasContent(input) ? await versionChecksOffLoop(input) : null;
+      const checked = checks === null ? null : checkVersionContent(input, isModelConfigured, limits, checks.model);
       if (!checked && input.labels?.length) throw invalid('body', ['labels'], 'labels need a version: give a template or messages');
       if (!checked && input.variables !== undefined) throw invalid('body', ['variables'], 'variables belong to a version: give a template or messages');
-      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor));
+      const result = await store.writer.write((db) => createIn(db, projectId, input, checked, actor, checks?.hash));
       cache.invalidate(projectId, input.prompt_id);
       return result;
     },
@@ -211,8 +221,9 @@ export function createPromptService(
 
     async createVersion(projectId: string, promptId: string, input: VersionInput, actor: Actor = SYSTEM_ACTOR): Promise<VersionView> {
       await requirePrompt(store.sql, projectId, promptId, { allowArchived: false });
-      const checked = checkVersionContent(input, isModelConfigured, limits);
-      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor));
+      const checks = await versionChecksOffLoop(input);
+      const checked = checkVersionContent(input, isModelConfigured, limits, checks.model);
+      const result = await store.writer.write((db) => createVersionIn(db, projectId, promptId, input, checked, actor, checks.hash));
       cache.invalidate(projectId, promptId);
       return result;
     },

@@ -8,6 +8,7 @@ import { checkDeclarations, namesUsed, normaliseDeclarations, type Declarations 
 import type { ModelConfig } from '../../lib/modelConfig.js';
 import { PatternBudget } from '../../lib/linearPattern.js';
 import { checkModelConfig, lazyOutputCheck, type OutputCheck } from './modelConfigChecks.js';
+import type { ModelConfigCheck } from './modelConfigOffLoop.js';
 import { checkImageUrls, isBlank, type CompiledMessage, type CompiledPart } from './messageContent.js';
 
 /** A version ready to serve: templates parsed once, reused by every request. */
@@ -89,6 +90,8 @@ export function checkVersionContent(
   input: VersionInput,
   isModelConfigured: (model: string) => boolean,
   limits: RenderLimits,
+  /** The model config already checked (off the event loop: modelConfigOffLoop.ts); else checked here. */
+  modelCheck: ModelConfigCheck = checkModelConfig(input),
 ): {
   template: CompiledTemplate | null;
   messages: CompiledMessage[] | null;
@@ -144,9 +147,10 @@ export function checkVersionContent(
   for (const [model, path] of models) {
     if (!isModelConfigured(model)) errors.push(problem(path, `provider '${model.split('/')[0]}' is not configured`));
   }
+  const model = modelCheck;
   // Every pattern of the version (schemas and typed variables) is compiled against one budget.
   const patterns = new PatternBudget();
-  const model = checkModelConfig(input, patterns);
+  patterns.used = model.patternsUsed;
   errors.push(...model.issues);
   const variables = new Set<string>();
   for (const t of compiled) for (const v of t.variables) variables.add(v);

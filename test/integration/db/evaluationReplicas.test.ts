@@ -54,7 +54,11 @@ describe('evaluations on two replicas', () => {
     // Straight at the repository, so both runners' claims meet in the database at once.
     await a.request('POST', `/evaluations/${id}/cancel`); // keeps the runners off it; claims below are direct
     await Promise.all([a.evaluations.idle(), b.evaluations.idle()]);
-    await a.store.writer.write((db) => db.run("UPDATE evaluation_items SET state = 'pending' WHERE evaluation_id = ?", [id]));
+    // Running again, its lease held by no runner (claimWork claims only for an active evaluation): the runners keep off it.
+    await a.store.writer.write(async (db) => {
+      await db.run("UPDATE evaluation_items SET state = 'pending' WHERE evaluation_id = ?", [id]);
+      await db.run("UPDATE evaluations SET status = 'running', lease_owner = 'the test', lease_until = '9999-12-31' WHERE id = ?", [id]);
+    });
     const projectId = (await a.store.sql.value<string>('SELECT project_id FROM evaluations WHERE id = ?', [id]))!;
     const claims = await Promise.all(
       Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).store.writer.write((db) => claimWork(db, projectId, id, `runner-${i}`, ITEMS * 2))),
