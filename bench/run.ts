@@ -172,6 +172,11 @@ if (!only || only === 'evaluation') {
   const { main } = await import('./evaluation.js');
   await main();
 }
+// The longest stall of each large admin request (issue 38); BENCH_AB_BASELINE compares with another build.
+if (!only || only === 'admin-slices') {
+  const { main } = await import('./adminSlices.js');
+  await main();
+}
 if (!only || only === 'gateway') {
   const { main } = await import('./gateway.js');
   await main();
