@@ -10,7 +10,7 @@
 export const SLICE_ROWS = 1_000;
 
 /** Lets the event loop serve what waits (sockets first) before the next slice. */
-export function nextTurn(): Promise<void> {
+function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
